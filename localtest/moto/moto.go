@@ -1,0 +1,136 @@
+// Package moto starts and stops moto_server, the local DynamoDB and SQS
+// that the tests and the local stack run on, on a free 127.0.0.1 port.
+package moto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// EndpointEnv names the environment variable that points tests at a
+// running moto_server (for example http://127.0.0.1:5000). The test
+// command sets it after starting one server for every package.
+const EndpointEnv = "USERMEMORY_AWS_ENDPOINT"
+
+// InstallHint tells how to get moto_server where it is missing.
+const InstallHint = `moto_server is not on PATH: install it with  python3 -m pip install 'moto[server]==5.2.1'`
+
+// Server is a running moto_server process.
+type Server struct {
+	// Endpoint is the base URL, http://127.0.0.1:PORT.
+	Endpoint string
+	cmd      *exec.Cmd
+	done     chan struct{}
+}
+
+// Start starts moto_server on a free 127.0.0.1 port and waits until it
+// answers. Its output goes to logPath when not empty. It returns an error
+// with [InstallHint] when moto_server is not installed.
+func Start(ctx context.Context, logPath string) (*Server, error) {
+	bin, err := exec.LookPath("moto_server")
+	if err != nil {
+		return nil, errors.New(InstallHint)
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if logPath != "" {
+		f, err := os.Create(logPath)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = f, f
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("moto: start: %w", err)
+	}
+	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(s.done) }()
+	if err := s.wait(ctx, 60*time.Second); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) wait(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			return errors.New("moto: moto_server exited at start")
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		resp, err := http.Get(s.Endpoint + "/moto-api/")
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+	}
+	return fmt.Errorf("moto: moto_server did not answer on %s within %s", s.Endpoint, limit)
+}
+
+// Stop ends the server and its children.
+func (s *Server) Stop() {
+	if s == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+// Endpoint returns the endpoint named by [EndpointEnv], or starts a
+// moto_server for the calling test binary and returns its endpoint and a
+// stop function. Tests call it from TestMain; an error means the tests
+// cannot run and must fail, saying why.
+func Endpoint(ctx context.Context) (string, func(), error) {
+	if ep := os.Getenv(EndpointEnv); ep != "" {
+		return ep, func() {}, nil
+	}
+	s, err := Start(ctx, "")
+	if err != nil {
+		return "", nil, err
+	}
+	return s.Endpoint, s.Stop, nil
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Reset clears every resource of the server at endpoint.
+func Reset(endpoint string) error {
+	resp, err := http.Post(endpoint+"/moto-api/reset", "application/json", nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("moto: reset: %s", resp.Status)
+	}
+	return nil
+}

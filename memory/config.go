@@ -1,0 +1,148 @@
+package memory
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Defaults of [Config], chosen for a prompt that stays small: every fact
+// enters every prompt of the user.
+const (
+	DefaultMaxFacts           = 30
+	DefaultMaxFactChars       = 200
+	DefaultExtractEveryTurns  = 6
+	DefaultTranscriptChars    = 12000
+	DefaultMaxThreads         = 64
+	DefaultMaxConflictRetries = 8
+)
+
+// Bounds of [Config], checked by [Config.Validate].
+const (
+	MinMaxFacts          = 1
+	MaxMaxFacts          = 500
+	MinMaxFactChars      = 16
+	MaxMaxFactChars      = 2000
+	MaxExtractEveryTurns = 1000
+	MinTranscriptChars   = 500
+	MaxTranscriptChars   = 200000
+	MaxMaxThreads        = 1000
+
+	// ItemBudget is the largest size, in bytes, that a full record may
+	// reach under the caps: 300 KB, leaving a quarter of DynamoDB's 400 KB
+	// item limit as room to spare.
+	ItemBudget = 300 * 1024
+)
+
+// Per-item overheads used by [Config.MaxRecordBytes], in bytes: the
+// attribute names and the numbers and strings a stored fact or thread
+// watermark carries besides its key and value, rounded up.
+const (
+	factOverhead   = 16 + 3*8 + MaxIDLen
+	threadOverhead = 16 + 2*8
+	recordOverhead = 1024
+)
+
+// Config is the configuration of a [Store]. The zero value of a field means
+// its default; [Config.Validate] checks the bounds once, at start.
+type Config struct {
+	// ExtractionDisabled switches extraction off. The stored facts are
+	// still read into every prompt and still editable.
+	ExtractionDisabled bool
+	// MaxFacts is the most facts a user has; a write over it drops the
+	// facts updated longest ago, never the one it writes.
+	MaxFacts int
+	// MaxFactChars is the most characters (runes) of a key and of a value.
+	// A fact set by hand over it is refused; an extracted one is cut.
+	MaxFactChars int
+	// ExtractEveryTurns is the beat of extraction after the first answer.
+	ExtractEveryTurns int
+	// TranscriptChars is the budget of the transcript sent to the model;
+	// the oldest turns are dropped first to stay within it.
+	TranscriptChars int
+	// MaxOperations bounds the operations one answer may carry; an answer
+	// with more is refused whole. Default: 2 × MaxFacts.
+	MaxOperations int
+	// MaxThreads is the most per-thread extraction watermarks kept; the
+	// ones extracted longest ago are dropped first.
+	MaxThreads int
+	// MaxConflictRetries bounds how often a write is re-merged after a
+	// concurrent writer won; past it the write fails with CodeConflict.
+	MaxConflictRetries int
+	// CheapModelID is the model used when a request names none.
+	CheapModelID string
+	// Template overrides the embedded MEMORY_USER template. It must hold
+	// the placeholders {facts} and {transcript}.
+	Template string
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if c.MaxFacts == 0 {
+		c.MaxFacts = DefaultMaxFacts
+	}
+	if c.MaxFactChars == 0 {
+		c.MaxFactChars = DefaultMaxFactChars
+	}
+	if c.ExtractEveryTurns == 0 {
+		c.ExtractEveryTurns = DefaultExtractEveryTurns
+	}
+	if c.TranscriptChars == 0 {
+		c.TranscriptChars = DefaultTranscriptChars
+	}
+	if c.MaxOperations == 0 {
+		c.MaxOperations = 2 * c.MaxFacts
+	}
+	if c.MaxThreads == 0 {
+		c.MaxThreads = DefaultMaxThreads
+	}
+	if c.MaxConflictRetries == 0 {
+		c.MaxConflictRetries = DefaultMaxConflictRetries
+	}
+	if c.Template == "" {
+		c.Template = DefaultTemplate
+	}
+	return c
+}
+
+// MaxRecordBytes is an upper bound of the size of a stored record under c:
+// every key and value at MaxFactChars runes of 4 bytes, every fact from a
+// thread ID of MaxIDLen bytes, MaxThreads watermarks.
+func (c Config) MaxRecordBytes() int {
+	perFact := 2*4*c.MaxFactChars + factOverhead
+	perThread := MaxIDLen + threadOverhead
+	return recordOverhead + c.MaxFacts*perFact + c.MaxThreads*perThread
+}
+
+// Validate returns a *Error with CodeInvalidConfig naming the first field
+// outside its bounds, or nil. It checks c as [Config.WithDefaults] fills it.
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	bad := func(format string, args ...any) error {
+		return &Error{Status: http.StatusInternalServerError, Code: CodeInvalidConfig,
+			Message: "invalid config: " + fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case c.MaxFacts < MinMaxFacts || c.MaxFacts > MaxMaxFacts:
+		return bad("maxFacts %d is outside [%d, %d]", c.MaxFacts, MinMaxFacts, MaxMaxFacts)
+	case c.MaxFactChars < MinMaxFactChars || c.MaxFactChars > MaxMaxFactChars:
+		return bad("maxFactChars %d is outside [%d, %d]", c.MaxFactChars, MinMaxFactChars, MaxMaxFactChars)
+	case c.ExtractEveryTurns < 1 || c.ExtractEveryTurns > MaxExtractEveryTurns:
+		return bad("extractEveryTurns %d is outside [1, %d]", c.ExtractEveryTurns, MaxExtractEveryTurns)
+	case c.TranscriptChars < MinTranscriptChars || c.TranscriptChars > MaxTranscriptChars:
+		return bad("transcriptChars %d is outside [%d, %d]", c.TranscriptChars, MinTranscriptChars, MaxTranscriptChars)
+	case c.MaxOperations < 1 || c.MaxOperations > 4*c.MaxFacts:
+		return bad("maxOperations %d is outside [1, 4×maxFacts]", c.MaxOperations)
+	case c.MaxThreads < 1 || c.MaxThreads > MaxMaxThreads:
+		return bad("maxThreads %d is outside [1, %d]", c.MaxThreads, MaxMaxThreads)
+	case c.MaxConflictRetries < 1 || c.MaxConflictRetries > 100:
+		return bad("maxConflictRetries %d is outside [1, 100]", c.MaxConflictRetries)
+	case !strings.Contains(c.Template, "{facts}") || !strings.Contains(c.Template, "{transcript}"):
+		return bad("the template must hold {facts} and {transcript}")
+	}
+	if n := c.MaxRecordBytes(); n > ItemBudget {
+		return bad("a full record could reach %d bytes, over the budget of %d: lower maxFacts (%d), maxFactChars (%d) or maxThreads (%d)",
+			n, ItemBudget, c.MaxFacts, c.MaxFactChars, c.MaxThreads)
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Error codes. The first four are those of the behaviour reference; the
+// others are new, unique to this service, and listed in docs/errors.md.
+const (
+	// CodeEmptyFact: a key or a value is empty after trimming.
+	CodeEmptyFact int64 = 5372597957094
+	// CodeFactTooLong: a key or a value set by hand is over MaxFactChars.
+	CodeFactTooLong int64 = 5377210486159
+	// CodeModelFailed: the cheap-model call failed (reported, never thrown).
+	CodeModelFailed int64 = 5372598726156
+	// CodeBadAnswer: the model's answer is not the expected structure.
+	CodeBadAnswer int64 = 5372598726369
+
+	// CodeInvalidID: a tenant, user or thread ID is empty, too long or has
+	// a character outside the allowed set.
+	CodeInvalidID int64 = 5380000000101
+	// CodeConflict: a write kept losing to concurrent writers.
+	CodeConflict int64 = 5380000000102
+	// CodeInvalidConfig: the configuration is outside its bounds.
+	CodeInvalidConfig int64 = 5380000000103
+	// CodeUnknownTool: a tool call names a tool this package does not have.
+	CodeUnknownTool int64 = 5380000000104
+	// CodeBadToolInput: a tool call's input is not the tool's schema.
+	CodeBadToolInput int64 = 5380000000105
+	// CodeApprovalRequired: the remember tool ran without the user's approval.
+	CodeApprovalRequired int64 = 5380000000106
+	// CodeInvalidTurnCount: turn counts are negative or go backwards.
+	CodeInvalidTurnCount int64 = 5380000000107
+	// CodeRepository: the repository failed; the cause is logged, never shown.
+	CodeRepository int64 = 5380000000108
+)
+
+// Error is an error with a meaning for callers: an HTTP status, a numeric
+// code that is stable across releases, a message for developers and, where
+// a person should see it, a userMessage. Err is the cause, for logs only.
+type Error struct {
+	Status      int
+	Code        int64
+	Message     string
+	UserMessage string
+	Err         error
+}
+
+// Error returns the message and, when there is one, the cause.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("memory: %s (code %d): %v", e.Message, e.Code, e.Err)
+	}
+	return fmt.Sprintf("memory: %s (code %d)", e.Message, e.Code)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the code of the first *Error in err's chain, or 0.
+func ErrorCode(err error) int64 {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
+}
+
+// ErrorStatus returns the HTTP status of the first *Error in err's chain,
+// or 500 for any other non-nil error.
+func ErrorStatus(err error) int {
+	var e *Error
+	if errors.As(err, &e) && e.Status != 0 {
+		return e.Status
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrConflict is returned by a [Repository] whose conditional write found
+// the stored record changed since it was read.
+var ErrConflict = errors.New("memory: conditional write conflict")
+
+// ErrMalformedAnswer is wrapped by a [Model] whose answer is not the
+// expected structure: a stop reason other than a tool call, a missing tool
+// call, or input that does not fit the operations schema. The store reports
+// it as CodeBadAnswer and writes nothing.
+var ErrMalformedAnswer = errors.New("memory: the model's answer is not the expected structure")
+
+func badRequest(code int64, msg, userMsg string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: code, Message: msg, UserMessage: userMsg}
+}
+
+func repoError(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeRepository, Message: "repository failed", Err: err}
+}

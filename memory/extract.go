@@ -1,0 +1,326 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Turn is one turn of a thread. Role is "user", "assistant" or "tool".
+type Turn struct {
+	Role string
+	Text string
+}
+
+// Turn roles.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// ExtractRequest asks for the facts of the newest turns of one thread.
+type ExtractRequest struct {
+	Scope
+	// ThreadID is recorded as the source of the facts it sets.
+	ThreadID string
+	// PreviousTurnCount and TurnCount are the thread's turn counts before
+	// the call that ended and now; TurnCount is the extraction watermark.
+	PreviousTurnCount int
+	TurnCount         int
+	// Turns are the turns since the last extraction, oldest first.
+	Turns []Turn
+	// SentAt is when the request was made; a request made before the
+	// user's erasure writes nothing. Zero skips the check.
+	SentAt time.Time
+	// CheapModelID overrides Config.CheapModelID when not empty.
+	CheapModelID string
+	// Meta is passed to the usage gate and the model; Kind is set to
+	// KindMemoryUser and the IDs to the request's.
+	Meta Meta
+}
+
+// Outcome says what an extraction did, for logs and metrics.
+type Outcome string
+
+// Outcomes of [Store.Extract].
+const (
+	OutcomeDisabled    Outcome = "disabled"     // extraction is switched off
+	OutcomeNoTurns     Outcome = "no_turns"     // nothing to read
+	OutcomeDuplicate   Outcome = "duplicate"    // these turns were extracted already
+	OutcomeFenced      Outcome = "fenced"       // requested before the user's erasure
+	OutcomeRefused     Outcome = "refused"      // the usage gate said no (silent)
+	OutcomeModelFailed Outcome = "model_failed" // the call failed (CodeModelFailed)
+	OutcomeBadAnswer   Outcome = "bad_answer"   // not the expected structure (CodeBadAnswer)
+	OutcomeUnchanged   Outcome = "unchanged"    // merged; no fact changed
+	OutcomeChanged     Outcome = "changed"      // merged; facts changed
+)
+
+// ExtractResult is the result of [Store.Extract].
+type ExtractResult struct {
+	// Facts are the user's facts after the extraction, sorted by key.
+	Facts   []Fact
+	Outcome Outcome
+	// Reported is the reported failure of OutcomeModelFailed and
+	// OutcomeBadAnswer: a *Error with CodeModelFailed or CodeBadAnswer
+	// whose cause is the model's error. Nil otherwise.
+	Reported error
+	// ModelCalls is 1 when the model was called, 0 otherwise.
+	ModelCalls int
+	// Usage is what the model call used.
+	Usage Usage
+	// Sets and Deletes count the operations that changed a fact.
+	Sets, Deletes int
+}
+
+// Extract has the cheap model read the newest turns of a thread and merges
+// its operations into the stored facts: SET adds or replaces a key (a fact
+// repeated unchanged keeps its date and source), DELETE removes it. The
+// result is saved under the caps with the thread's watermark, in one
+// conditional write; a conflict merges the same operations again into the
+// fresh record and never calls the model again.
+//
+// The stored facts stay as they are, and are returned, when extraction is
+// switched off, when there is no turn, when the turns were extracted
+// already, when the user was erased after the request was made, when the
+// usage gate refuses (silently), when the model call fails (reported,
+// CodeModelFailed) or when its answer is not the expected structure,
+// including an invalid key or more than MaxOperations operations
+// (reported, CodeBadAnswer). A model failure never returns an error.
+//
+// Errors: 400 *Error with CodeInvalidID or CodeInvalidTurnCount; 409
+// CodeConflict; a repository failure.
+func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult, error) {
+	if err := req.Scope.Validate(); err != nil {
+		return ExtractResult{}, err
+	}
+	if !ValidID(req.ThreadID) {
+		return ExtractResult{}, badRequest(CodeInvalidID, "invalid thread ID", "")
+	}
+	if req.PreviousTurnCount < 0 || req.TurnCount < req.PreviousTurnCount {
+		return ExtractResult{}, badRequest(CodeInvalidTurnCount, "turn counts must satisfy 0 ≤ previousTurnCount ≤ turnCount", "")
+	}
+	if s.cfg.ExtractionDisabled || len(req.Turns) == 0 {
+		facts, err := s.GetFacts(ctx, req.Scope)
+		out := OutcomeDisabled
+		if !s.cfg.ExtractionDisabled {
+			out = OutcomeNoTurns
+		}
+		return ExtractResult{Facts: facts, Outcome: out}, err
+	}
+	rec, err := s.repo.Get(ctx, req.Scope)
+	if err != nil {
+		return ExtractResult{}, repoError(err)
+	}
+	if o, stop := s.skip(rec, req); stop {
+		return ExtractResult{Facts: visible(rec, o), Outcome: o}, nil
+	}
+
+	meta := req.Meta
+	meta.Kind = KindMemoryUser
+	meta.TenantID, meta.UserID, meta.ThreadID = req.TenantID, req.UserID, req.ThreadID
+	meta.ModelID = req.CheapModelID
+	if meta.ModelID == "" {
+		meta.ModelID = s.cfg.CheapModelID
+	}
+	if s.gate != nil && !s.gate.Allow(ctx, meta) {
+		return ExtractResult{Facts: factsOf(rec), Outcome: OutcomeRefused}, nil
+	}
+
+	res := ExtractResult{ModelCalls: 1}
+	ops, err := s.callModel(ctx, meta, rec, req.Turns, &res.Usage)
+	if s.gate != nil {
+		s.gate.Record(ctx, meta, res.Usage)
+	}
+	if err != nil {
+		res.Facts = factsOf(rec)
+		if errors.Is(err, ErrMalformedAnswer) {
+			res.Outcome = OutcomeBadAnswer
+			res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeBadAnswer, Message: "the model's answer is not the expected structure", Err: err}
+		} else {
+			res.Outcome = OutcomeModelFailed
+			res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeModelFailed, Message: "the model call failed", Err: err}
+		}
+		return res, nil
+	}
+
+	now := s.now()
+	var final Record
+	stopped := Outcome("")
+	err = s.saveLoop(ctx, req.Scope, rec, func(rec Record) (Record, bool) {
+		if o, stop := s.skip(rec, req); stop {
+			stopped, final = o, rec
+			return rec, false
+		}
+		next := rec
+		next.Facts, res.Sets, res.Deletes = mergeOperations(rec.Facts, ops, req.ThreadID, now, s.cfg.MaxFacts)
+		next.Threads = markThread(rec.Threads, req.ThreadID, ThreadMark{TurnCount: req.TurnCount, At: now}, s.cfg.MaxThreads)
+		final = next
+		return next, true
+	})
+	if err != nil {
+		return ExtractResult{}, err
+	}
+	res.Facts = visible(final, stopped)
+	switch {
+	case stopped != "":
+		res.Outcome = stopped
+	case res.Sets+res.Deletes > 0:
+		res.Outcome = OutcomeChanged
+	default:
+		res.Outcome = OutcomeUnchanged
+	}
+	return res, nil
+}
+
+// visible returns the facts a caller may see after outcome o: none when the
+// user was erased.
+func visible(rec Record, o Outcome) []Fact {
+	if o == OutcomeFenced {
+		return []Fact{}
+	}
+	return factsOf(rec)
+}
+
+// skip reports whether rec makes the extraction of req moot: the user was
+// erased after req was made, or the thread was extracted up to its count.
+func (s *Store) skip(rec Record, req ExtractRequest) (Outcome, bool) {
+	if !rec.ErasedAt.IsZero() && !req.SentAt.IsZero() && !req.SentAt.After(rec.ErasedAt) {
+		return OutcomeFenced, true
+	}
+	if m, ok := rec.Threads[req.ThreadID]; ok && m.TurnCount >= req.TurnCount {
+		return OutcomeDuplicate, true
+	}
+	return "", false
+}
+
+// callModel renders the prompt, calls the model and validates its answer.
+// It returns operations with canonical keys and cut values, or an error
+// wrapping ErrMalformedAnswer, or the model's error.
+func (s *Store) callModel(ctx context.Context, meta Meta, rec Record, turns []Turn, usage *Usage) ([]Operation, error) {
+	if s.model == nil {
+		return nil, errors.New("memory: no model configured")
+	}
+	req := ModelRequest{
+		ModelID:       meta.ModelID,
+		System:        RenderTemplate(s.cfg.Template, factsOf(rec)),
+		Transcript:    Transcript(turns, s.cfg.TranscriptChars),
+		Tool:          OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars),
+		MaxOperations: s.cfg.MaxOperations,
+		Meta:          meta,
+	}
+	ans, err := s.model.Extract(ctx, req)
+	*usage = ans.Usage
+	if err != nil {
+		return nil, err
+	}
+	return s.validateOperations(ans.Operations)
+}
+
+// validateOperations checks an answer as untrusted input: at most
+// MaxOperations operations, each SET or DELETE with a key that has a
+// letter or digit, each SET with a value. Keys are made canonical and cut;
+// values are cleaned and cut at a rune boundary. Any invalid operation
+// refuses the whole answer.
+func (s *Store) validateOperations(ops []Operation) ([]Operation, error) {
+	if len(ops) > s.cfg.MaxOperations {
+		return nil, malformed("%d operations, over the limit of %d", len(ops), s.cfg.MaxOperations)
+	}
+	out := make([]Operation, 0, len(ops))
+	for i, op := range ops {
+		kind := strings.ToUpper(strings.TrimSpace(op.Op))
+		if kind != OpSet && kind != OpDelete {
+			return nil, malformed("operation %d: unknown op %q", i, cutRunes(op.Op, 16))
+		}
+		k := cutRunes(CanonicalKey(op.Key), s.cfg.MaxFactChars)
+		if k == "" {
+			return nil, malformed("operation %d: empty key", i)
+		}
+		o := Operation{Op: kind, Key: k}
+		if kind == OpSet {
+			o.Value = cutRunes(cleanValue(op.Value), s.cfg.MaxFactChars)
+			if o.Value == "" {
+				return nil, malformed("operation %d: SET with an empty value", i)
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+type malformedError struct{ msg string }
+
+func (e *malformedError) Error() string { return "memory: malformed answer: " + e.msg }
+func (e *malformedError) Unwrap() error { return ErrMalformedAnswer }
+
+func malformed(format string, args ...any) error {
+	return &malformedError{msg: fmt.Sprintf(format, args...)}
+}
+
+// mergeOperations applies ops in order to facts: SET adds or replaces (an
+// unchanged value keeps its date and source), DELETE removes. The result is
+// capped to maxFacts, dropping the facts updated longest ago. It returns
+// the facts and how many SETs and DELETEs changed something.
+func mergeOperations(facts []Fact, ops []Operation, threadID string, now time.Time, maxFacts int) ([]Fact, int, int) {
+	byKey := make(map[string]Fact, len(facts)+len(ops))
+	for _, f := range facts {
+		byKey[f.Key] = f
+	}
+	sets, deletes := 0, 0
+	for _, op := range ops {
+		old, had := byKey[op.Key]
+		switch op.Op {
+		case OpSet:
+			if had && old.Value == op.Value {
+				continue
+			}
+			byKey[op.Key] = Fact{Key: op.Key, Value: op.Value, UpdatedAt: now, SourceThreadID: threadID}
+			sets++
+		case OpDelete:
+			if had {
+				delete(byKey, op.Key)
+				deletes++
+			}
+		}
+	}
+	out := make([]Fact, 0, len(byKey))
+	for _, f := range byKey {
+		out = append(out, f)
+	}
+	sortFacts(out)
+	return capFacts(out, maxFacts, ""), sets, deletes
+}
+
+// markThread returns a copy of threads with id's watermark set, keeping the
+// max most recently extracted threads.
+func markThread(threads map[string]ThreadMark, id string, m ThreadMark, max int) map[string]ThreadMark {
+	out := make(map[string]ThreadMark, len(threads)+1)
+	for k, v := range threads {
+		out[k] = v
+	}
+	out[id] = m
+	if len(out) <= max {
+		return out
+	}
+	ids := make([]string, 0, len(out))
+	for k := range out {
+		ids = append(ids, k)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := out[ids[i]], out[ids[j]]
+		if !a.At.Equal(b.At) {
+			return a.At.After(b.At)
+		}
+		return ids[i] < ids[j]
+	})
+	for _, k := range ids[max:] {
+		if k != id {
+			delete(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,256 @@
+// Package memorytest provides an in-memory [memory.Repository] with the
+// same conditional semantics as the DynamoDB one, for the core's table
+// tests and the handlers' tests, and a scripted [memory.Model].
+package memorytest
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// Repo is an in-memory repository. It counts calls by method, and Fail, when
+// set, makes every call fail with it. Safe for concurrent use.
+type Repo struct {
+	mu      sync.Mutex
+	records map[memory.Scope]memory.Record
+	seq     int
+	calls   map[string]int
+
+	// Fail, when non-nil, is returned by every call.
+	Fail error
+	// BeforeSave, when set, runs inside Save before the version check, to
+	// let a test write concurrently.
+	BeforeSave func()
+}
+
+// NewRepo returns an empty Repo.
+func NewRepo() *Repo {
+	return &Repo{records: map[memory.Scope]memory.Record{}, calls: map[string]int{}}
+}
+
+// Calls returns how often the method name was called.
+func (r *Repo) Calls(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls[name]
+}
+
+// Record returns a deep copy of the stored record of s and whether one is
+// stored (a fence counts).
+func (r *Repo) Record(s memory.Scope) (memory.Record, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, ok := r.records[s]
+	return clone(rec), ok
+}
+
+// Put stores rec for s as is, with a new version, bypassing every check.
+func (r *Repo) Put(s memory.Scope, rec memory.Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec = clone(rec)
+	rec.Version = r.nextVersion()
+	r.records[s] = rec
+}
+
+func (r *Repo) begin(name string) error {
+	r.calls[name]++
+	return r.Fail
+}
+
+func (r *Repo) nextVersion() string {
+	r.seq++
+	return strconv.Itoa(r.seq)
+}
+
+func clone(rec memory.Record) memory.Record {
+	if rec.Facts != nil {
+		rec.Facts = append([]memory.Fact(nil), rec.Facts...)
+	}
+	if rec.Threads != nil {
+		rec.Threads = maps.Clone(rec.Threads)
+	}
+	return rec
+}
+
+// Get implements memory.Repository.
+func (r *Repo) Get(_ context.Context, s memory.Scope) (memory.Record, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin("Get"); err != nil {
+		return memory.Record{}, err
+	}
+	return clone(r.records[s]), nil
+}
+
+// SetFact implements memory.Repository.
+func (r *Repo) SetFact(_ context.Context, s memory.Scope, f memory.Fact, maxFacts int) (bool, memory.Record, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin("SetFact"); err != nil {
+		return false, memory.Record{}, err
+	}
+	rec, ok := r.records[s]
+	if !ok || rec.Facts == nil {
+		return false, clone(rec), nil
+	}
+	idx := -1
+	for i, x := range rec.Facts {
+		if x.Key == f.Key {
+			idx = i
+		}
+	}
+	if idx < 0 && len(rec.Facts) >= maxFacts {
+		return false, clone(rec), nil
+	}
+	rec = clone(rec)
+	if idx >= 0 {
+		rec.Facts[idx] = f
+	} else {
+		rec.Facts = append(rec.Facts, f)
+	}
+	rec.Version = r.nextVersion()
+	r.records[s] = rec
+	return true, memory.Record{}, nil
+}
+
+// DeleteFact implements memory.Repository.
+func (r *Repo) DeleteFact(_ context.Context, s memory.Scope, key string) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin("DeleteFact"); err != nil {
+		return false, err
+	}
+	rec := clone(r.records[s])
+	for i, x := range rec.Facts {
+		if x.Key == key {
+			rec.Facts = append(rec.Facts[:i], rec.Facts[i+1:]...)
+			rec.Version = r.nextVersion()
+			r.records[s] = rec
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// ClearFacts implements memory.Repository.
+func (r *Repo) ClearFacts(_ context.Context, s memory.Scope) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin("ClearFacts"); err != nil {
+		return err
+	}
+	rec, ok := r.records[s]
+	if !ok || rec.Facts == nil {
+		return nil
+	}
+	rec = clone(rec)
+	rec.Facts = []memory.Fact{}
+	rec.Version = r.nextVersion()
+	r.records[s] = rec
+	return nil
+}
+
+// Erase implements memory.Repository: the record is replaced by a fence
+// that holds only the erasure time.
+func (r *Repo) Erase(_ context.Context, s memory.Scope, at time.Time) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin("Erase"); err != nil {
+		return 0, err
+	}
+	n := len(r.records[s].Facts)
+	r.records[s] = memory.Record{ErasedAt: at, Version: r.nextVersion()}
+	return n, nil
+}
+
+// Save implements memory.Repository.
+func (r *Repo) Save(_ context.Context, s memory.Scope, rec memory.Record) (string, memory.Record, error) {
+	r.mu.Lock()
+	before := r.BeforeSave
+	r.mu.Unlock()
+	if before != nil {
+		before()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.begin("Save"); err != nil {
+		return "", memory.Record{}, err
+	}
+	cur := r.records[s]
+	if cur.Version != rec.Version {
+		return "", clone(cur), memory.ErrConflict
+	}
+	rec = clone(rec)
+	if rec.Facts == nil {
+		rec.Facts = []memory.Fact{}
+	}
+	rec.ErasedAt = cur.ErasedAt
+	rec.Version = r.nextVersion()
+	r.records[s] = rec
+	return rec.Version, memory.Record{}, nil
+}
+
+// Model is a scripted model: each call pops the next answer; with none left
+// it answers no operation. It counts calls and keeps the requests.
+type Model struct {
+	mu       sync.Mutex
+	answers  []Answer
+	requests []memory.ModelRequest
+}
+
+// Answer is one scripted answer of a Model.
+type Answer struct {
+	Operations []memory.Operation
+	Usage      memory.Usage
+	Err        error
+}
+
+// NewModel returns a Model that gives answers in order.
+func NewModel(answers ...Answer) *Model { return &Model{answers: answers} }
+
+// Push appends answers.
+func (m *Model) Push(answers ...Answer) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.answers = append(m.answers, answers...)
+}
+
+// Calls returns the number of calls made.
+func (m *Model) Calls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.requests)
+}
+
+// Requests returns the requests received, in order.
+func (m *Model) Requests() []memory.ModelRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]memory.ModelRequest(nil), m.requests...)
+}
+
+// Extract implements memory.Model.
+func (m *Model) Extract(ctx context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.requests = append(m.requests, req)
+	if err := ctx.Err(); err != nil {
+		return memory.ModelAnswer{}, err
+	}
+	if len(m.answers) == 0 {
+		return memory.ModelAnswer{}, nil
+	}
+	a := m.answers[0]
+	m.answers = m.answers[1:]
+	return memory.ModelAnswer{Operations: a.Operations, Usage: a.Usage}, a.Err
+}
+
+// ErrInjected is a failure tests inject.
+var ErrInjected = errors.New("memorytest: injected failure")

@@ -1,0 +1,142 @@
+package memory
+
+import (
+	"context"
+	"time"
+)
+
+// Record is what a [Repository] stores for one user.
+type Record struct {
+	// Facts in any order; the store sorts them by key.
+	Facts []Fact
+	// Version is an opaque token that changes with every write; "" when
+	// nothing is stored for the user.
+	Version string
+	// Threads maps a thread ID to the turn count up to which it was
+	// extracted: a redelivered request for those turns is recognised
+	// before any model call.
+	Threads map[string]ThreadMark
+	// ErasedAt is the time of the user's last erasure, zero when there was
+	// none. An extraction requested before it writes nothing (the fence).
+	ErasedAt time.Time
+}
+
+// ThreadMark is the extraction watermark of one thread.
+type ThreadMark struct {
+	TurnCount int
+	At        time.Time
+}
+
+// Repository stores the records of users, keyed by [Scope]. Every method
+// returns an error, never an empty result, when the storage fails. Writes
+// are conditional: none overwrites a change it has not seen.
+type Repository interface {
+	// Get returns the user's record; a zero Record when there is none.
+	Get(ctx context.Context, s Scope) (Record, error)
+
+	// SetFact writes f in one conditional write when the stored record has
+	// facts and either already holds f.Key or holds fewer than maxFacts
+	// facts; it then returns applied true. Otherwise it writes nothing and
+	// returns applied false with the current record (zero when none), on
+	// which the store merges and calls Save.
+	SetFact(ctx context.Context, s Scope, f Fact, maxFacts int) (applied bool, current Record, err error)
+
+	// DeleteFact removes the fact with key; it writes nothing and returns
+	// false when the key is not stored.
+	DeleteFact(ctx context.Context, s Scope, key string) (bool, error)
+
+	// ClearFacts empties the user's facts, keeping the record and its
+	// watermarks; it writes nothing when there is no record.
+	ClearFacts(ctx context.Context, s Scope) error
+
+	// Erase removes the user's record and everything in it, leaves in its
+	// place a fence that holds only the erasure time and expires by itself,
+	// and returns the number of facts removed.
+	Erase(ctx context.Context, s Scope, at time.Time) (int, error)
+
+	// Save replaces the stored record by rec if the stored version is still
+	// rec.Version ("" meaning: nothing stored, or only a fence). It returns
+	// the new version. When another write came first it returns ErrConflict
+	// and the current record, so that the caller can merge again.
+	Save(ctx context.Context, s Scope, rec Record) (version string, current Record, err error)
+}
+
+// Operation is one change a model asks for: Op is "SET" (Key to Value) or
+// "DELETE" (Key).
+type Operation struct {
+	Op    string
+	Key   string
+	Value string
+}
+
+// Operation kinds.
+const (
+	OpSet    = "SET"
+	OpDelete = "DELETE"
+)
+
+// ModelRequest is one extraction call to the cheap model.
+type ModelRequest struct {
+	// ModelID names the model; the store fills it from the request or the
+	// config.
+	ModelID string
+	// System is the system prompt: the rendered MEMORY_USER template.
+	System string
+	// Transcript is the user message: the new turns as plain text.
+	Transcript string
+	// Tool is the tool the model must call with its operations.
+	Tool ToolDefinition
+	// MaxOperations bounds the operations of the answer.
+	MaxOperations int
+	// Meta is for the usage gate and the trace.
+	Meta Meta
+}
+
+// ModelAnswer is what the model answered: its operations, unvalidated, and
+// the tokens the call used.
+type ModelAnswer struct {
+	Operations []Operation
+	Usage      Usage
+}
+
+// Model is the cheap model that turns a transcript into operations. An
+// answer that is not the expected structure is an error wrapping
+// [ErrMalformedAnswer]; any other error is a failed call. Either way the
+// answer's Usage may be filled, so that tokens spent are counted.
+type Model interface {
+	Extract(ctx context.Context, req ModelRequest) (ModelAnswer, error)
+}
+
+// Usage counts the tokens of one model call.
+type Usage struct {
+	InputTokens      int
+	OutputTokens     int
+	CacheReadTokens  int
+	CacheWriteTokens int
+}
+
+// KindMemoryUser is the Meta.Kind of an extraction call.
+const KindMemoryUser = "MEMORY_USER"
+
+// Meta describes a model call for the usage gate and the trace. It carries
+// IDs only, never fact values or turn text.
+type Meta struct {
+	Kind      string
+	TenantID  string
+	UserID    string
+	ThreadID  string
+	ModelID   string
+	RequestID string
+	TraceID   string
+}
+
+// UsageGate may refuse a model call, for instance when a tenant's daily
+// budget is spent, and is told what every call used. A refusal is silent:
+// the extraction returns the stored facts unchanged.
+type UsageGate interface {
+	Allow(ctx context.Context, m Meta) bool
+	Record(ctx context.Context, m Meta, u Usage)
+}
+
+// Clock returns the current time; tests pass a fixed one.
+type Clock func() time.Time

@@ -1,0 +1,247 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+	"unicode/utf8"
+)
+
+// Store implements the operations of the user memory over a [Repository]:
+// the reads, the user's own edits, the erasure and the extraction.
+type Store struct {
+	repo  Repository
+	model Model
+	gate  UsageGate
+	now   Clock
+	cfg   Config
+}
+
+// Option configures a [Store].
+type Option func(*Store)
+
+// WithModel sets the cheap model used by Extract. Without one, Extract
+// reports every due extraction as a failed model call.
+func WithModel(m Model) Option { return func(s *Store) { s.model = m } }
+
+// WithUsageGate sets the gate asked before every model call.
+func WithUsageGate(g UsageGate) Option { return func(s *Store) { s.gate = g } }
+
+// WithClock sets the clock; the default is time.Now in UTC.
+func WithClock(c Clock) Option { return func(s *Store) { s.now = c } }
+
+// New returns a Store over repo. It returns a *Error with CodeInvalidConfig
+// when cfg is outside its bounds.
+func New(repo Repository, cfg Config, opts ...Option) (*Store, error) {
+	if repo == nil {
+		return nil, errors.New("memory: New needs a repository")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{repo: repo, cfg: cfg.WithDefaults(), now: func() time.Time { return time.Now().UTC() }}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// Config returns the store's configuration with its defaults filled in.
+func (s *Store) Config() Config { return s.cfg }
+
+// Limits are the caps a frontend shows next to the facts.
+type Limits struct {
+	MaxFacts     int
+	MaxFactChars int
+}
+
+// Limits returns the caps of the store.
+func (s *Store) Limits() Limits {
+	return Limits{MaxFacts: s.cfg.MaxFacts, MaxFactChars: s.cfg.MaxFactChars}
+}
+
+// GetFacts returns the stored facts of the user sorted by key, an empty
+// slice for a user without a record. No model call, no write. Errors: a
+// 400 *Error with CodeInvalidID, or a repository failure (CodeRepository).
+func (s *Store) GetFacts(ctx context.Context, sc Scope) ([]Fact, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	rec, err := s.repo.Get(ctx, sc)
+	if err != nil {
+		return nil, repoError(err)
+	}
+	return factsOf(rec), nil
+}
+
+func factsOf(rec Record) []Fact {
+	out := make([]Fact, len(rec.Facts))
+	copy(out, rec.Facts)
+	sortFacts(out)
+	return out
+}
+
+// checkManual trims and checks a key and a value set by hand. It returns
+// the canonical key and the clean value, or a 400 *Error: CodeEmptyFact
+// for an empty key or value, CodeFactTooLong (with a userMessage) for one
+// over MaxFactChars.
+func (s *Store) checkManual(key, value string, needValue bool) (string, string, error) {
+	k := CanonicalKey(key)
+	if k == "" {
+		return "", "", badRequest(CodeEmptyFact, "the key is empty", "Give the fact a name.")
+	}
+	if utf8.RuneCountInString(k) > s.cfg.MaxFactChars {
+		return "", "", badRequest(CodeFactTooLong, fmt.Sprintf("the key is over %d characters", s.cfg.MaxFactChars),
+			fmt.Sprintf("The name of a fact can have at most %d characters.", s.cfg.MaxFactChars))
+	}
+	if !needValue {
+		return k, "", nil
+	}
+	v := cleanValue(value)
+	if v == "" {
+		return "", "", badRequest(CodeEmptyFact, "the value is empty", "Write what should be remembered.")
+	}
+	if n := utf8.RuneCountInString(v); n > s.cfg.MaxFactChars {
+		return "", "", badRequest(CodeFactTooLong, fmt.Sprintf("the value has %d characters, over %d", n, s.cfg.MaxFactChars),
+			fmt.Sprintf("This is too long to remember: keep it under %d characters (it has %d).", s.cfg.MaxFactChars, n))
+	}
+	return k, v, nil
+}
+
+// UpsertFact stores one fact set by hand: the key in its canonical form
+// ([CanonicalKey]), the value trimmed, no source thread, updatedAt now. The
+// same key replaces the stored fact; over MaxFacts the fact updated longest
+// ago is dropped, never this one. It returns the stored fact.
+//
+// Errors: 400 *Error with CodeInvalidID, CodeEmptyFact or CodeFactTooLong
+// (with a userMessage); 409 CodeConflict when concurrent writers won
+// MaxConflictRetries times; a repository failure.
+func (s *Store) UpsertFact(ctx context.Context, sc Scope, key, value string) (Fact, error) {
+	if err := sc.Validate(); err != nil {
+		return Fact{}, err
+	}
+	k, v, err := s.checkManual(key, value, true)
+	if err != nil {
+		return Fact{}, err
+	}
+	f := Fact{Key: k, Value: v, UpdatedAt: s.now()}
+	applied, rec, err := s.repo.SetFact(ctx, sc, f, s.cfg.MaxFacts)
+	if err != nil {
+		return Fact{}, repoError(err)
+	}
+	if applied {
+		return f, nil
+	}
+	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
+		rec.Facts = capFacts(setFact(rec.Facts, f), s.cfg.MaxFacts, f.Key)
+		return rec, true
+	})
+	if err != nil {
+		return Fact{}, err
+	}
+	return f, nil
+}
+
+// setFact returns facts with f in place of the fact with its key.
+func setFact(facts []Fact, f Fact) []Fact {
+	out := make([]Fact, 0, len(facts)+1)
+	for _, x := range facts {
+		if x.Key != f.Key {
+			out = append(out, x)
+		}
+	}
+	return append(out, f)
+}
+
+// saveLoop applies change to rec and saves it, and on a conflict applies
+// the same change again to the current record, at most MaxConflictRetries
+// times. change returns false when there is nothing to write.
+func (s *Store) saveLoop(ctx context.Context, sc Scope, rec Record, change func(Record) (Record, bool)) error {
+	for range s.cfg.MaxConflictRetries {
+		next, write := change(rec)
+		if !write {
+			return nil
+		}
+		_, cur, err := s.repo.Save(ctx, sc, next)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, ErrConflict) {
+			return repoError(err)
+		}
+		rec = cur
+	}
+	return &Error{Status: http.StatusConflict, Code: CodeConflict,
+		Message: "the facts kept changing during the write", UserMessage: "Please try again."}
+}
+
+// RemoveFact forgets the fact with key (canonical form). A key that is not
+// there changes nothing and writes nothing. Errors: 400 *Error with
+// CodeInvalidID or CodeEmptyFact; a repository failure.
+func (s *Store) RemoveFact(ctx context.Context, sc Scope, key string) error {
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	k := CanonicalKey(key)
+	if k == "" {
+		return badRequest(CodeEmptyFact, "the key is empty", "Name the fact to forget.")
+	}
+	if utf8.RuneCountInString(k) > s.cfg.MaxFactChars {
+		return nil // Never stored: a longer key is refused on every write.
+	}
+	if _, err := s.repo.DeleteFact(ctx, sc, k); err != nil {
+		return repoError(err)
+	}
+	return nil
+}
+
+// Clear forgets every fact of the user; the record stays. The erasure that
+// removes the record is DeleteByUser. Errors: 400 CodeInvalidID; a
+// repository failure.
+func (s *Store) Clear(ctx context.Context, sc Scope) error {
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	if err := s.repo.ClearFacts(ctx, sc); err != nil {
+		return repoError(err)
+	}
+	return nil
+}
+
+// DeleteByUser is the GDPR erasure: the user's record goes, facts,
+// watermarks and all, and the number of facts removed is returned. A fence
+// that holds only the erasure time stays behind until it expires, so that
+// an extraction requested before the erasure writes nothing afterwards.
+// Errors: 400 CodeInvalidID; a repository failure.
+func (s *Store) DeleteByUser(ctx context.Context, sc Scope) (int, error) {
+	if err := sc.Validate(); err != nil {
+		return 0, err
+	}
+	n, err := s.repo.Erase(ctx, sc, s.now())
+	if err != nil {
+		return 0, repoError(err)
+	}
+	return n, nil
+}
+
+// IsExtractDue reports whether a thread earned an extraction with its last
+// call: after the first answer of a thread (previousTurnCount 0, turnCount
+// above it), then whenever the call crossed a multiple of
+// ExtractEveryTurns, even when it jumped over one. Never while extraction
+// is switched off. Pure: no read, no write.
+func (s *Store) IsExtractDue(previousTurnCount, turnCount int) bool {
+	return isExtractDue(s.cfg, previousTurnCount, turnCount)
+}
+
+func isExtractDue(cfg Config, prev, count int) bool {
+	if cfg.ExtractionDisabled || prev < 0 || count <= prev {
+		return false
+	}
+	if prev == 0 {
+		return true
+	}
+	n := cfg.ExtractEveryTurns
+	return count/n > prev/n
+}

@@ -1,0 +1,118 @@
+package memory
+
+import (
+	_ "embed"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultTemplate is the embedded MEMORY_USER template: the system prompt
+// of an extraction. {facts} is replaced by the known facts, one per line;
+// the transcript goes in the user message. Config.Template overrides it.
+//
+//go:embed templates/memory_user.txt
+var DefaultTemplate string
+
+// RenderTemplate returns tmpl with {facts} replaced by the facts, one
+// "- key: value" line each in key order, values quoted as JSON strings so
+// that none spans lines or poses as instructions; "(none)" when there is
+// no fact. {transcript}, when present, is removed: the transcript is sent
+// as the user message.
+func RenderTemplate(tmpl string, facts []Fact) string {
+	r := strings.NewReplacer("{facts}", factLines(facts), "{transcript}", "(see the user message)")
+	return r.Replace(tmpl)
+}
+
+func factLines(facts []Fact) string {
+	if len(facts) == 0 {
+		return "(none)"
+	}
+	sorted := make([]Fact, len(facts))
+	copy(sorted, facts)
+	sortFacts(sorted)
+	var b strings.Builder
+	for i, f := range sorted {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("- ")
+		b.WriteString(quote(f.Key))
+		b.WriteString(": ")
+		b.WriteString(quote(f.Value))
+	}
+	return b.String()
+}
+
+// quote returns s as a JSON string: control characters, quotes and the
+// characters < > & escaped, so that a stored value can neither span lines
+// nor open or close a markup block.
+func quote(s string) string {
+	b, _ := json.Marshal(s) // A string always marshals.
+	return string(b)
+}
+
+// Transcript returns the turns as a plain transcript, "User: …" and
+// "Assistant: …" blocks in order; tool turns are counted, never
+// transcribed. When the whole is over maxChars runes, the oldest turns are
+// dropped first (and the oldest kept turn is cut at its start), so that a
+// prompt never grows with the length of the thread.
+func Transcript(turns []Turn, maxChars int) string {
+	const gap = "\n\n"
+	blocks := make([]string, 0, len(turns))
+	for _, t := range turns {
+		var who string
+		switch t.Role {
+		case RoleUser:
+			who = "User: "
+		case RoleAssistant:
+			who = "Assistant: "
+		default:
+			continue
+		}
+		text := strings.TrimSpace(strings.ToValidUTF8(t.Text, "\uFFFD"))
+		if text == "" {
+			continue
+		}
+		blocks = append(blocks, who+text)
+	}
+	// Walk from the newest turn back while the budget lasts.
+	used := 0
+	first := len(blocks)
+	for i := len(blocks) - 1; i >= 0; i-- {
+		n := utf8.RuneCountInString(blocks[i])
+		if i < len(blocks)-1 {
+			n += len(gap)
+		}
+		if used+n > maxChars {
+			room := maxChars - used
+			if i < len(blocks)-1 {
+				room -= len(gap)
+			}
+			if room > 64 { // Keep the tail of a long turn rather than nothing.
+				blocks[i] = "…" + lastRunes(blocks[i], room-1)
+				first = i
+			}
+			break
+		}
+		used += n
+		first = i
+	}
+	return strings.Join(blocks[first:], gap)
+}
+
+// lastRunes returns the last n runes of s.
+func lastRunes(s string, n int) string {
+	c := utf8.RuneCountInString(s)
+	if c <= n {
+		return s
+	}
+	skip := c - n
+	for i := range s {
+		if skip == 0 {
+			return s[i:]
+		}
+		skip--
+	}
+	return ""
+}

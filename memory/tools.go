@@ -1,0 +1,157 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// ToolDefinition is a tool offered to a model, as plain data: the bedrock
+// package turns it into a Converse tool spec.
+type ToolDefinition struct {
+	Name        string
+	Description string
+	// InputSchema is the JSON Schema of the tool's input.
+	InputSchema json.RawMessage
+	// NeedsApproval says the host must ask the user before running it.
+	NeedsApproval bool
+}
+
+// Names of the tools.
+const (
+	OperationsToolName = "record_memory_operations"
+	RememberToolName   = "remember_user_fact"
+	ForgetToolName     = "forget_user_fact"
+)
+
+// OperationsTool returns the tool an extraction forces the model to call:
+// its input is the list of SET/DELETE operations.
+func OperationsTool(maxOperations, maxFactChars int) ToolDefinition {
+	schema := fmt.Sprintf(`{"type":"object","properties":{"operations":{"type":"array","maxItems":%d,`+
+		`"description":"The changes to the known facts; empty when there is nothing to change.",`+
+		`"items":{"type":"object","properties":{`+
+		`"op":{"type":"string","enum":["SET","DELETE"]},`+
+		`"key":{"type":"string","minLength":1,"maxLength":%d,"description":"snake_case name of the fact"},`+
+		`"value":{"type":"string","maxLength":%d,"description":"the value, for SET only"}},`+
+		`"required":["op","key"],"additionalProperties":false}}},`+
+		`"required":["operations"],"additionalProperties":false}`, maxOperations, maxFactChars, maxFactChars)
+	return ToolDefinition{
+		Name:        OperationsToolName,
+		Description: "Record the changes to the durable facts known about the user.",
+		InputSchema: json.RawMessage(schema),
+	}
+}
+
+// ParseOperations decodes the input of an OperationsTool call. Input that
+// is not an object with an "operations" array of {op, key, value} objects
+// is an error wrapping ErrMalformedAnswer. The operations are not yet
+// validated: the store does that.
+func ParseOperations(input []byte) ([]Operation, error) {
+	var in struct {
+		Operations *[]struct {
+			Op    string `json:"op"`
+			Key   string `json:"key"`
+			Value string `json:"value"`
+		} `json:"operations"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return nil, malformed("tool input: %v", err)
+	}
+	if dec.More() {
+		return nil, malformed("tool input: trailing data")
+	}
+	if in.Operations == nil {
+		return nil, malformed("tool input: no operations array")
+	}
+	ops := make([]Operation, len(*in.Operations))
+	for i, o := range *in.Operations {
+		ops[i] = Operation{Op: o.Op, Key: o.Key, Value: o.Value}
+	}
+	return ops, nil
+}
+
+// UserTools returns the two built-in tools a chat model may call to edit
+// the user's memory: remember one fact (which needs the user's approval)
+// and forget one fact.
+func UserTools() []ToolDefinition {
+	return []ToolDefinition{
+		{
+			Name:        RememberToolName,
+			Description: "Remember one durable fact the user asked you to remember about them, such as their preferred language or their role. Ask the user first.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"key":{"type":"string","minLength":1,"description":"short snake_case name of the fact, e.g. preferred_language"},` +
+				`"value":{"type":"string","minLength":1,"description":"the fact, in the user's words"}},` +
+				`"required":["key","value"],"additionalProperties":false}`),
+			NeedsApproval: true,
+		},
+		{
+			Name:        ForgetToolName,
+			Description: "Forget one fact remembered about the user, when the user asks you to.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"key":{"type":"string","minLength":1,"description":"the name of the fact to forget"}},` +
+				`"required":["key"],"additionalProperties":false}`),
+		},
+	}
+}
+
+// ToolCall is one call of a user tool by a model.
+type ToolCall struct {
+	Name  string
+	Input json.RawMessage
+}
+
+// ToolResult is what a tool call did, as text for the model, and the fact
+// it stored (remember only).
+type ToolResult struct {
+	Text string
+	Fact *Fact
+}
+
+// ExecuteTool runs a call of one of [UserTools] for the user of sc.
+// approved says the user approved the call; the remember tool refuses to
+// run without it. Errors: 400 *Error with CodeUnknownTool, CodeBadToolInput,
+// CodeEmptyFact or CodeFactTooLong; 403 CodeApprovalRequired; those of
+// UpsertFact and RemoveFact.
+func (s *Store) ExecuteTool(ctx context.Context, sc Scope, call ToolCall, approved bool) (ToolResult, error) {
+	var in struct {
+		Key   *string `json:"key"`
+		Value *string `json:"value"`
+	}
+	decode := func(needValue bool) error {
+		dec := json.NewDecoder(bytes.NewReader(call.Input))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil || in.Key == nil || (needValue && in.Value == nil) || (!needValue && in.Value != nil) {
+			return badRequest(CodeBadToolInput, "the tool input does not match the tool's schema", "")
+		}
+		return nil
+	}
+	switch call.Name {
+	case RememberToolName:
+		if err := decode(true); err != nil {
+			return ToolResult{}, err
+		}
+		if !approved {
+			return ToolResult{}, &Error{Status: http.StatusForbidden, Code: CodeApprovalRequired,
+				Message: "remembering a fact needs the user's approval", UserMessage: "Allow the assistant to remember this?"}
+		}
+		f, err := s.UpsertFact(ctx, sc, *in.Key, *in.Value)
+		if err != nil {
+			return ToolResult{}, err
+		}
+		return ToolResult{Text: "Remembered " + f.Key + ".", Fact: &f}, nil
+	case ForgetToolName:
+		if err := decode(false); err != nil {
+			return ToolResult{}, err
+		}
+		if err := s.RemoveFact(ctx, sc, *in.Key); err != nil {
+			return ToolResult{}, err
+		}
+		return ToolResult{Text: "Forgot " + CanonicalKey(*in.Key) + "."}, nil
+	default:
+		return ToolResult{}, badRequest(CodeUnknownTool, "unknown tool", "")
+	}
+}
