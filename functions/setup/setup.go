@@ -1,0 +1,138 @@
+// Package setup reads the configuration every function shares from the
+// environment variables that template.yaml sets, validates it once, before
+// lambda.Start, and builds the AWS SDK configuration.
+package setup
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// Names of the environment variables. template.yaml sets them on every
+// function; localtest passes the same.
+const (
+	EnvTableName          = "TABLE_NAME"
+	EnvTenantClaim        = "TENANT_CLAIM"
+	EnvUserScope          = "USER_SCOPE"
+	EnvAdminScope         = "ADMIN_SCOPE"
+	EnvMaxFacts           = "MAX_FACTS"
+	EnvMaxFactChars       = "MAX_FACT_CHARS"
+	EnvExtractEveryTurns  = "EXTRACT_EVERY_TURNS"
+	EnvExtractionEnabled  = "EXTRACTION_ENABLED"
+	EnvCheapModelID       = "CHEAP_MODEL_ID"
+	EnvTenantDailyCalls   = "TENANT_DAILY_MODEL_CALLS"
+	EnvTranscriptChars    = "TRANSCRIPT_CHARS"
+	EnvFenceDays          = "ERASURE_FENCE_DAYS"
+	EnvModelOutputMode    = "MODEL_OUTPUT_MODE"
+	DefaultTenantClaim    = "tenant_id"
+	DefaultUserScope      = "memory/user"
+	DefaultAdminScope     = "memory/admin"
+	DefaultCheapModelID   = "us.amazon.nova-micro-v1:0"
+	DefaultFenceDays      = 15
+	DefaultModelOutput    = "tool"
+	DefaultTenantDailyCap = 0
+)
+
+// Settings is the validated configuration of a function.
+type Settings struct {
+	// Memory is the core's configuration, validated.
+	Memory memory.Config
+	// TableName is the DynamoDB table of the records.
+	TableName string
+	// TenantClaim is the JWT claim that names the tenant.
+	TenantClaim string
+	// UserScope and AdminScope are the scopes of the /v1/me and
+	// /v1/users routes.
+	UserScope, AdminScope string
+	// TenantDailyModelCalls is the most cheap-model calls a tenant may make
+	// in a UTC day; 0 means no limit.
+	TenantDailyModelCalls int
+	// FenceDays is how long the fence left by an erasure lasts.
+	FenceDays int
+	// ModelOutputMode is "tool" (forced tool call) or "json" (the fallback
+	// for models without forced tool choice: a JSON text answer).
+	ModelOutputMode string
+}
+
+// FromEnv reads the settings through getenv (os.Getenv in main) and
+// validates them. The error names the variable at fault.
+func FromEnv(getenv func(string) string) (Settings, error) {
+	s := Settings{
+		TableName:       getenv(EnvTableName),
+		TenantClaim:     or(getenv(EnvTenantClaim), DefaultTenantClaim),
+		UserScope:       or(getenv(EnvUserScope), DefaultUserScope),
+		AdminScope:      or(getenv(EnvAdminScope), DefaultAdminScope),
+		ModelOutputMode: or(getenv(EnvModelOutputMode), DefaultModelOutput),
+	}
+	if s.TableName == "" {
+		return Settings{}, fmt.Errorf("setup: %s is required", EnvTableName)
+	}
+	if s.ModelOutputMode != "tool" && s.ModelOutputMode != "json" {
+		return Settings{}, fmt.Errorf("setup: %s must be tool or json, not %q", EnvModelOutputMode, s.ModelOutputMode)
+	}
+	ints := []struct {
+		name string
+		dst  *int
+		def  int
+	}{
+		{EnvMaxFacts, &s.Memory.MaxFacts, 0},
+		{EnvMaxFactChars, &s.Memory.MaxFactChars, 0},
+		{EnvExtractEveryTurns, &s.Memory.ExtractEveryTurns, 0},
+		{EnvTranscriptChars, &s.Memory.TranscriptChars, 0},
+		{EnvTenantDailyCalls, &s.TenantDailyModelCalls, DefaultTenantDailyCap},
+		{EnvFenceDays, &s.FenceDays, DefaultFenceDays},
+	}
+	for _, v := range ints {
+		raw := strings.TrimSpace(getenv(v.name))
+		if raw == "" {
+			*v.dst = v.def
+			continue
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 {
+			return Settings{}, fmt.Errorf("setup: %s must be a whole number ≥ 0, not %q", v.name, raw)
+		}
+		*v.dst = n
+	}
+	if s.FenceDays < 1 || s.FenceDays > 366 {
+		return Settings{}, fmt.Errorf("setup: %s must be between 1 and 366, not %d", EnvFenceDays, s.FenceDays)
+	}
+	switch raw := strings.ToLower(strings.TrimSpace(getenv(EnvExtractionEnabled))); raw {
+	case "", "true", "1", "yes":
+	case "false", "0", "no":
+		s.Memory.ExtractionDisabled = true
+	default:
+		return Settings{}, fmt.Errorf("setup: %s must be true or false, not %q", EnvExtractionEnabled, raw)
+	}
+	s.Memory.CheapModelID = or(getenv(EnvCheapModelID), DefaultCheapModelID)
+	if err := s.Memory.Validate(); err != nil {
+		return Settings{}, fmt.Errorf("setup: %w", err)
+	}
+	s.Memory = s.Memory.WithDefaults()
+	return s, nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// AWSConfig loads the SDK configuration the standard way: region,
+// credentials, and the endpoint overrides AWS_ENDPOINT_URL and
+// AWS_ENDPOINT_URL_<SERVICE> that the local stack sets.
+func AWSConfig(ctx context.Context) (aws.Config, error) {
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("setup: load AWS config: %w", err)
+	}
+	return cfg, nil
+}
