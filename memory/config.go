@@ -72,7 +72,7 @@ type Config struct {
 	// CheapModelID is the model used when a request names none.
 	CheapModelID string
 	// Template overrides the embedded MEMORY_USER template. It must hold
-	// the placeholders {facts} and {transcript}.
+	// the placeholder {facts}; the transcript is sent as the user message.
 	Template string
 }
 
@@ -137,8 +137,8 @@ func (c Config) Validate() error {
 		return bad("maxThreads %d is outside [1, %d]", c.MaxThreads, MaxMaxThreads)
 	case c.MaxConflictRetries < 1 || c.MaxConflictRetries > 100:
 		return bad("maxConflictRetries %d is outside [1, 100]", c.MaxConflictRetries)
-	case !strings.Contains(c.Template, "{facts}") || !strings.Contains(c.Template, "{transcript}"):
-		return bad("the template must hold {facts} and {transcript}")
+	case !strings.Contains(c.Template, "{facts}"):
+		return bad("the template must hold the placeholder {facts}")
 	}
 	if n := c.MaxRecordBytes(); n > ItemBudget {
 		return bad("a full record could reach %d bytes, over the budget of %d: lower maxFacts (%d), maxFactChars (%d) or maxThreads (%d)",

@@ -1,0 +1,293 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+var (
+	ana   = memory.Scope{TenantID: "acme", UserID: "ana"}
+	bob   = memory.Scope{TenantID: "acme", UserID: "bob"}
+	other = memory.Scope{TenantID: "globex", UserID: "ana"}
+	t0    = time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
+)
+
+// fakeClock returns a clock that advances one second per call.
+func fakeClock() memory.Clock {
+	var mu sync.Mutex
+	now := t0
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}
+}
+
+func newStore(t *testing.T, cfg memory.Config, opts ...memory.Option) (*memory.Store, *memorytest.Repo) {
+	t.Helper()
+	repo := memorytest.NewRepo()
+	s, err := memory.New(repo, cfg, append([]memory.Option{memory.WithClock(fakeClock())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, repo
+}
+
+func keys(facts []memory.Fact) []string {
+	out := make([]string, len(facts))
+	for i, f := range facts {
+		out[i] = f.Key
+	}
+	return out
+}
+
+func values(facts []memory.Fact) map[string]string {
+	out := map[string]string{}
+	for _, f := range facts {
+		out[f.Key] = f.Value
+	}
+	return out
+}
+
+func mustFacts(t *testing.T, s *memory.Store, sc memory.Scope) []memory.Fact {
+	t.Helper()
+	facts, err := s.GetFacts(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return facts
+}
+
+func TestGetFactsOfUnknownUserIsEmpty(t *testing.T) {
+	s, repo := newStore(t, memory.Config{})
+	facts, err := s.GetFacts(context.Background(), ana)
+	if err != nil || facts == nil || len(facts) != 0 {
+		t.Fatalf("GetFacts = %v, %v; want an empty slice", facts, err)
+	}
+	if n := repo.Calls("Get"); n != 1 {
+		t.Errorf("Get calls = %d, want 1", n)
+	}
+}
+
+func TestUpsertFact(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t, memory.Config{MaxFactChars: 20})
+	f, err := s.UpsertFact(ctx, ana, "  Home City ", "  Lisbon ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Key != "home_city" || f.Value != "Lisbon" || f.SourceThreadID != "" || f.UpdatedAt.IsZero() {
+		t.Errorf("UpsertFact = %+v", f)
+	}
+	if _, err := s.UpsertFact(ctx, ana, "home-city", "Porto"); err != nil {
+		t.Fatal(err)
+	}
+	got := mustFacts(t, s, ana)
+	if diff := cmp.Diff(map[string]string{"home_city": "Porto"}, values(got)); diff != "" {
+		t.Errorf("facts (-want +got):\n%s", diff)
+	}
+	if len(mustFacts(t, s, bob)) != 0 || len(mustFacts(t, s, other)) != 0 {
+		t.Error("another user or tenant sees ana's facts")
+	}
+}
+
+func TestUpsertFactErrors(t *testing.T) {
+	s, repo := newStore(t, memory.Config{MaxFactChars: 20})
+	tests := []struct {
+		name       string
+		sc         memory.Scope
+		key, value string
+		code       int64
+		userMsg    bool
+	}{
+		{"empty key", ana, "  ", "x", memory.CodeEmptyFact, true},
+		{"punctuation key", ana, "!!", "x", memory.CodeEmptyFact, true},
+		{"empty value", ana, "k", " \t ", memory.CodeEmptyFact, true},
+		{"long value", ana, "k", strings.Repeat("é", 21), memory.CodeFactTooLong, true},
+		{"long key", ana, strings.Repeat("k", 21), "v", memory.CodeFactTooLong, true},
+		{"bad tenant", memory.Scope{TenantID: "a#b", UserID: "u"}, "k", "v", memory.CodeInvalidID, false},
+		{"bad user", memory.Scope{TenantID: "a", UserID: ""}, "k", "v", memory.CodeInvalidID, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.UpsertFact(context.Background(), tt.sc, tt.key, tt.value)
+			var e *memory.Error
+			if !errors.As(err, &e) || e.Code != tt.code || e.Status != 400 {
+				t.Fatalf("err = %v, want a 400 with code %d", err, tt.code)
+			}
+			if tt.userMsg && e.UserMessage == "" {
+				t.Error("no userMessage")
+			}
+		})
+	}
+	if n := repo.Calls("SetFact") + repo.Calls("Save"); n != 0 {
+		t.Errorf("%d writes for bad input, want 0", n)
+	}
+	// Exactly at the cap is accepted, counted in runes.
+	if _, err := s.UpsertFact(context.Background(), ana, "k", strings.Repeat("é", 20)); err != nil {
+		t.Errorf("value of exactly MaxFactChars runes: %v", err)
+	}
+}
+
+func TestUpsertFactOverCapDropsLeastRecentlyUpdated(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{MaxFacts: 3})
+	for _, k := range []string{"a", "b", "c"} {
+		if _, err := s.UpsertFact(ctx, ana, k, "v-"+k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.UpsertFact(ctx, ana, "a", "v-a2"); err != nil { // a is now the newest
+		t.Fatal(err)
+	}
+	if _, err := s.UpsertFact(ctx, ana, "d", "v-d"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a", "c", "d"}, keys(mustFacts(t, s, ana))); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	// First write: SetFact misses (no record) then Save; later writes under
+	// the cap: SetFact only.
+	if got, want := repo.Calls("SetFact"), 5; got != want {
+		t.Errorf("SetFact calls = %d, want %d", got, want)
+	}
+	if got, want := repo.Calls("Save"), 2; got != want {
+		t.Errorf("Save calls = %d, want %d (first write, over the cap)", got, want)
+	}
+}
+
+func TestUpsertFactRetriesConflicts(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{MaxFacts: 1, MaxConflictRetries: 3})
+	if _, err := s.UpsertFact(ctx, ana, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	races := 0
+	repo.BeforeSave = func() {
+		if races < 2 {
+			races++
+			repo.Put(ana, memory.Record{Facts: []memory.Fact{{Key: fmt.Sprint("x", races), Value: "v", UpdatedAt: t0}}})
+		}
+	}
+	f, err := s.UpsertFact(ctx, ana, "b", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]memory.Fact{f}, mustFacts(t, s, ana)); diff != "" {
+		t.Errorf("facts (-want +got):\n%s", diff)
+	}
+	// A writer that always wins makes the write fail with a conflict.
+	repo.BeforeSave = func() { repo.Put(ana, memory.Record{Facts: []memory.Fact{{Key: "z", Value: "v", UpdatedAt: t0}}}) }
+	_, err = s.UpsertFact(ctx, ana, "c", "3")
+	if memory.ErrorCode(err) != memory.CodeConflict || memory.ErrorStatus(err) != 409 {
+		t.Errorf("err = %v, want a 409 conflict", err)
+	}
+}
+
+func TestRemoveFactAndClear(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{})
+	for _, k := range []string{"language", "home_city"} {
+		if _, err := s.UpsertFact(ctx, ana, k, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.RemoveFact(ctx, ana, "Home City"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"language"}, keys(mustFacts(t, s, ana))); diff != "" {
+		t.Errorf("after remove (-want +got):\n%s", diff)
+	}
+	rec, _ := repo.Record(ana)
+	if err := s.RemoveFact(ctx, ana, "not_there"); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := repo.Record(ana); after.Version != rec.Version {
+		t.Error("removing an absent key wrote")
+	}
+	if err := s.RemoveFact(ctx, ana, " "); memory.ErrorCode(err) != memory.CodeEmptyFact {
+		t.Errorf("RemoveFact(empty) = %v", err)
+	}
+	if err := s.Clear(ctx, ana); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustFacts(t, s, ana); len(got) != 0 {
+		t.Errorf("after clear: %v", got)
+	}
+	if _, ok := repo.Record(ana); !ok {
+		t.Error("clear removed the record; only erasure does")
+	}
+	if err := s.Clear(ctx, bob); err != nil {
+		t.Errorf("Clear of a user without a record: %v", err)
+	}
+}
+
+func TestDeleteByUser(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{})
+	for _, k := range []string{"a", "b", "c"} {
+		if _, err := s.UpsertFact(ctx, ana, k, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.UpsertFact(ctx, bob, "a", "x"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.DeleteByUser(ctx, ana)
+	if err != nil || n != 3 {
+		t.Fatalf("DeleteByUser = %d, %v; want 3", n, err)
+	}
+	rec, _ := repo.Record(ana)
+	if len(rec.Facts) != 0 || len(rec.Threads) != 0 || rec.ErasedAt.IsZero() {
+		t.Errorf("after erasure the record is %+v, want only a fence", rec)
+	}
+	if len(mustFacts(t, s, bob)) != 1 {
+		t.Error("erasing ana touched bob")
+	}
+	if n, err := s.DeleteByUser(ctx, ana); err != nil || n != 0 {
+		t.Errorf("second erasure = %d, %v; want 0", n, err)
+	}
+}
+
+func TestRepositoryFailureIsAnErrorNeverEmpty(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{})
+	repo.Fail = memorytest.ErrInjected
+	if facts, err := s.GetFacts(ctx, ana); err == nil || facts != nil {
+		t.Errorf("GetFacts = %v, %v; want an error", facts, err)
+	}
+	_, err := s.UpsertFact(ctx, ana, "k", "v")
+	if memory.ErrorCode(err) != memory.CodeRepository || memory.ErrorStatus(err) != 500 || !errors.Is(err, memorytest.ErrInjected) {
+		t.Errorf("UpsertFact = %v, want a repository error wrapping the cause", err)
+	}
+	if err := s.RemoveFact(ctx, ana, "k"); err == nil {
+		t.Error("RemoveFact: no error")
+	}
+	if err := s.Clear(ctx, ana); err == nil {
+		t.Error("Clear: no error")
+	}
+	if _, err := s.DeleteByUser(ctx, ana); err == nil {
+		t.Error("DeleteByUser: no error")
+	}
+	if _, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "hi")); err == nil {
+		t.Error("Extract: no error")
+	}
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	_, err := memory.New(memorytest.NewRepo(), memory.Config{MaxFacts: 100000})
+	if memory.ErrorCode(err) != memory.CodeInvalidConfig {
+		t.Errorf("New = %v, want an invalid config error", err)
+	}
+}
