@@ -1,0 +1,269 @@
+// Package producer builds and sends the extraction message that an AI
+// gateway written in Go sends to usermemory's FIFO queue after every answer
+// of a thread: version 1 of schema/extraction-message.v1.json.
+//
+// A [Producer] validates the IDs and the turns, sets the version and the
+// send time, keeps the whole message within the SQS size limit by dropping
+// the oldest turns first (and, when even the newest turn alone is over,
+// cutting its text), and sends it with the FIFO group of the user and a
+// deduplication ID derived from tenant, user, thread and turn count.
+//
+//	p := producer.New(sqs.NewFromConfig(cfg), queueURL)
+//	err := p.Send(ctx, producer.Message{TenantID: "acme", UserID: "u-123",
+//		ThreadID: "th-9", PreviousTurnCount: 0, TurnCount: 2, Turns: turns})
+package producer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// DefaultMaxBytes is the SQS limit of one message, body and attributes
+// together: 256 KiB. Queues configured for more take [WithMaxBytes].
+const DefaultMaxBytes = 256 * 1024
+
+// API is the part of *sqs.Client a Producer calls.
+type API interface {
+	SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+}
+
+// ErrInvalid is wrapped by the errors of Build and Send for a message that
+// cannot be sent as it is: an invalid ID, turn count, role, model ID or
+// trace value, or a queue URL that does not name a FIFO queue.
+var ErrInvalid = errors.New("producer: invalid message")
+
+// ErrTooLarge is wrapped by the errors of Build and Send when the IDs,
+// metadata and attributes alone leave no room for a turn within the limit.
+var ErrTooLarge = errors.New("producer: message too large")
+
+// Producer sends extraction messages to one FIFO queue. It is safe for
+// concurrent use.
+type Producer struct {
+	client   API
+	queueURL string
+	maxBytes int
+	attrs    map[string]sqstypes.MessageAttributeValue
+	now      func() time.Time
+}
+
+// Option configures a [Producer].
+type Option func(*Producer)
+
+// WithClock sets the clock that stamps SentAt; the default is time.Now.
+func WithClock(now func() time.Time) Option { return func(p *Producer) { p.now = now } }
+
+// WithMaxBytes sets the size limit of a whole message (body and
+// attributes), for a queue whose maximum message size is not 256 KiB.
+// Values below 1 KiB are raised to 1 KiB.
+func WithMaxBytes(n int) Option {
+	return func(p *Producer) { p.maxBytes = max(n, 1024) }
+}
+
+// WithAttributes adds string message attributes to every message (for
+// instance a trace header); they count towards the size limit.
+func WithAttributes(attrs map[string]string) Option {
+	return func(p *Producer) {
+		for k, v := range attrs {
+			p.attrs[k] = sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+		}
+	}
+}
+
+// New returns a Producer that sends to the FIFO queue at queueURL through
+// client, an *sqs.Client in production.
+func New(client API, queueURL string, opts ...Option) *Producer {
+	p := &Producer{client: client, queueURL: queueURL, maxBytes: DefaultMaxBytes,
+		attrs: map[string]sqstypes.MessageAttributeValue{}, now: time.Now}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// Send builds the message (see [Producer.Build]) and sends it. Errors: one
+// wrapping [ErrInvalid] or [ErrTooLarge] before anything is sent; the SQS
+// client's error, wrapped.
+func (p *Producer) Send(ctx context.Context, m Message) error {
+	in, err := p.Build(m)
+	if err != nil {
+		return err
+	}
+	if _, err := p.client.SendMessage(ctx, in); err != nil {
+		return fmt.Errorf("producer: send to %s: %w", p.queueURL, err)
+	}
+	return nil
+}
+
+// Build validates m and returns the SendMessage input Send would send:
+// version 1, SentAt set to now when zero (UTC), the newest [MaxTurns] turns
+// at most, MessageGroupId [GroupID], MessageDeduplicationId
+// [DeduplicationID], and a body whose size with the attributes is within
+// the limit. To stay within it, the oldest turns are dropped first, never
+// the newest; when the newest alone is over, its text is cut to fit, at a
+// rune boundary, keeping its beginning and marking the cut with "…".
+// Turn counts are left as they are: they count the thread, not the
+// message.
+//
+// Errors: one wrapping [ErrInvalid] for an ID that is not memory.ValidID, a
+// negative or decreasing turn count, an unknown role, an invalid
+// cheapModelId or Meta value, or a queue URL without ".fifo"; one wrapping
+// [ErrTooLarge] when no turn fits.
+func (p *Producer) Build(m Message) (*sqs.SendMessageInput, error) {
+	if err := p.check(m); err != nil {
+		return nil, err
+	}
+	m.Version = Version
+	if m.SentAt.IsZero() {
+		m.SentAt = p.now()
+	}
+	m.SentAt = m.SentAt.UTC()
+	turns := m.Turns
+	if len(turns) > MaxTurns {
+		turns = turns[len(turns)-MaxTurns:]
+	}
+	m.Turns = append(make([]Turn, 0, len(turns)), turns...)
+	body, err := p.fit(m)
+	if err != nil {
+		return nil, err
+	}
+	in := &sqs.SendMessageInput{
+		QueueUrl:               aws.String(p.queueURL),
+		MessageBody:            aws.String(string(body)),
+		MessageGroupId:         aws.String(GroupID(m.TenantID, m.UserID)),
+		MessageDeduplicationId: aws.String(DeduplicationID(m.TenantID, m.UserID, m.ThreadID, m.TurnCount)),
+	}
+	if len(p.attrs) > 0 {
+		in.MessageAttributes = p.attrs
+	}
+	return in, nil
+}
+
+func (p *Producer) check(m Message) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+	}
+	switch {
+	case !strings.HasSuffix(p.queueURL, ".fifo"):
+		return bad("the queue URL must name a FIFO queue (ending in .fifo)")
+	case !memory.ValidID(m.TenantID):
+		return bad("tenant ID must be 1 to %d letters, digits or - _ . : @ | + =", memory.MaxIDLen)
+	case !memory.ValidID(m.UserID):
+		return bad("user ID must be 1 to %d letters, digits or - _ . : @ | + =", memory.MaxIDLen)
+	case !memory.ValidID(m.ThreadID):
+		return bad("thread ID must be 1 to %d letters, digits or - _ . : @ | + =", memory.MaxIDLen)
+	case m.PreviousTurnCount < 0 || m.TurnCount < m.PreviousTurnCount || m.TurnCount > maxCount:
+		return bad("turn counts must satisfy 0 ≤ previousTurnCount (%d) ≤ turnCount (%d) ≤ %d", m.PreviousTurnCount, m.TurnCount, maxCount)
+	case m.CheapModelID != "" && !ValidModelID(m.CheapModelID):
+		return bad("cheapModelId must be 1 to 256 letters, digits or . _ : / + -")
+	case m.Meta != nil && (!ValidTraceValue(m.Meta.RequestID) || !ValidTraceValue(m.Meta.TraceID)):
+		return bad("meta values must be at most 256 printable ASCII characters without spaces")
+	}
+	for i, t := range m.Turns {
+		if !ValidRole(t.Role) {
+			return bad("turn %d: role must be user, assistant or tool", i)
+		}
+	}
+	return nil
+}
+
+// maxCount is the largest turn count the schema accepts.
+const maxCount = 1<<31 - 1
+
+// size returns the SQS size of a message with body: the body plus, for
+// each attribute, its name, data type and value.
+func (p *Producer) size(body []byte) int {
+	n := len(body)
+	for k, v := range p.attrs {
+		n += len(k) + len(aws.ToString(v.DataType)) + len(aws.ToString(v.StringValue)) + len(v.BinaryValue)
+	}
+	return n
+}
+
+// fit returns the JSON of m with the oldest turns dropped, and the newest
+// cut, as far as needed to fit the limit.
+func (p *Producer) fit(m Message) ([]byte, error) {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("producer: encode: %w", err)
+	}
+	over := p.size(body) - p.maxBytes
+	if over <= 0 {
+		return body, nil
+	}
+	// Drop the oldest turns: each saves its encoding and a comma.
+	drop := 0
+	for drop < len(m.Turns)-1 && over > 0 {
+		enc, err := json.Marshal(m.Turns[drop])
+		if err != nil {
+			return nil, fmt.Errorf("producer: encode: %w", err)
+		}
+		over -= len(enc) + 1
+		drop++
+	}
+	m.Turns = m.Turns[drop:]
+	if body, err = json.Marshal(m); err != nil {
+		return nil, fmt.Errorf("producer: encode: %w", err)
+	}
+	if p.size(body) <= p.maxBytes {
+		return body, nil
+	}
+	if len(m.Turns) == 0 {
+		return nil, fmt.Errorf("%w: %d bytes without any turn, over the limit of %d", ErrTooLarge, p.size(body), p.maxBytes)
+	}
+	return p.cutNewest(m)
+}
+
+// cutNewest cuts the text of the only turn left to the longest beginning
+// that fits, marked with "…".
+func (p *Producer) cutNewest(m Message) ([]byte, error) {
+	text := m.Turns[0].Text
+	encode := func(runes int) ([]byte, error) {
+		m.Turns = []Turn{{Role: m.Turns[0].Role, Text: firstRunes(text, runes) + "…"}}
+		return json.Marshal(m)
+	}
+	// The largest rune count whose encoding fits; 0 when none does.
+	lo, hi := 0, utf8.RuneCountInString(text)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		body, err := encode(mid)
+		if err != nil {
+			return nil, fmt.Errorf("producer: encode: %w", err)
+		}
+		if p.size(body) <= p.maxBytes {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	body, err := encode(lo)
+	if err != nil {
+		return nil, fmt.Errorf("producer: encode: %w", err)
+	}
+	if lo == 0 || p.size(body) > p.maxBytes {
+		return nil, fmt.Errorf("%w: no room for a turn within the limit of %d bytes", ErrTooLarge, p.maxBytes)
+	}
+	return body, nil
+}
+
+// firstRunes returns the first n runes of s.
+func firstRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
