@@ -1,0 +1,519 @@
+// Package bedrock implements memory.Model, the cheap model of an
+// extraction, over the Converse API of Amazon Bedrock Runtime.
+//
+// The answer is structured by a forced tool call: the request offers one
+// tool, the request's operations tool, and a toolChoice that names it, at
+// temperature 0 and with a bounded maxTokens. The tool input is validated
+// against the tool's JSON Schema and decoded by memory.ParseOperations; any
+// answer that is not exactly one call of that tool with valid input, after
+// the stop reason tool_use, is an error wrapping memory.ErrMalformedAnswer.
+//
+// Some models refuse a forced tool choice. For them, [OutputJSON] is the
+// documented fallback: no toolConfig, a system prompt that asks for only a
+// JSON object {"operations":[…]} matching the same schema, and the text
+// answer validated the same way. In [OutputTool] mode a refusal of the tool
+// choice comes back as an error wrapping [ErrToolChoiceUnsupported] that
+// says to set MODEL_OUTPUT_MODE=json.
+//
+// The Model retries throttling, 5xx answers and timeouts itself, with
+// exponential backoff and full jitter, inside the caller's deadline; every
+// call it makes switches the SDK's own retryer off, so the attempts are
+// bounded by [WithMaxAttempts] alone. It never logs the prompt or the
+// answer.
+package bedrock
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// API is the part of *bedrockruntime.Client that a Model calls.
+type API interface {
+	Converse(ctx context.Context, in *bedrockruntime.ConverseInput, optFns ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseOutput, error)
+}
+
+// OutputMode says how the model is made to answer with structure.
+type OutputMode string
+
+// Output modes.
+const (
+	// OutputTool forces a call of the operations tool (the default).
+	OutputTool OutputMode = "tool"
+	// OutputJSON asks for a JSON text answer, for models that refuse a
+	// forced tool choice.
+	OutputJSON OutputMode = "json"
+)
+
+// ParseOutputMode returns the mode named s ("tool" or "json"), or an error.
+func ParseOutputMode(s string) (OutputMode, error) {
+	switch m := OutputMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case OutputTool, OutputJSON:
+		return m, nil
+	}
+	return "", fmt.Errorf("bedrock: output mode must be tool or json, not %q", s)
+}
+
+// Defaults of a Model.
+const (
+	// DefaultMaxAttempts is the number of calls one Extract makes at most:
+	// the first and three retries.
+	DefaultMaxAttempts = 4
+	// DefaultBaseDelay and DefaultMaxDelay bound the backoff before a
+	// retry: a random wait up to min(DefaultMaxDelay, base·2^(n-1)).
+	DefaultBaseDelay = 200 * time.Millisecond
+	DefaultMaxDelay  = 4 * time.Second
+	// DefaultDeadlineMargin is the time left before the caller's deadline
+	// under which no retry starts: a retry needs time to be answered.
+	DefaultDeadlineMargin = 1 * time.Second
+	// MinMaxTokens and MaxMaxTokens bound the maxTokens derived from the
+	// request's MaxOperations (256 + 64 per operation).
+	MinMaxTokens = 1024
+	MaxMaxTokens = 4096
+)
+
+// ErrToolChoiceUnsupported is wrapped by the error of a call whose model
+// refused the forced tool choice: set MODEL_OUTPUT_MODE=json (OutputJSON).
+var ErrToolChoiceUnsupported = errors.New("bedrock: the model does not support a forced tool choice")
+
+// Call describes one Extract for metrics and tests: IDs, counts and
+// durations, never text.
+type Call struct {
+	ModelID string
+	Mode    OutputMode
+	// Attempts is the number of Converse calls made (0 when none was
+	// needed); Retried lists the error code of each failed attempt that
+	// was retried, such as ThrottlingException or "timeout".
+	Attempts int
+	Retried  []string
+	// Duration is the time Extract took, backoff included.
+	Duration time.Duration
+	// StopReason is the last answer's stop reason, "" without an answer.
+	StopReason string
+	Usage      memory.Usage
+	// Err is what Extract returned.
+	Err error
+}
+
+// Model is the cheap model over Bedrock Converse. It is safe for
+// concurrent use.
+type Model struct {
+	client         API
+	mode           OutputMode
+	maxTokens      int
+	maxAttempts    int
+	baseDelay      time.Duration
+	maxDelay       time.Duration
+	attemptTimeout time.Duration
+	margin         time.Duration
+	observe        func(Call)
+	schemas        schemaCache
+}
+
+// Option configures a Model.
+type Option func(*Model)
+
+// WithOutputMode sets how the model is made to answer; the default is
+// OutputTool.
+func WithOutputMode(m OutputMode) Option { return func(x *Model) { x.mode = m } }
+
+// WithMaxTokens fixes maxTokens; by default it is 256 + 64 per allowed
+// operation, within [MinMaxTokens, MaxMaxTokens].
+func WithMaxTokens(n int) Option { return func(x *Model) { x.maxTokens = n } }
+
+// WithMaxAttempts sets the most Converse calls one Extract makes, first
+// call included (at least 1); the default is DefaultMaxAttempts.
+func WithMaxAttempts(n int) Option { return func(x *Model) { x.maxAttempts = max(n, 1) } }
+
+// WithBackoff sets the base and the cap of the backoff between attempts.
+func WithBackoff(base, maxDelay time.Duration) Option {
+	return func(x *Model) { x.baseDelay, x.maxDelay = base, maxDelay }
+}
+
+// WithAttemptTimeout bounds each attempt: one that takes longer is
+// abandoned and retried, time permitting. Zero (the default) leaves only
+// the caller's deadline.
+func WithAttemptTimeout(d time.Duration) Option { return func(x *Model) { x.attemptTimeout = d } }
+
+// WithDeadlineMargin sets the time before the caller's deadline under
+// which no retry starts; the default is DefaultDeadlineMargin.
+func WithDeadlineMargin(d time.Duration) Option { return func(x *Model) { x.margin = d } }
+
+// WithObserver sets a function called once at the end of every Extract
+// with what it did, for metrics and tests.
+func WithObserver(f func(Call)) Option { return func(x *Model) { x.observe = f } }
+
+// New returns a Model that calls client, usually a *bedrockruntime.Client
+// built once in main. The Model does its own retries: each call it makes
+// sets the client's retryer to aws.NopRetryer, whatever the client was
+// built with, so that one Extract makes at most WithMaxAttempts calls.
+func New(client API, opts ...Option) *Model {
+	m := &Model{
+		client:      client,
+		mode:        OutputTool,
+		maxAttempts: DefaultMaxAttempts,
+		baseDelay:   DefaultBaseDelay,
+		maxDelay:    DefaultMaxDelay,
+		margin:      DefaultDeadlineMargin,
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+// Extract calls the model with req and returns its operations, not yet
+// validated by the store, and the tokens the call used, which are filled
+// also when the answer is malformed.
+//
+// Errors: one wrapping memory.ErrMalformedAnswer when the answer is not
+// the expected structure (another stop reason, no call or another tool's,
+// input outside the schema); one wrapping ErrToolChoiceUnsupported when
+// the model refuses the forced tool choice; the last call's error
+// (a smithy.APIError such as AccessDeniedException, or the context's
+// error) when the call failed, after the retries it allows.
+func (m *Model) Extract(ctx context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
+	start := time.Now()
+	c := Call{ModelID: req.ModelID, Mode: m.mode}
+	ans, err := m.extract(ctx, req, &c)
+	c.Duration, c.Usage, c.Err = time.Since(start), ans.Usage, err
+	if m.observe != nil {
+		m.observe(c)
+	}
+	return ans, err
+}
+
+func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (memory.ModelAnswer, error) {
+	if m.client == nil {
+		return memory.ModelAnswer{}, errors.New("bedrock: no client")
+	}
+	if m.mode != OutputTool && m.mode != OutputJSON {
+		return memory.ModelAnswer{}, fmt.Errorf("bedrock: unknown output mode %q", m.mode)
+	}
+	if req.ModelID == "" {
+		return memory.ModelAnswer{}, errors.New("bedrock: no model ID")
+	}
+	schema, err := m.schemas.get(req.Tool.InputSchema)
+	if err != nil {
+		return memory.ModelAnswer{}, err
+	}
+	if strings.TrimSpace(req.Transcript) == "" {
+		// Nothing to read: Converse refuses an empty message, and the
+		// answer could only be "no change".
+		return memory.ModelAnswer{Operations: []memory.Operation{}}, nil
+	}
+	in, err := m.input(req)
+	if err != nil {
+		return memory.ModelAnswer{}, err
+	}
+	out, err := m.converse(ctx, in, c)
+	if err != nil {
+		return memory.ModelAnswer{}, err
+	}
+	ans := memory.ModelAnswer{Usage: usageOf(out.Usage)}
+	c.StopReason = string(out.StopReason)
+	var input []byte
+	if m.mode == OutputJSON {
+		input, err = jsonAnswer(out)
+	} else {
+		input, err = toolAnswer(out, req.Tool.Name)
+	}
+	if err != nil {
+		return ans, err
+	}
+	if err := validateInput(schema, input); err != nil {
+		return ans, err
+	}
+	ops, err := memory.ParseOperations(input)
+	if err != nil {
+		return ans, fmt.Errorf("bedrock: %w", err)
+	}
+	ans.Operations = ops
+	return ans, nil
+}
+
+// maxTokensFor returns the maxTokens of a call allowing maxOps operations.
+func (m *Model) maxTokensFor(maxOps int) int32 {
+	if m.maxTokens > 0 {
+		return int32(min(m.maxTokens, 1<<20))
+	}
+	return int32(min(max(256+64*min(maxOps, 1<<16), MinMaxTokens), MaxMaxTokens))
+}
+
+// jsonInstruction is added to the system prompt in OutputJSON mode; %s is
+// the schema of the answer.
+const jsonInstruction = "\n\nNo tool is available in this conversation. Instead of calling a tool, " +
+	"answer with only one JSON object of the form {\"operations\":[...]}, with no other text and no code fence. " +
+	"It must match this JSON Schema:\n%s"
+
+// input builds the Converse request.
+func (m *Model) input(req memory.ModelRequest) (*bedrockruntime.ConverseInput, error) {
+	system := req.System
+	in := &bedrockruntime.ConverseInput{
+		ModelId: aws.String(req.ModelID),
+		Messages: []types.Message{{
+			Role:    types.ConversationRoleUser,
+			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Transcript}},
+		}},
+		InferenceConfig: &types.InferenceConfiguration{
+			MaxTokens:   aws.Int32(m.maxTokensFor(req.MaxOperations)),
+			Temperature: aws.Float32(0),
+		},
+	}
+	if m.mode == OutputJSON {
+		system += fmt.Sprintf(jsonInstruction, compact(req.Tool.InputSchema))
+	} else {
+		tool, err := ConverseTool(req.Tool)
+		if err != nil {
+			return nil, err
+		}
+		in.ToolConfig = &types.ToolConfiguration{
+			Tools:      []types.Tool{tool},
+			ToolChoice: &types.ToolChoiceMemberTool{Value: types.SpecificToolChoice{Name: aws.String(req.Tool.Name)}},
+		}
+	}
+	if system != "" {
+		in.System = []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: system}}
+	}
+	return in, nil
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// converse calls the model, retrying what may pass on a second try, within
+// ctx's deadline.
+func (m *Model) converse(ctx context.Context, in *bedrockruntime.ConverseInput, c *Call) (*bedrockruntime.ConverseOutput, error) {
+	noSDKRetry := func(o *bedrockruntime.Options) {
+		o.Retryer = aws.NopRetryer{}
+		o.RetryMaxAttempts = 0
+	}
+	for {
+		c.Attempts++
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if m.attemptTimeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, m.attemptTimeout)
+		}
+		out, err := m.client.Converse(actx, in, noSDKRetry)
+		cancel()
+		if err == nil {
+			return out, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("bedrock: converse %s: gave up after %d attempts: %w", aws.ToString(in.ModelId), c.Attempts, err)
+		}
+		if m.mode == OutputTool && refusesToolChoice(err) {
+			return nil, fmt.Errorf("%w: %s refused toolConfig.toolChoice; set MODEL_OUTPUT_MODE=json to use the JSON answer mode: %w",
+				ErrToolChoiceUnsupported, aws.ToString(in.ModelId), err)
+		}
+		code, retry := retryable(err)
+		if !retry || c.Attempts >= m.maxAttempts {
+			return nil, fmt.Errorf("bedrock: converse %s: attempt %d of %d: %w", aws.ToString(in.ModelId), c.Attempts, m.maxAttempts, err)
+		}
+		wait := m.backoff(c.Attempts)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-wait < m.margin {
+			return nil, fmt.Errorf("bedrock: converse %s: no time left for a retry after attempt %d: %w", aws.ToString(in.ModelId), c.Attempts, err)
+		}
+		c.Retried = append(c.Retried, code)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("bedrock: converse %s: gave up after %d attempts: %w", aws.ToString(in.ModelId), c.Attempts, err)
+		case <-t.C:
+		}
+	}
+}
+
+// backoff returns the wait before the attempt after attempt n: full
+// jitter, up to min(maxDelay, baseDelay·2^(n-1)).
+func (m *Model) backoff(n int) time.Duration {
+	ceiling := m.baseDelay << min(n-1, 20)
+	if ceiling > m.maxDelay || ceiling <= 0 {
+		ceiling = m.maxDelay
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling) + 1
+}
+
+// Error codes retried besides any 5xx answer.
+var retriedCodes = map[string]bool{
+	"ThrottlingException":         true,
+	"TooManyRequestsException":    true,
+	"ServiceUnavailableException": true,
+	"InternalServerException":     true,
+	"ModelNotReadyException":      true,
+	"ModelTimeoutException":       true,
+	"RequestTimeout":              true,
+	"RequestTimeoutException":     true,
+}
+
+// retryable says whether err may pass on another attempt, and names it.
+// Access denied, validation, resource not found, quota and model errors
+// are final.
+func retryable(err error) (string, bool) {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		if retriedCodes[ae.ErrorCode()] {
+			return ae.ErrorCode(), true
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The attempt's own timeout: the caller's ctx is still live.
+		return "timeout", true
+	}
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) && re.HTTPStatusCode() != 0 {
+		s := re.HTTPStatusCode()
+		code := fmt.Sprintf("HTTP %d", s)
+		if ae != nil {
+			code = ae.ErrorCode()
+		}
+		return code, s == http.StatusTooManyRequests || s == http.StatusRequestTimeout || s >= 500
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return "timeout", true
+	}
+	if awsretry.IsErrorRetryables(awsretry.DefaultRetryables).IsErrorRetryable(err) == aws.TrueTernary {
+		return "connection", true
+	}
+	return "", false
+}
+
+// refusesToolChoice recognises the ValidationException of a model that
+// does not support a forced tool choice.
+func refusesToolChoice(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" &&
+		strings.Contains(strings.ToLower(ae.ErrorMessage()), "toolchoice")
+}
+
+// toolAnswer returns the input of the answer's one call of the tool named
+// name, or an error wrapping memory.ErrMalformedAnswer.
+func toolAnswer(out *bedrockruntime.ConverseOutput, name string) ([]byte, error) {
+	if out.StopReason != types.StopReasonToolUse {
+		return nil, malformed("stop reason %q, not tool_use", out.StopReason)
+	}
+	msg, ok := out.Output.(*types.ConverseOutputMemberMessage)
+	if !ok {
+		return nil, malformed("no message in the answer")
+	}
+	var use *types.ToolUseBlock
+	for _, b := range msg.Value.Content {
+		tu, ok := b.(*types.ContentBlockMemberToolUse)
+		if !ok {
+			continue
+		}
+		if aws.ToString(tu.Value.Name) != name {
+			return nil, malformed("a call of the tool %q, not %q", cut(aws.ToString(tu.Value.Name), 64), name)
+		}
+		if use != nil {
+			return nil, malformed("more than one call of the tool")
+		}
+		use = &tu.Value
+	}
+	if use == nil {
+		return nil, malformed("no tool call in the answer")
+	}
+	input, err := toolInput(*use)
+	if err != nil {
+		return nil, malformed("%v", err)
+	}
+	return input, nil
+}
+
+// jsonAnswer returns the JSON object of a text answer, without a code
+// fence, or an error wrapping memory.ErrMalformedAnswer.
+func jsonAnswer(out *bedrockruntime.ConverseOutput) ([]byte, error) {
+	if out.StopReason != types.StopReasonEndTurn && out.StopReason != types.StopReasonStopSequence {
+		return nil, malformed("stop reason %q, not end_turn", out.StopReason)
+	}
+	msg, ok := out.Output.(*types.ConverseOutputMemberMessage)
+	if !ok {
+		return nil, malformed("no message in the answer")
+	}
+	var b strings.Builder
+	for _, c := range msg.Value.Content {
+		if t, ok := c.(*types.ContentBlockMemberText); ok {
+			b.WriteString(t.Value)
+		}
+	}
+	text := stripFence(b.String())
+	if text == "" {
+		return nil, malformed("no text in the answer")
+	}
+	return []byte(text), nil
+}
+
+// stripFence removes white space and a Markdown code fence (```json … ```)
+// around text.
+func stripFence(text string) string {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "```") {
+		return t
+	}
+	t = strings.TrimPrefix(t, "```")
+	if i := strings.IndexByte(t, '\n'); i >= 0 && !strings.ContainsAny(t[:i], "{[") {
+		t = t[i+1:] // the info string, such as json
+	}
+	t = strings.TrimSpace(t)
+	t = strings.TrimSuffix(t, "```")
+	return strings.TrimSpace(t)
+}
+
+func usageOf(u *types.TokenUsage) memory.Usage {
+	if u == nil {
+		return memory.Usage{}
+	}
+	return memory.Usage{
+		InputTokens:      int(aws.ToInt32(u.InputTokens)),
+		OutputTokens:     int(aws.ToInt32(u.OutputTokens)),
+		CacheReadTokens:  int(aws.ToInt32(u.CacheReadInputTokens)),
+		CacheWriteTokens: int(aws.ToInt32(u.CacheWriteInputTokens)),
+	}
+}
+
+// cut returns s cut to n bytes at most, at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+type malformedError struct{ msg string }
+
+func (e *malformedError) Error() string { return "bedrock: malformed answer: " + e.msg }
+func (e *malformedError) Unwrap() error { return memory.ErrMalformedAnswer }
+
+func malformed(format string, args ...any) error {
+	return &malformedError{msg: fmt.Sprintf(format, args...)}
+}

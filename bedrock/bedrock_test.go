@@ -1,0 +1,618 @@
+package bedrock_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/smithy-go"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/usermemory/usermemory/bedrock"
+	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/memory"
+)
+
+const modelID = "us.amazon.nova-micro-v1:0"
+
+// newClient returns the real Bedrock Runtime client pointed at url, with
+// static dummy credentials.
+func newClient(url string) *bedrockruntime.Client {
+	return bedrockruntime.New(bedrockruntime.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(url),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+}
+
+// standIn serves a Converse stand-in for one test and returns it with its
+// URL.
+func standIn(t *testing.T) (*converse.Server, string) {
+	t.Helper()
+	s := converse.New()
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return s, hs.URL
+}
+
+// observed collects the Calls a Model reports.
+type observed struct {
+	mu    sync.Mutex
+	calls []bedrock.Call
+}
+
+func (o *observed) observe(c bedrock.Call) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.calls = append(o.calls, c)
+}
+
+func (o *observed) last(t *testing.T) bedrock.Call {
+	t.Helper()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.calls) == 0 {
+		t.Fatal("the observer was not called")
+	}
+	return o.calls[len(o.calls)-1]
+}
+
+// newModel returns a Model over the stand-in, with a fast backoff, and
+// the observer of its calls.
+func newModel(url string, opts ...bedrock.Option) (*bedrock.Model, *observed) {
+	o := &observed{}
+	opts = append([]bedrock.Option{bedrock.WithBackoff(5*time.Millisecond, 20*time.Millisecond), bedrock.WithObserver(o.observe)}, opts...)
+	return bedrock.New(newClient(url), opts...), o
+}
+
+func request(transcript string) memory.ModelRequest {
+	return memory.ModelRequest{
+		ModelID:       modelID,
+		System:        "You keep facts about the user.",
+		Transcript:    transcript,
+		Tool:          memory.OperationsTool(8, 200),
+		MaxOperations: 8,
+		Meta:          memory.Meta{Kind: memory.KindMemoryUser, TenantID: "acme", UserID: "u-1"},
+	}
+}
+
+const anaTranscript = "User: Hi, I'm Ana from Lisbon, answer in Portuguese\n\nAssistant: Olá Ana!"
+
+var anaOps = []memory.Operation{
+	{Op: "SET", Key: "name", Value: "Ana"},
+	{Op: "SET", Key: "home_city", Value: "Lisbon"},
+	{Op: "SET", Key: "preferred_language", Value: "Portuguese"},
+}
+
+func calls(t *testing.T, s *converse.Server) []converse.Call {
+	t.Helper()
+	_, c := s.Calls()
+	return c
+}
+
+// wire is one request as an httptest server received it.
+type wire struct {
+	method, path, auth, contentType string
+	body                            map[string]any
+}
+
+// wireServer answers every request with answer and records it.
+func wireServer(t *testing.T, answer string) (*httptest.Server, func() wire) {
+	t.Helper()
+	var mu sync.Mutex
+	var got wire
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = wire{method: r.Method, path: r.URL.EscapedPath(), auth: r.Header.Get("Authorization"), contentType: r.Header.Get("Content-Type")}
+		if err := json.Unmarshal(b, &got.body); err != nil {
+			t.Errorf("request body is not JSON: %v", err)
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer)
+	}))
+	t.Cleanup(hs.Close)
+	return hs, func() wire { mu.Lock(); defer mu.Unlock(); return got }
+}
+
+func TestRequestOnTheWire(t *testing.T) {
+	const answer = `{"output":{"message":{"role":"assistant","content":[{"text":"ok"},{"toolUse":{"toolUseId":"t1","name":"record_memory_operations","input":{"operations":[{"op":"SET","key":"name","value":"Ana"}]}}}]}},` +
+		`"stopReason":"tool_use","usage":{"inputTokens":120,"outputTokens":30,"totalTokens":150,"cacheReadInputTokens":7,"cacheWriteInputTokens":3},"metrics":{"latencyMs":12}}`
+	hs, got := wireServer(t, answer)
+	const arn = "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.amazon.nova-micro-v1:0"
+	req := request("User: I'm Ana")
+	req.ModelID = arn
+	ans, err := bedrock.New(newClient(hs.URL)).Extract(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	if diff := cmp.Diff([]memory.Operation{{Op: "SET", Key: "name", Value: "Ana"}}, ans.Operations); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+	if want := (memory.Usage{InputTokens: 120, OutputTokens: 30, CacheReadTokens: 7, CacheWriteTokens: 3}); ans.Usage != want {
+		t.Errorf("usage = %+v, want %+v", ans.Usage, want)
+	}
+
+	w := got()
+	if w.method != http.MethodPost {
+		t.Errorf("method = %s, want POST", w.method)
+	}
+	if want := "/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile%2Fus.amazon.nova-micro-v1%3A0/converse"; w.path != want {
+		t.Errorf("path = %s, want %s", w.path, want)
+	}
+	if !strings.HasPrefix(w.auth, "AWS4-HMAC-SHA256 ") {
+		t.Errorf("Authorization = %q, want a SigV4 signature", w.auth)
+	}
+	var schema any
+	if err := json.Unmarshal(req.Tool.InputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"system":   []any{map[string]any{"text": req.System}},
+		"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"text": req.Transcript}}}},
+		"inferenceConfig": map[string]any{
+			"maxTokens":   float64(1024),
+			"temperature": float64(0),
+		},
+		"toolConfig": map[string]any{
+			"tools": []any{map[string]any{"toolSpec": map[string]any{
+				"name":        memory.OperationsToolName,
+				"description": req.Tool.Description,
+				"inputSchema": map[string]any{"json": schema},
+			}}},
+			"toolChoice": map[string]any{"tool": map[string]any{"name": memory.OperationsToolName}},
+		},
+	}
+	if diff := cmp.Diff(want, w.body); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+}
+
+func TestJSONModeOnTheWire(t *testing.T) {
+	const answer = "{\"output\":{\"message\":{\"role\":\"assistant\",\"content\":[{\"text\":\"```json\\n{\\\"operations\\\":[{\\\"op\\\":\\\"DELETE\\\",\\\"key\\\":\\\"home_city\\\"}]}\\n```\"}]}}," +
+		`"stopReason":"end_turn","usage":{"inputTokens":90,"outputTokens":12,"totalTokens":102},"metrics":{"latencyMs":3}}`
+	hs, got := wireServer(t, answer)
+	req := request("User: forget where I live")
+	ans, err := bedrock.New(newClient(hs.URL), bedrock.WithOutputMode(bedrock.OutputJSON)).Extract(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	if diff := cmp.Diff([]memory.Operation{{Op: "DELETE", Key: "home_city"}}, ans.Operations); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+	if want := (memory.Usage{InputTokens: 90, OutputTokens: 12}); ans.Usage != want {
+		t.Errorf("usage = %+v, want %+v", ans.Usage, want)
+	}
+	w := got()
+	if _, ok := w.body["toolConfig"]; ok {
+		t.Errorf("JSON mode sent a toolConfig: %v", w.body["toolConfig"])
+	}
+	sys, _ := w.body["system"].([]any)
+	if len(sys) != 1 {
+		t.Fatalf("system = %v, want one block", w.body["system"])
+	}
+	text, _ := sys[0].(map[string]any)["text"].(string)
+	if !strings.HasPrefix(text, req.System) || !strings.Contains(text, `{"operations":[...]}`) || !strings.Contains(text, `"enum":["SET","DELETE"]`) {
+		t.Errorf("system text does not keep the prompt and add the JSON instruction with the schema:\n%s", text)
+	}
+}
+
+func TestMaxTokens(t *testing.T) {
+	tests := []struct {
+		name   string
+		maxOps int
+		opts   []bedrock.Option
+		want   int
+	}{
+		{"few operations get the floor", 8, nil, 1024},
+		{"scaled", 20, nil, 256 + 64*20},
+		{"capped", 100, nil, 4096},
+		{"fixed by option", 100, []bedrock.Option{bedrock.WithMaxTokens(300)}, 300},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, url := standIn(t)
+			m, _ := newModel(url, tt.opts...)
+			req := request(anaTranscript)
+			req.MaxOperations = tt.maxOps
+			req.Tool = memory.OperationsTool(tt.maxOps, 200)
+			if _, err := m.Extract(context.Background(), req); err != nil {
+				t.Fatalf("Extract: %v", err)
+			}
+			c := calls(t, s)
+			if len(c) != 1 || c[0].MaxTokens != tt.want || c[0].Temperature != 0 {
+				t.Errorf("calls = %+v, want one with maxTokens %d and temperature 0", c, tt.want)
+			}
+		})
+	}
+}
+
+func TestDefaultAnswerThroughStandIn(t *testing.T) {
+	s, url := standIn(t)
+	m, o := newModel(url)
+	ans, err := m.Extract(context.Background(), request(anaTranscript))
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	if diff := cmp.Diff(anaOps, ans.Operations); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+	c := o.last(t)
+	if c.Attempts != 1 || c.StopReason != "tool_use" || c.Usage != ans.Usage || ans.Usage.InputTokens == 0 || ans.Usage.OutputTokens == 0 {
+		t.Errorf("call = %+v, want 1 attempt, tool_use and the answer's non-zero usage", c)
+	}
+	if got := calls(t, s); len(got) != 1 || got[0].ModelID != modelID || got[0].Tool != memory.OperationsToolName {
+		t.Errorf("stand-in calls = %+v, want one of %s forcing %s", got, modelID, memory.OperationsToolName)
+	}
+}
+
+func TestMalformedAnswers(t *testing.T) {
+	usage := &converse.Usage{InputTokens: 321, OutputTokens: 45}
+	tests := []struct {
+		name string
+		step converse.Step
+	}{
+		{"max_tokens", converse.Step{StopReason: "max_tokens"}},
+		{"malformed_tool_use", converse.Step{StopReason: "malformed_tool_use"}},
+		{"guardrail_intervened", converse.Step{StopReason: "guardrail_intervened", NoToolUse: true, Text: "blocked"}},
+		{"content_filtered", converse.Step{StopReason: "content_filtered", NoToolUse: true}},
+		{"end_turn with text and no tool use", converse.Step{NoToolUse: true, Text: "Nice to meet you!"}},
+		{"end_turn with a tool use", converse.Step{StopReason: "end_turn"}},
+		{"tool_use without a tool use block", converse.Step{NoToolUse: true, StopReason: "tool_use", Text: "calling"}},
+		{"another tool", converse.Step{ToolName: "remember_user_fact"}},
+		{"input not an object", converse.Step{Input: json.RawMessage(`"SET name Ana"`)}},
+		{"operations not an array", converse.Step{Input: json.RawMessage(`{"operations":"none"}`)}},
+		{"no operations", converse.Step{Input: json.RawMessage(`{}`)}},
+		{"unknown op", converse.Step{Input: json.RawMessage(`{"operations":[{"op":"UPSERT","key":"name","value":"Ana"}]}`)}},
+		{"extra field", converse.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","why":"said so"}]}`)}},
+		{"too many operations", converse.Step{Input: json.RawMessage(`{"operations":[` + strings.Repeat(`{"op":"DELETE","key":"k"},`, 8) + `{"op":"DELETE","key":"k"}]}`)}},
+		{"key too long", converse.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"` + strings.Repeat("k", 201) + `","value":"v"}]}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, url := standIn(t)
+			m, o := newModel(url)
+			step := tt.step
+			step.Usage = usage
+			s.Script(step)
+			ans, err := m.Extract(context.Background(), request(anaTranscript))
+			if !errors.Is(err, memory.ErrMalformedAnswer) {
+				t.Fatalf("Extract error = %v, want one wrapping memory.ErrMalformedAnswer", err)
+			}
+			if ans.Operations != nil {
+				t.Errorf("operations = %v, want none", ans.Operations)
+			}
+			if ans.Usage.InputTokens != 321 || ans.Usage.OutputTokens != 45 {
+				t.Errorf("usage = %+v, want the call's 321/45", ans.Usage)
+			}
+			if c := o.last(t); c.Attempts != 1 || !errors.Is(c.Err, memory.ErrMalformedAnswer) {
+				t.Errorf("call = %+v, want 1 attempt (a malformed answer is not retried)", c)
+			}
+			if strings.Contains(err.Error(), "Ana") || strings.Contains(err.Error(), "said so") || strings.Contains(err.Error(), "Nice to meet") {
+				t.Errorf("error %q carries answer text", err)
+			}
+		})
+	}
+}
+
+func TestRetries(t *testing.T) {
+	tests := []struct {
+		name        string
+		steps       []converse.Step
+		wantRetried []string
+	}{
+		{"throttling then success", []converse.Step{converse.Throttle(), converse.Throttle()}, []string{"ThrottlingException", "ThrottlingException"}},
+		{"5xx then success", []converse.Step{converse.Unavailable(), converse.InternalError()}, []string{"ServiceUnavailableException", "InternalServerException"}},
+		{"model not ready then success", []converse.Step{{Error: converse.ErrModelNotReady}}, []string{"ModelNotReadyException"}},
+		{"unmodeled 502 then success", []converse.Step{{Error: "BadGateway", Status: 502}}, []string{"BadGateway"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, url := standIn(t)
+			m, o := newModel(url)
+			s.Script(tt.steps...)
+			start := time.Now()
+			ans, err := m.Extract(context.Background(), request(anaTranscript))
+			took := time.Since(start)
+			if err != nil {
+				t.Fatalf("Extract: %v", err)
+			}
+			if diff := cmp.Diff(anaOps, ans.Operations); diff != "" {
+				t.Errorf("operations (-want +got):\n%s", diff)
+			}
+			c := o.last(t)
+			want := len(tt.steps) + 1
+			if n, _ := s.Calls(); c.Attempts != want || n != want {
+				t.Errorf("attempts = %d, stand-in calls = %d, want %d each (the SDK must not retry on its own)", c.Attempts, n, want)
+			}
+			if diff := cmp.Diff(tt.wantRetried, c.Retried); diff != "" {
+				t.Errorf("retried (-want +got):\n%s", diff)
+			}
+			t.Logf("%d attempts in %v", c.Attempts, took)
+		})
+	}
+}
+
+func TestRetriesAreBounded(t *testing.T) {
+	s, url := standIn(t)
+	m, o := newModel(url, bedrock.WithMaxAttempts(3))
+	s.Script(converse.Throttle(), converse.Throttle(), converse.Throttle(), converse.Throttle(), converse.Throttle())
+	start := time.Now()
+	_, err := m.Extract(context.Background(), request(anaTranscript))
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "ThrottlingException" {
+		t.Fatalf("Extract error = %v, want the ThrottlingException", err)
+	}
+	if errors.Is(err, memory.ErrMalformedAnswer) {
+		t.Errorf("a failed call reported as a malformed answer: %v", err)
+	}
+	if n, _ := s.Calls(); o.last(t).Attempts != 3 || n != 3 || s.Pending() != 2 {
+		t.Errorf("attempts = %d, stand-in calls = %d, pending = %d; want 3, 3, 2", o.last(t).Attempts, n, s.Pending())
+	}
+	t.Logf("gave up after 3 attempts in %v", time.Since(start))
+}
+
+func TestFinalErrorsAreNotRetried(t *testing.T) {
+	tests := []struct {
+		step converse.Step
+		code string
+	}{
+		{converse.AccessDenied(), "AccessDeniedException"},
+		{converse.Step{Error: converse.ErrValidation, Message: "Malformed input request."}, "ValidationException"},
+		{converse.Step{Error: converse.ErrResourceNotFound, Message: "Model not found."}, "ResourceNotFoundException"},
+		{converse.Step{Error: "ServiceQuotaExceededException", Status: 400}, "ServiceQuotaExceededException"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			s, url := standIn(t)
+			m, o := newModel(url)
+			s.Script(tt.step, converse.Answer())
+			_, err := m.Extract(context.Background(), request(anaTranscript))
+			var ae smithy.APIError
+			if !errors.As(err, &ae) || ae.ErrorCode() != tt.code {
+				t.Fatalf("Extract error = %v, want %s", err, tt.code)
+			}
+			if errors.Is(err, bedrock.ErrToolChoiceUnsupported) || errors.Is(err, memory.ErrMalformedAnswer) {
+				t.Errorf("error %v classified wrongly", err)
+			}
+			if n, _ := s.Calls(); o.last(t).Attempts != 1 || n != 1 {
+				t.Errorf("attempts = %d, stand-in calls = %d, want 1 each", o.last(t).Attempts, n)
+			}
+		})
+	}
+}
+
+func TestTimeoutWithinDeadline(t *testing.T) {
+	s, url := standIn(t)
+	m, o := newModel(url)
+	s.Script(converse.Slow(5 * time.Second))
+	const deadline = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	start := time.Now()
+	_, err := m.Extract(ctx, request(anaTranscript))
+	took := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Extract error = %v, want the deadline's", err)
+	}
+	if took > deadline+200*time.Millisecond {
+		t.Errorf("Extract took %v with a %v deadline", took, deadline)
+	}
+	if o.last(t).Attempts != 1 {
+		t.Errorf("attempts = %d, want 1", o.last(t).Attempts)
+	}
+	t.Logf("returned after %v with a %v deadline", took, deadline)
+}
+
+func TestAttemptTimeoutIsRetried(t *testing.T) {
+	s, url := standIn(t)
+	m, o := newModel(url, bedrock.WithAttemptTimeout(150*time.Millisecond))
+	s.Script(converse.Slow(3 * time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	ans, err := m.Extract(ctx, request(anaTranscript))
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	if diff := cmp.Diff(anaOps, ans.Operations); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+	c := o.last(t)
+	if c.Attempts != 2 || !cmp.Equal(c.Retried, []string{"timeout"}) {
+		t.Errorf("call = %+v, want 2 attempts after a timeout", c)
+	}
+	t.Logf("%d attempts in %v", c.Attempts, time.Since(start))
+}
+
+func TestNoRetryPastTheDeadline(t *testing.T) {
+	s, url := standIn(t)
+	m, o := newModel(url, bedrock.WithBackoff(time.Second, time.Second), bedrock.WithDeadlineMargin(100*time.Millisecond))
+	s.Script(converse.Throttle(), converse.Throttle())
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := m.Extract(ctx, request(anaTranscript))
+	took := time.Since(start)
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "ThrottlingException" {
+		t.Fatalf("Extract error = %v, want the ThrottlingException", err)
+	}
+	// A backoff of up to 1s does not fit in 600ms less the margin every
+	// time; when it does not, Extract returns at once.
+	if took > 600*time.Millisecond {
+		t.Errorf("Extract took %v, past the 600ms deadline", took)
+	}
+	t.Logf("%d attempts in %v", o.last(t).Attempts, took)
+}
+
+func TestToolChoiceRefused(t *testing.T) {
+	s, url := standIn(t)
+	m, o := newModel(url)
+	s.Script(converse.ToolChoiceRefused())
+	_, err := m.Extract(context.Background(), request(anaTranscript))
+	if !errors.Is(err, bedrock.ErrToolChoiceUnsupported) {
+		t.Fatalf("Extract error = %v, want ErrToolChoiceUnsupported", err)
+	}
+	if !strings.Contains(err.Error(), "MODEL_OUTPUT_MODE=json") {
+		t.Errorf("error %q does not say to set MODEL_OUTPUT_MODE=json", err)
+	}
+	if o.last(t).Attempts != 1 {
+		t.Errorf("attempts = %d, want 1", o.last(t).Attempts)
+	}
+
+	// The fallback mode works with the same model.
+	m, _ = newModel(url, bedrock.WithOutputMode(bedrock.OutputJSON))
+	ans, err := m.Extract(context.Background(), request(anaTranscript))
+	if err != nil {
+		t.Fatalf("JSON mode Extract: %v", err)
+	}
+	if diff := cmp.Diff(anaOps, ans.Operations); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+	if c := calls(t, s); c[len(c)-1].Tool != "" {
+		t.Errorf("JSON mode forced the tool %q", c[len(c)-1].Tool)
+	}
+}
+
+func TestJSONMode(t *testing.T) {
+	tests := []struct {
+		name    string
+		step    converse.Step
+		want    []memory.Operation
+		wantErr bool
+	}{
+		{"rule answer", converse.Step{}, anaOps, false},
+		{"fenced", converse.Step{Text: "```json\n{\"operations\":[{\"op\":\"SET\",\"key\":\"role\",\"value\":\"nurse\"}]}\n```"},
+			[]memory.Operation{{Op: "SET", Key: "role", Value: "nurse"}}, false},
+		{"empty list", converse.Step{Text: ` {"operations":[]} `}, []memory.Operation{}, false},
+		{"prose", converse.Step{Text: "I will remember that your name is Ana."}, nil, true},
+		{"schema violation", converse.Step{Text: `{"operations":[{"op":"SET"}]}`}, nil, true},
+		{"max_tokens", converse.Step{StopReason: "max_tokens", Text: `{"operations":[`}, nil, true},
+		{"empty", converse.Step{NoToolUse: true}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, url := standIn(t)
+			m, _ := newModel(url, bedrock.WithOutputMode(bedrock.OutputJSON))
+			s.Script(tt.step)
+			ans, err := m.Extract(context.Background(), request(anaTranscript))
+			if tt.wantErr {
+				if !errors.Is(err, memory.ErrMalformedAnswer) {
+					t.Fatalf("Extract error = %v, want one wrapping memory.ErrMalformedAnswer", err)
+				}
+				if ans.Usage.InputTokens == 0 {
+					t.Errorf("usage = %+v, want the call's", ans.Usage)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Extract: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, ans.Operations); diff != "" {
+				t.Errorf("operations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUsageIncludesCache(t *testing.T) {
+	s, url := standIn(t)
+	m, _ := newModel(url)
+	s.Script(converse.Step{Usage: &converse.Usage{InputTokens: 10, OutputTokens: 5, CacheReadInputTokens: 800, CacheWriteInputTokens: 40}})
+	ans, err := m.Extract(context.Background(), request(anaTranscript))
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	if want := (memory.Usage{InputTokens: 10, OutputTokens: 5, CacheReadTokens: 800, CacheWriteTokens: 40}); ans.Usage != want {
+		t.Errorf("usage = %+v, want %+v", ans.Usage, want)
+	}
+}
+
+func TestBadRequestsMakeNoCall(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*memory.ModelRequest)
+	}{
+		{"no model ID", func(r *memory.ModelRequest) { r.ModelID = "" }},
+		{"schema not JSON", func(r *memory.ModelRequest) { r.Tool.InputSchema = json.RawMessage(`{"type":`) }},
+		{"schema does not compile", func(r *memory.ModelRequest) { r.Tool.InputSchema = json.RawMessage(`{"type":"nothing"}`) }},
+		{"external reference", func(r *memory.ModelRequest) {
+			r.Tool.InputSchema = json.RawMessage(`{"$ref":"https://example.com/schema.json"}`)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, url := standIn(t)
+			m, _ := newModel(url)
+			req := request(anaTranscript)
+			tt.edit(&req)
+			_, err := m.Extract(context.Background(), req)
+			if err == nil || errors.Is(err, memory.ErrMalformedAnswer) {
+				t.Errorf("Extract error = %v, want a failed call", err)
+			}
+			if n, _ := s.Calls(); n != 0 {
+				t.Errorf("stand-in calls = %d, want 0", n)
+			}
+		})
+	}
+}
+
+func TestEmptyTranscriptMakesNoCall(t *testing.T) {
+	s, url := standIn(t)
+	m, o := newModel(url)
+	ans, err := m.Extract(context.Background(), request(" \n "))
+	if err != nil || ans.Operations == nil || len(ans.Operations) != 0 {
+		t.Fatalf("Extract = %+v, %v; want no operations, no error", ans, err)
+	}
+	if n, _ := s.Calls(); n != 0 || o.last(t).Attempts != 0 {
+		t.Errorf("stand-in calls = %d, attempts = %d, want 0", n, o.last(t).Attempts)
+	}
+}
+
+func TestConcurrentExtract(t *testing.T) {
+	s, url := standIn(t)
+	m, _ := newModel(url)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := m.Extract(context.Background(), request(anaTranscript))
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("Extract: %v", err)
+		}
+	}
+	if n, _ := s.Calls(); n != 8 {
+		t.Errorf("stand-in calls = %d, want 8", n)
+	}
+}
+
+func TestParseOutputMode(t *testing.T) {
+	for in, want := range map[string]bedrock.OutputMode{"tool": bedrock.OutputTool, " JSON ": bedrock.OutputJSON} {
+		if got, err := bedrock.ParseOutputMode(in); err != nil || got != want {
+			t.Errorf("ParseOutputMode(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := bedrock.ParseOutputMode("text"); err == nil {
+		t.Error("ParseOutputMode(text) = nil error")
+	}
+}

@@ -1,0 +1,196 @@
+package converse
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Operation is one SET or DELETE operation of an answer, in the shape of
+// the operations tool's input.
+type Operation struct {
+	Op    string `json:"op"`
+	Key   string `json:"key"`
+	Value string `json:"value,omitempty"`
+}
+
+// Keys the rule-based extractor sets.
+const (
+	KeyName     = "name"
+	KeyHomeCity = "home_city"
+	KeyLanguage = "preferred_language"
+	KeyRole     = "role"
+)
+
+// The patterns of the rules. Each is matched against one clause of a user
+// turn; (?i:…) makes the verbs case-insensitive while names and cities must
+// still start with a capital letter.
+var (
+	apos     = `['’]`
+	capWords = `(\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*)*)`
+	capWord  = `(\p{Lu}[\p{L}'’-]*)`
+	iAm      = `(?i:\bi` + apos + `m|\bi\s+am)\s+`
+
+	reForgetCity     = regexp.MustCompile(`(?i)\bforget\s+(?:where\s+i\s+live|my\s+(?:home\s+)?(?:city|town|location|address))\b`)
+	reForgetName     = regexp.MustCompile(`(?i)\bforget\s+my\s+name\b`)
+	reForgetLanguage = regexp.MustCompile(`(?i)\bforget\s+my\s+(?:preferred\s+)?language\b`)
+	reForgetRole     = regexp.MustCompile(`(?i)\bforget\s+(?:my\s+(?:role|job)|what\s+i\s+do)\b`)
+
+	reMoved   = regexp.MustCompile(`(?i:\bi(?:` + apos + `ve|\s+have)?\s+(?:just\s+)?moved\s+to)\s+` + capWords)
+	reLiveIn  = regexp.MustCompile(`(?i:\bi\s+(?:live|am\s+living|` + apos + `m\s+living)\s+in)\s+` + capWords)
+	reFrom    = regexp.MustCompile(iAm + `(?i:(?:originally\s+)?from|based\s+in)\s+` + capWords)
+	reNameIs  = regexp.MustCompile(`(?i:\bmy\s+name\s+is|\bcall\s+me)\s+` + capWord)
+	reIAmName = regexp.MustCompile(iAm + capWord + `(?:\s+(?i:from)\s+` + capWords + `)?`)
+	reLang    = regexp.MustCompile(`(?i)\b(?:answer|reply|respond|write|talk|speak)(?:\s+to\s+me)?\s+in\s+(\p{L}+)|\bi\s+(?:speak|prefer)\s+(\p{L}+)`)
+	reWorkAs  = regexp.MustCompile(`(?i)\bi\s+work\s+as\s+(?:an?\s+)?(\p{L}[\p{L} '’-]*)`)
+	reIAmA    = regexp.MustCompile(iAm + `(?i:an?)\s+(\p{L}[\p{L} '’-]*)`)
+
+	// clauseSep splits a turn into clauses: sentences and comma-separated
+	// parts, so that "I'm Ana from Lisbon, answer in Portuguese" is two.
+	clauseSep = regexp.MustCompile(`[.!?;,\n]+|\s+and\s+|\s+but\s+`)
+)
+
+// notNames are capitalised words that follow "I'm" without being a name.
+var notNames = map[string]bool{
+	"Here": true, "Back": true, "Fine": true, "Good": true, "Glad": true, "Happy": true,
+	"Sorry": true, "Not": true, "Just": true, "Also": true, "Still": true, "Really": true,
+	"Very": true, "So": true, "Looking": true, "Trying": true, "Going": true, "Working": true,
+	"Living": true, "Based": true, "From": true, "In": true, "At": true, "On": true,
+	"Ok": true, "Okay": true, "Sure": true, "Done": true, "Ready": true, "The": true,
+	"Thinking": true, "Interested": true,
+}
+
+// languages are the values the language rule accepts, so that "reply in
+// time" is no preferred language.
+var languages = map[string]bool{
+	"english": true, "portuguese": true, "spanish": true, "french": true, "german": true,
+	"italian": true, "dutch": true, "polish": true, "russian": true, "ukrainian": true,
+	"chinese": true, "mandarin": true, "cantonese": true, "japanese": true, "korean": true,
+	"arabic": true, "hindi": true, "turkish": true, "greek": true, "swedish": true,
+	"norwegian": true, "danish": true, "finnish": true, "czech": true, "romanian": true,
+	"hungarian": true, "catalan": true, "galician": true, "basque": true, "hebrew": true,
+	"vietnamese": true, "thai": true, "indonesian": true, "bengali": true, "urdu": true,
+}
+
+// roleStops end a role phrase: "I'm a nurse in Lisbon" is the role "nurse".
+var roleStops = regexp.MustCompile(`(?i)\s+(?:in|at|for|from|with|who|and|but|living|based|working)\b.*$`)
+
+// RuleOperations is the stand-in's default extractor: deterministic rules
+// over the user turns of a transcript ("User: …" blocks, as memory.Transcript
+// writes them). It understands a name ("I'm Ana", "my name is Ana"), a home
+// city ("I live in Lisbon", "I'm from Lisbon", "I moved to Porto"), a
+// preferred language ("answer in Portuguese", "I speak Portuguese"), a role
+// ("I work as a nurse", "I'm a software engineer") and the forgetting of
+// each ("forget where I live", "forget my name", "forget my language",
+// "forget my job"). Operations come in the order the user said them; a key
+// set twice keeps its last value only. Assistant turns are ignored.
+func RuleOperations(transcript string) []Operation {
+	var ops []Operation
+	add := func(op Operation) {
+		for i, o := range ops {
+			if o.Key == op.Key {
+				ops = append(ops[:i], ops[i+1:]...)
+				break
+			}
+		}
+		ops = append(ops, op)
+	}
+	for _, turn := range userTurns(transcript) {
+		for _, clause := range clauseSep.Split(turn, -1) {
+			for _, op := range clauseOperations(strings.TrimSpace(clause)) {
+				add(op)
+			}
+		}
+	}
+	if ops == nil {
+		ops = []Operation{}
+	}
+	return ops
+}
+
+// userTurns returns the texts of the user blocks of a transcript. Blocks
+// are separated by blank lines and start with "User: " or "Assistant: "; a
+// block with neither continues the one before it. A text without any such
+// block is one user turn.
+func userTurns(transcript string) []string {
+	if !strings.HasPrefix(transcript, "User: ") && !strings.HasPrefix(transcript, "Assistant: ") &&
+		!strings.Contains(transcript, "\n\nUser: ") && !strings.Contains(transcript, "\n\nAssistant: ") {
+		return []string{transcript}
+	}
+	var turns []string
+	inUser := false
+	for _, block := range strings.Split(transcript, "\n\n") {
+		switch {
+		case strings.HasPrefix(block, "User: "):
+			inUser = true
+			turns = append(turns, strings.TrimPrefix(block, "User: "))
+		case strings.HasPrefix(block, "Assistant: "):
+			inUser = false
+		case inUser:
+			turns[len(turns)-1] += "\n\n" + block
+		}
+	}
+	return turns
+}
+
+// clauseOperations returns what one clause says; a forget wins over a set
+// in the same clause.
+func clauseOperations(c string) []Operation {
+	if c == "" {
+		return nil
+	}
+	del := func(key string) []Operation { return []Operation{{Op: "DELETE", Key: key}} }
+	switch {
+	case reForgetCity.MatchString(c):
+		return del(KeyHomeCity)
+	case reForgetName.MatchString(c):
+		return del(KeyName)
+	case reForgetLanguage.MatchString(c):
+		return del(KeyLanguage)
+	case reForgetRole.MatchString(c):
+		return del(KeyRole)
+	}
+	set := func(key, value string) Operation { return Operation{Op: "SET", Key: key, Value: value} }
+	var ops []Operation
+	if m := reMoved.FindStringSubmatch(c); m != nil {
+		ops = append(ops, set(KeyHomeCity, m[1]))
+	} else if m := reLiveIn.FindStringSubmatch(c); m != nil {
+		ops = append(ops, set(KeyHomeCity, m[1]))
+	} else if m := reFrom.FindStringSubmatch(c); m != nil {
+		ops = append(ops, set(KeyHomeCity, m[1]))
+	}
+	if m := reNameIs.FindStringSubmatch(c); m != nil && !notNames[m[1]] {
+		ops = append(ops, set(KeyName, m[1]))
+	} else if m := reIAmName.FindStringSubmatch(c); m != nil && !notNames[m[1]] && !languages[strings.ToLower(m[1])] {
+		ops = append(ops, set(KeyName, m[1]))
+		if m[2] != "" {
+			ops = append(ops, set(KeyHomeCity, m[2]))
+		}
+	}
+	if m := reLang.FindStringSubmatch(c); m != nil {
+		lang := m[1] + m[2]
+		if languages[strings.ToLower(lang)] {
+			ops = append(ops, set(KeyLanguage, titleCase(lang)))
+		}
+	}
+	if m := reWorkAs.FindStringSubmatch(c); m != nil {
+		ops = appendRole(ops, m[1])
+	} else if m := reIAmA.FindStringSubmatch(c); m != nil {
+		ops = appendRole(ops, m[1])
+	}
+	return ops
+}
+
+func appendRole(ops []Operation, phrase string) []Operation {
+	role := strings.TrimSpace(roleStops.ReplaceAllString(phrase, ""))
+	if role == "" || utf8.RuneCountInString(role) > 60 {
+		return ops
+	}
+	return append(ops, Operation{Op: "SET", Key: KeyRole, Value: strings.ToLower(role)})
+}
+
+func titleCase(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + strings.ToLower(s[n:])
+}
