@@ -1,0 +1,101 @@
+package bedrock
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// stub is an API that answers with a fixed tool call and checks that
+// every call switches the SDK's retryer off.
+type stub struct {
+	t     *testing.T
+	calls int
+}
+
+func (s *stub) Converse(_ context.Context, in *bedrockruntime.ConverseInput, optFns ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseOutput, error) {
+	s.calls++
+	o := bedrockruntime.Options{RetryMaxAttempts: 5}
+	for _, f := range optFns {
+		f(&o)
+	}
+	if _, ok := o.Retryer.(aws.NopRetryer); !ok || o.RetryMaxAttempts != 0 {
+		s.t.Errorf("call options: retryer %T, max attempts %d; want aws.NopRetryer and 0", o.Retryer, o.RetryMaxAttempts)
+	}
+	return &bedrockruntime.ConverseOutput{
+		StopReason: types.StopReasonToolUse,
+		Output: &types.ConverseOutputMemberMessage{Value: types.Message{Role: types.ConversationRoleAssistant, Content: []types.ContentBlock{
+			&types.ContentBlockMemberToolUse{Value: types.ToolUseBlock{
+				Name:  aws.String(memory.OperationsToolName),
+				Input: document.NewLazyDocument(map[string]any{"operations": []any{}}),
+			}},
+		}}},
+	}, nil
+}
+
+func TestSchemaCompiledOnce(t *testing.T) {
+	s := &stub{t: t}
+	m := New(s)
+	req := memory.ModelRequest{ModelID: "m", Transcript: "User: hi", Tool: memory.OperationsTool(4, 100), MaxOperations: 4}
+	for range 3 {
+		if _, err := m.Extract(context.Background(), req); err != nil {
+			t.Fatalf("Extract: %v", err)
+		}
+	}
+	first := m.schemas.m[string(req.Tool.InputSchema)]
+	req.Tool = memory.OperationsTool(5, 100)
+	if _, err := m.Extract(context.Background(), req); err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	if len(m.schemas.m) != 2 || s.calls != 4 {
+		t.Errorf("%d schemas compiled for 2 schema texts, %d calls for 4", len(m.schemas.m), s.calls)
+	}
+	again, err := m.schemas.get(memory.OperationsTool(4, 100).InputSchema)
+	if err != nil || again != first {
+		t.Errorf("the schema was compiled again: %p != %p (%v)", again, first, err)
+	}
+}
+
+func TestStripFence(t *testing.T) {
+	tests := map[string]string{
+		`{"operations":[]}`:                         `{"operations":[]}`,
+		"  {\"operations\":[]}\n":                   `{"operations":[]}`,
+		"```json\n{\"operations\":[]}\n```":         `{"operations":[]}`,
+		"```\n{\"operations\":[]}\n```\n":           `{"operations":[]}`,
+		"```{\"operations\":[]}```":                 `{"operations":[]}`,
+		"```JSON \n {\"operations\":[]} \n```":      `{"operations":[]}`,
+		"Here it is: {\"operations\":[]}":           "Here it is: {\"operations\":[]}",
+		"```json\n{\"operations\":[{\"op\":\"SET\"": `{"operations":[{"op":"SET"`,
+	}
+	for in, want := range tests {
+		if got := stripFence(in); got != want {
+			t.Errorf("stripFence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBackoffStaysInBounds(t *testing.T) {
+	m := New(nil)
+	for n := 1; n <= 40; n++ {
+		ceiling := min(DefaultBaseDelay<<min(n-1, 20), DefaultMaxDelay)
+		for range 50 {
+			if d := m.backoff(n); d <= 0 || d > ceiling {
+				t.Fatalf("backoff(%d) = %v, want in (0, %v]", n, d, ceiling)
+			}
+		}
+	}
+}
+
+func TestNoClient(t *testing.T) {
+	_, err := New(nil).Extract(context.Background(), memory.ModelRequest{ModelID: "m", Transcript: "x", Tool: memory.OperationsTool(1, 16)})
+	if err == nil || errors.Is(err, memory.ErrMalformedAnswer) {
+		t.Errorf("Extract without a client = %v, want a failed call", err)
+	}
+}
