@@ -1,0 +1,190 @@
+// Package httpapi is the HTTP plumbing the fact functions share: it turns
+// an API Gateway HTTP API request (payload format 2.0, JWT authorizer) into
+// an identity and an input, runs one operation of the memory core, and
+// turns its result or error into a response. Errors are
+// application/problem+json (RFC 9457) with the extension members code and
+// userMessage; a 5xx body says "internal error" and nothing of its cause,
+// which goes to the log.
+//
+// Identity comes only from the verified claims in
+// requestContext.authorizer.jwt: the user is the sub claim, the tenant the
+// configurable tenant claim. The tenant is never read from the path or
+// the body; on /v1/me routes neither is the user. Scopes are checked again
+// here, whatever the authorizer checked.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// Op is one operation of a function: it reads or writes the facts of
+// r.Scope and returns the response's status and body (nil for no body).
+// An error is mapped by [ProblemFor].
+type Op func(ctx context.Context, r Request) (status int, body any, err error)
+
+// Handler serves the routes of one function.
+type Handler struct {
+	auth   Auth
+	op     Op
+	log    *slog.Logger
+	routes map[string]route
+}
+
+// New returns a Handler that runs op for every request on one of routes,
+// route keys as template.yaml names them ("PUT /v1/me/facts/{key}"). A
+// nil log discards the log. It returns an error for a malformed route key.
+func New(auth Auth, log *slog.Logger, op Op, routes ...string) (*Handler, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{auth: auth.withDefaults(), op: op, log: log, routes: map[string]route{}}
+	for _, k := range routes {
+		r, err := parseRoute(k)
+		if err != nil {
+			return nil, err
+		}
+		h.routes[k] = r
+	}
+	if len(h.routes) == 0 {
+		return nil, fmt.Errorf("httpapi: a handler needs at least one route")
+	}
+	return h, nil
+}
+
+// Decode returns the decoded request, or a 4xx *memory.Error: 404
+// CodeRouteNotFound, 401 CodeUnauthenticated, 403 CodeForbidden, 400
+// CodeInvalidID, CodeMalformedBody, CodeUnknownField, CodeIdentityInBody or
+// CodeEmptyFact, 413 CodeBodyTooLarge, 415 CodeUnsupportedMediaType.
+func (h *Handler) Decode(req events.APIGatewayV2HTTPRequest) (Request, error) {
+	r, ok := h.routes[req.RouteKey]
+	if !ok {
+		return Request{}, fail(http.StatusNotFound, CodeRouteNotFound, "no such route")
+	}
+	return h.auth.decode(r, req)
+}
+
+// Handle serves one request. It never returns an error: every failure is
+// a problem response, so API Gateway always gets a well-formed answer.
+func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	start := time.Now()
+	r, err := h.Decode(req)
+	status, body := 0, any(nil)
+	if err == nil {
+		status, body, err = h.op(ctx, r)
+	}
+	var resp events.APIGatewayV2HTTPResponse
+	if err != nil {
+		resp = problemResponse(ProblemFor(err))
+	} else {
+		resp = jsonResponse(status, body)
+	}
+	h.logRequest(ctx, req, r, resp.StatusCode, err, time.Since(start))
+	return resp, nil
+}
+
+func jsonResponse(status int, body any) events.APIGatewayV2HTTPResponse {
+	if body == nil {
+		return events.APIGatewayV2HTTPResponse{StatusCode: status}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return problemResponse(ProblemFor(err))
+	}
+	return events.APIGatewayV2HTTPResponse{
+		StatusCode: status,
+		Headers:    map[string]string{"content-type": "application/json"},
+		Body:       string(b),
+	}
+}
+
+// logRequest writes one line per request: IDs, route, status and code,
+// and for a 5xx the cause. Never a fact value: the request body and the
+// response body stay out of the log.
+func (h *Handler) logRequest(ctx context.Context, req events.APIGatewayV2HTTPRequest, r Request, status int, err error, took time.Duration) {
+	attrs := []slog.Attr{
+		slog.String("requestId", req.RequestContext.RequestID),
+		slog.String("route", req.RouteKey),
+		slog.Int("status", status),
+		slog.Duration("took", took),
+	}
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		attrs = append(attrs, slog.String("awsRequestId", lc.AwsRequestID))
+	}
+	if r.Scope.TenantID != "" {
+		attrs = append(attrs, slog.String("tenantId", r.Scope.TenantID), slog.String("userId", r.Scope.UserID),
+			slog.Bool("admin", r.Admin))
+	}
+	level := slog.LevelInfo
+	if err != nil {
+		attrs = append(attrs, slog.Int64("code", ProblemFor(err).Code))
+		if status >= 500 {
+			level = slog.LevelError
+			attrs = append(attrs, slog.String("cause", err.Error()))
+		}
+	}
+	h.log.LogAttrs(ctx, level, "request", attrs...)
+}
+
+// Fact is a fact as the API shows it.
+type Fact struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	// UpdatedAt is RFC 3339 in UTC.
+	UpdatedAt      string `json:"updatedAt"`
+	SourceThreadID string `json:"sourceThreadId,omitempty"`
+}
+
+// FactOf returns the API form of f.
+func FactOf(f memory.Fact) Fact {
+	return Fact{Key: f.Key, Value: f.Value, UpdatedAt: f.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		SourceThreadID: f.SourceThreadID}
+}
+
+// Limits are the caps as the API shows them.
+type Limits struct {
+	MaxFacts     int `json:"maxFacts"`
+	MaxFactChars int `json:"maxFactChars"`
+}
+
+// FactsBody is the body of a 200 to GET .../facts.
+type FactsBody struct {
+	Facts  []Fact `json:"facts"`
+	Limits Limits `json:"limits"`
+}
+
+// NewFactsBody returns the body listing facts under limits; an empty list
+// for no fact, never null.
+func NewFactsBody(facts []memory.Fact, l memory.Limits) FactsBody {
+	out := FactsBody{Facts: make([]Fact, 0, len(facts)), Limits: Limits{MaxFacts: l.MaxFacts, MaxFactChars: l.MaxFactChars}}
+	for _, f := range facts {
+		out.Facts = append(out.Facts, FactOf(f))
+	}
+	return out
+}
+
+// FactBody is the body of a 200 to PUT .../facts/{key}.
+type FactBody struct {
+	Fact Fact `json:"fact"`
+}
+
+// ErasedBody is the body of a 200 to DELETE /v1/users/{userId}.
+type ErasedBody struct {
+	RemovedFacts int `json:"removedFacts"`
+}
+
+// NewLogger returns the JSON logger the functions write to stdout with:
+// CloudWatch Logs keeps one JSON object a line.
+func NewLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, nil))
+}

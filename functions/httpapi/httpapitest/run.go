@@ -1,0 +1,102 @@
+package httpapitest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// Want is the expected outcome of a sample event: its status and, for an
+// error, its code.
+type Want struct {
+	Status int
+	Code   int64
+}
+
+// RunEvents invokes a fresh handler (made by newHandler on a repository
+// seeded by seed) with every events/<prefix>*.json file, holds each
+// exchange to the document, and checks it against want. An event without
+// an expectation, or an expectation without its event, fails t.
+func RunEvents(t *testing.T, prefix string, want map[string]Want, newHandler func(t *testing.T) HandlerFunc) {
+	t.Helper()
+	spec := LoadSpec(t)
+	names := Events(t, prefix)
+	seen := map[string]bool{}
+	for _, name := range names {
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			w, ok := want[name]
+			if !ok {
+				t.Fatalf("events/%s has no expectation", name)
+			}
+			resp := Exchange(t, spec, newHandler(t), ReadEvent(t, name))
+			if resp.StatusCode != w.Status || ProblemCode(resp) != w.Code {
+				t.Errorf("got %d code %d (%s), want %d code %d", resp.StatusCode, ProblemCode(resp), resp.Body, w.Status, w.Code)
+			}
+		})
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("events/%s is expected but missing", name)
+		}
+	}
+}
+
+// Seed stores facts for s in repo through a store, so that they are
+// stored as the service stores them. Each fact is key=value.
+func Seed(t testing.TB, repo memory.Repository, s memory.Scope, kv ...string) {
+	t.Helper()
+	store := NewStore(t, repo)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if _, err := store.UpsertFact(context.Background(), s, kv[i], kv[i+1]); err != nil {
+			t.Fatalf("seed %v: %v", s, err)
+		}
+	}
+}
+
+// Facts returns the stored facts of s as key → value.
+func Facts(t testing.TB, repo memory.Repository, s memory.Scope) map[string]string {
+	t.Helper()
+	facts, err := NewStore(t, repo).GetFacts(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range facts {
+		out[f.Key] = f.Value
+	}
+	return out
+}
+
+// DynamoClient returns a DynamoDB client for the moto_server at endpoint,
+// with dummy credentials.
+func DynamoClient(endpoint string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+}
+
+// MotoRepo creates a fresh table on the moto_server at endpoint and
+// returns a dynamorepo.Repo over it.
+func MotoRepo(t testing.TB, endpoint string) *dynamorepo.Repo {
+	t.Helper()
+	client := DynamoClient(endpoint)
+	table := fmt.Sprintf("facts-%d-%d", os.Getpid(), time.Now().UnixNano())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := dynamorepo.CreateTable(ctx, client, table); err != nil {
+		t.Fatalf("create table on %s: %v", endpoint, err)
+	}
+	return dynamorepo.New(client, table)
+}

@@ -1,0 +1,269 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// DefaultMaxBodyBytes is the default limit of a request body, decoded: a
+// value of MaxMaxFactChars runes of 4 bytes, escaped, fits with room.
+const DefaultMaxBodyBytes = 16 * 1024
+
+// Auth says how a request's identity is read from its verified token
+// claims. The zero value of a field means its default (setup's).
+type Auth struct {
+	// TenantClaim names the claim that holds the tenant ID.
+	TenantClaim string
+	// UserScope and AdminScope are the scopes of the /v1/me and the
+	// /v1/users routes.
+	UserScope, AdminScope string
+	// MaxBodyBytes is the largest body accepted, after base64 decoding.
+	MaxBodyBytes int
+}
+
+func (a Auth) withDefaults() Auth {
+	if a.TenantClaim == "" {
+		a.TenantClaim = "tenant_id"
+	}
+	if a.UserScope == "" {
+		a.UserScope = "memory/user"
+	}
+	if a.AdminScope == "" {
+		a.AdminScope = "memory/admin"
+	}
+	if a.MaxBodyBytes <= 0 {
+		a.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	return a
+}
+
+// Request is a decoded request: whose facts it reads or writes, who asks,
+// and its input.
+type Request struct {
+	// Scope is the user whose facts the request reads or writes: the
+	// token's own user on /v1/me routes, the path's userId in the token's
+	// tenant on /v1/users routes.
+	Scope memory.Scope
+	// Caller is the token's subject.
+	Caller string
+	// Admin is true on /v1/users routes.
+	Admin bool
+	// Key is the {key} path parameter as API Gateway passes it (decoded
+	// once, by API Gateway); "" on routes without one.
+	Key string
+	// Value is the body's value on routes that take a body.
+	Value string
+	// RequestID is API Gateway's request ID.
+	RequestID string
+}
+
+// route is one route a function serves, parsed from its route key.
+type route struct {
+	key    string // "PUT /v1/me/facts/{key}", as in template.yaml
+	admin  bool   // /v1/users/{userId}...
+	hasKey bool   // has a {key} path parameter
+	body   bool   // takes the JSON body {"value": "…"}
+}
+
+func parseRoute(key string) (route, error) {
+	method, path, ok := strings.Cut(key, " ")
+	if !ok || !strings.HasPrefix(path, "/v1/") {
+		return route{}, fmt.Errorf("httpapi: malformed route key %q", key)
+	}
+	r := route{key: key, hasKey: strings.HasSuffix(path, "/{key}"), body: method == http.MethodPut}
+	switch {
+	case strings.HasPrefix(path, "/v1/me/"):
+	case strings.HasPrefix(path, "/v1/users/{userId}"):
+		r.admin = true
+	default:
+		return route{}, fmt.Errorf("httpapi: route %q is neither under /v1/me nor /v1/users/{userId}", key)
+	}
+	return r, nil
+}
+
+// decode turns req, whose route is r, into a Request. Every error is a
+// 4xx *memory.Error.
+func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, error) {
+	out := Request{Admin: r.admin, RequestID: req.RequestContext.RequestID}
+	var jwt *events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription
+	if req.RequestContext.Authorizer != nil {
+		jwt = req.RequestContext.Authorizer.JWT
+	}
+	if jwt == nil {
+		return Request{}, fail(http.StatusUnauthorized, CodeUnauthenticated, "no verified token")
+	}
+	sub, ok := singleClaim(jwt.Claims, "sub")
+	if !ok {
+		return Request{}, fail(http.StatusUnauthorized, CodeUnauthenticated, "the token's sub claim is missing or malformed")
+	}
+	tenant, ok := singleClaim(jwt.Claims, a.TenantClaim)
+	if !ok {
+		return Request{}, fail(http.StatusUnauthorized, CodeUnauthenticated,
+			"the token's "+a.TenantClaim+" claim is missing or malformed")
+	}
+	need := a.UserScope
+	if r.admin {
+		need = a.AdminScope
+	}
+	if !hasScope(jwt, need) {
+		return Request{}, fail(http.StatusForbidden, CodeForbidden, "the token lacks the scope "+need)
+	}
+	out.Caller = sub
+	out.Scope = memory.Scope{TenantID: tenant, UserID: sub}
+	if r.admin {
+		// The tenant stays the token's: an admin acts in their own tenant.
+		user := req.PathParameters["userId"]
+		if !memory.ValidID(user) {
+			return Request{}, fail(http.StatusBadRequest, memory.CodeInvalidID, "invalid user ID in the path")
+		}
+		out.Scope.UserID = user
+	}
+	if r.hasKey {
+		// API Gateway HTTP APIs decode the path once before the function
+		// runs: pathParameters hold decoded values. Decoding again would
+		// let "%2541" become "A", so the key is taken as is.
+		out.Key = req.PathParameters["key"]
+	}
+	if r.body {
+		v, err := a.decodeBody(req)
+		if err != nil {
+			return Request{}, err
+		}
+		out.Value = v
+	}
+	return out, nil
+}
+
+// singleClaim returns the claim name as one valid ID. API Gateway passes
+// every claim as a string; an array claim arrives as "[a b]", which is
+// not one ID and so fails like any other malformed value.
+func singleClaim(claims map[string]string, name string) (string, bool) {
+	v, ok := claims[name]
+	if !ok || !memory.ValidID(v) {
+		return "", false
+	}
+	return v, true
+}
+
+// hasScope reports whether the token grants scope: in the authorizer's
+// scopes, in the space-separated scope claim, or in the scp claim, which
+// may be an array claim that API Gateway flattened to "[a b]".
+func hasScope(jwt *events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription, scope string) bool {
+	if scope == "" {
+		return false
+	}
+	for _, s := range jwt.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	for _, name := range []string{"scope", "scp"} {
+		for _, s := range ClaimList(jwt.Claims[name]) {
+			if s == scope {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ClaimList splits a claim that API Gateway passed as a string into its
+// items: "a b" (an OAuth scope string), "[a b]" (an array claim as API
+// Gateway flattens it) and `["a","b"]` (a JSON array) all give [a b].
+func ClaimList(v string) []string {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+		var list []string
+		if json.Unmarshal([]byte(v), &list) == nil {
+			return list
+		}
+		v = v[1 : len(v)-1]
+	}
+	return strings.Fields(v)
+}
+
+// decodeBody returns the value of a PUT body: exactly one JSON object
+// whose only member is "value", a string.
+func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (string, error) {
+	if err := checkContentType(req.Headers); err != nil {
+		return "", err
+	}
+	raw := []byte(req.Body)
+	if req.IsBase64Encoded {
+		if base64.StdEncoding.DecodedLen(len(raw)) > a.MaxBodyBytes+2 {
+			return "", tooLarge(a.MaxBodyBytes)
+		}
+		dec, err := base64.StdEncoding.DecodeString(req.Body)
+		if err != nil {
+			return "", fail(http.StatusBadRequest, CodeMalformedBody, "the body's base64 encoding is malformed")
+		}
+		raw = dec
+	}
+	if len(raw) > a.MaxBodyBytes {
+		return "", tooLarge(a.MaxBodyBytes)
+	}
+	// Look for identity members first, to say why they are refused.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+		return "", fail(http.StatusBadRequest, CodeMalformedBody, `the body must be a JSON object {"value": "…"}`)
+	}
+	for name := range members {
+		switch strings.ToLower(name) {
+		case "tenantid", "tenant_id", "userid", "user_id", "sub", "tenant", "user":
+			return "", fail(http.StatusBadRequest, CodeIdentityInBody,
+				"the body may not name a tenant or a user: they come from the token")
+		}
+	}
+	for name := range members {
+		if name != "value" { // Exact: encoding/json alone would accept "Value".
+			return "", fail(http.StatusBadRequest, CodeUnknownField, `the body's only member is "value"`)
+		}
+	}
+	rawValue, ok := members["value"]
+	if !ok || string(rawValue) == "null" {
+		return "", &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeEmptyFact,
+			Message: `the body has no "value"`, UserMessage: "Write what should be remembered."}
+	}
+	var v string
+	if err := json.Unmarshal(rawValue, &v); err != nil {
+		return "", fail(http.StatusBadRequest, CodeMalformedBody, `the body's "value" must be a string`)
+	}
+	return v, nil
+}
+
+func tooLarge(limit int) error {
+	return fail(http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
+}
+
+// checkContentType accepts application/json, with a charset of utf-8 if
+// one is given. Header names arrive in lower case from API Gateway.
+func checkContentType(headers map[string]string) error {
+	ct := ""
+	for k, v := range headers {
+		if strings.EqualFold(k, "content-type") {
+			ct = v
+		}
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return fail(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "the body must be application/json")
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return fail(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "the body must be UTF-8")
+	}
+	return nil
+}
+
+// AuthOf returns the Auth that settings name.
+func AuthOf(s setup.Settings) Auth {
+	return Auth{TenantClaim: s.TenantClaim, UserScope: s.UserScope, AdminScope: s.AdminScope}
+}
