@@ -1,0 +1,380 @@
+package sam
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// noValue is what AWS::NoValue resolves to: the property or list element
+// holding it is dropped.
+type noValue struct{}
+
+// evaluator resolves CloudFormation intrinsic functions against parameter
+// values, conditions and the local names of resources.
+type evaluator struct {
+	t          *Template
+	params     map[string]any // string, or []string for list parameters
+	conditions map[string]bool
+	evaluating map[string]bool
+}
+
+func (e *evaluator) pseudo(name string) (any, bool) {
+	o := e.t.opts
+	switch name {
+	case "AWS::Region":
+		return o.Region, true
+	case "AWS::AccountId":
+		return o.AccountID, true
+	case "AWS::StackName":
+		return o.StackName, true
+	case "AWS::StackId":
+		return fmt.Sprintf("arn:aws:cloudformation:%s:%s:stack/%s/local", o.Region, o.AccountID, o.StackName), true
+	case "AWS::Partition":
+		return "aws", true
+	case "AWS::URLSuffix":
+		return "amazonaws.com", true
+	case "AWS::NoValue":
+		return noValue{}, true
+	case "AWS::NotificationARNs":
+		return []any{}, true
+	}
+	return nil, false
+}
+
+// resolve returns v with every intrinsic function evaluated.
+func (e *evaluator) resolve(v any) (any, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) == 1 {
+			for k, arg := range v {
+				if k == "Ref" || k == "Condition" || strings.HasPrefix(k, "Fn::") {
+					return e.intrinsic(k, arg)
+				}
+			}
+		}
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			r, err := e.resolve(x)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			if _, drop := r.(noValue); !drop {
+				out[k] = r
+			}
+		}
+		return out, nil
+	case []any:
+		out := make([]any, 0, len(v))
+		for _, x := range v {
+			r, err := e.resolve(x)
+			if err != nil {
+				return nil, err
+			}
+			if _, drop := r.(noValue); !drop {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	default:
+		return v, nil
+	}
+}
+
+func (e *evaluator) intrinsic(name string, arg any) (any, error) {
+	switch name {
+	case "Ref":
+		s, ok := arg.(string)
+		if !ok {
+			return nil, fmt.Errorf("a Ref wants a name, not %v", arg)
+		}
+		return e.ref(s)
+	case "Condition":
+		s, ok := arg.(string)
+		if !ok {
+			return nil, fmt.Errorf("a Condition wants a name, not %v", arg)
+		}
+		return e.condition(s)
+	case "Fn::GetAtt":
+		a, err := e.resolve(arg)
+		if err != nil {
+			return nil, err
+		}
+		l, ok := a.([]any)
+		if !ok || len(l) != 2 {
+			return nil, fmt.Errorf("Fn::GetAtt wants [resource, attribute], not %v", arg)
+		}
+		return e.getAtt(fmt.Sprint(l[0]), fmt.Sprint(l[1]))
+	case "Fn::Sub":
+		return e.sub(arg)
+	case "Fn::Join":
+		l, err := e.list(arg, 2, name)
+		if err != nil {
+			return nil, err
+		}
+		items, err := strings_(l[1])
+		if err != nil {
+			return nil, fmt.Errorf("Fn::Join: %w", err)
+		}
+		return strings.Join(items, fmt.Sprint(l[0])), nil
+	case "Fn::Split":
+		l, err := e.list(arg, 2, name)
+		if err != nil {
+			return nil, err
+		}
+		parts := strings.Split(fmt.Sprint(l[1]), fmt.Sprint(l[0]))
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
+	case "Fn::Select":
+		l, err := e.list(arg, 2, name)
+		if err != nil {
+			return nil, err
+		}
+		i, err := strconv.Atoi(fmt.Sprint(l[0]))
+		if err != nil {
+			return nil, fmt.Errorf("Fn::Select: index %v", l[0])
+		}
+		items, ok := l[1].([]any)
+		if !ok {
+			if ss, ok2 := l[1].([]string); ok2 {
+				for _, s := range ss {
+					items = append(items, s)
+				}
+			}
+		}
+		if i < 0 || i >= len(items) {
+			return nil, fmt.Errorf("Fn::Select: index %d out of %d", i, len(items))
+		}
+		return items[i], nil
+	case "Fn::If":
+		raw, ok := arg.([]any)
+		if !ok || len(raw) != 3 {
+			return nil, fmt.Errorf("Fn::If wants [condition, then, else]")
+		}
+		c, err := e.condition(fmt.Sprint(raw[0]))
+		if err != nil {
+			return nil, err
+		}
+		if c {
+			return e.resolve(raw[1])
+		}
+		return e.resolve(raw[2])
+	case "Fn::Equals":
+		l, err := e.list(arg, 2, name)
+		if err != nil {
+			return nil, err
+		}
+		return fmt.Sprint(l[0]) == fmt.Sprint(l[1]), nil
+	case "Fn::Not", "Fn::And", "Fn::Or":
+		l, err := e.resolve(arg)
+		if err != nil {
+			return nil, err
+		}
+		items, ok := l.([]any)
+		if !ok || len(items) == 0 {
+			return nil, fmt.Errorf("%s wants a list of conditions", name)
+		}
+		bs := make([]bool, len(items))
+		for i, x := range items {
+			b, ok := x.(bool)
+			if !ok {
+				return nil, fmt.Errorf("%s: %v is not a condition", name, x)
+			}
+			bs[i] = b
+		}
+		switch name {
+		case "Fn::Not":
+			return !bs[0], nil
+		case "Fn::And":
+			for _, b := range bs {
+				if !b {
+					return false, nil
+				}
+			}
+			return true, nil
+		default:
+			for _, b := range bs {
+				if b {
+					return true, nil
+				}
+			}
+			return false, nil
+		}
+	case "Fn::FindInMap":
+		l, err := e.list(arg, 3, name)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := e.t.raw["Mappings"].(map[string]any)
+		top, _ := m[fmt.Sprint(l[0])].(map[string]any)
+		second, _ := top[fmt.Sprint(l[1])].(map[string]any)
+		v, ok := second[fmt.Sprint(l[2])]
+		if !ok {
+			return nil, fmt.Errorf("Fn::FindInMap: no %v", l)
+		}
+		return e.resolve(v)
+	case "Fn::Base64":
+		v, err := e.resolve(arg)
+		if err != nil {
+			return nil, err
+		}
+		return base64.StdEncoding.EncodeToString([]byte(fmt.Sprint(v))), nil
+	case "Fn::GetAZs":
+		return []any{e.t.opts.Region + "a", e.t.opts.Region + "b", e.t.opts.Region + "c"}, nil
+	}
+	return nil, fmt.Errorf("%s is not supported by the local stack", name)
+}
+
+func (e *evaluator) list(arg any, n int, name string) ([]any, error) {
+	v, err := e.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := v.([]any)
+	if !ok || len(l) != n {
+		return nil, fmt.Errorf("%s wants a list of %d, not %v", name, n, arg)
+	}
+	return l, nil
+}
+
+func strings_(v any) ([]string, error) {
+	switch v := v.(type) {
+	case []string:
+		return v, nil
+	case []any:
+		out := make([]string, len(v))
+		for i, x := range v {
+			out[i] = fmt.Sprint(x)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%v is not a list", v)
+}
+
+func (e *evaluator) ref(name string) (any, error) {
+	if v, ok := e.pseudo(name); ok {
+		return v, nil
+	}
+	if v, ok := e.params[name]; ok {
+		if l, isList := v.([]string); isList {
+			out := make([]any, len(l))
+			for i, s := range l {
+				out[i] = s
+			}
+			return out, nil
+		}
+		return v, nil
+	}
+	r, ok := e.t.resources[name]
+	if !ok {
+		return nil, fmt.Errorf("a Ref to %s: no such parameter or resource", name)
+	}
+	return e.t.refOf(r), nil
+}
+
+func (e *evaluator) getAtt(res, attr string) (any, error) {
+	r, ok := e.t.resources[res]
+	if !ok {
+		return nil, fmt.Errorf("Fn::GetAtt on %s: no such resource", res)
+	}
+	return e.t.attOf(r, attr), nil
+}
+
+var subVar = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+func (e *evaluator) sub(arg any) (any, error) {
+	var format string
+	vars := map[string]any{}
+	switch a := arg.(type) {
+	case string:
+		format = a
+	case []any:
+		if len(a) != 2 {
+			return nil, fmt.Errorf("Fn::Sub wants a string or [string, variables]")
+		}
+		format = fmt.Sprint(a[0])
+		m, ok := a[1].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("Fn::Sub: variables are not a mapping")
+		}
+		for k, v := range m {
+			r, err := e.resolve(v)
+			if err != nil {
+				return nil, err
+			}
+			vars[k] = r
+		}
+	default:
+		return nil, fmt.Errorf("Fn::Sub wants a string, not %v", arg)
+	}
+	var failed error
+	out := subVar.ReplaceAllStringFunc(format, func(m string) string {
+		name := m[2 : len(m)-1]
+		if strings.HasPrefix(name, "!") {
+			return "${" + name[1:] + "}"
+		}
+		var v any
+		var err error
+		if x, ok := vars[name]; ok {
+			v = x
+		} else if res, attr, dotted := strings.Cut(name, "."); dotted && e.t.resources[res] != nil {
+			v, err = e.getAtt(res, attr)
+		} else {
+			v, err = e.ref(name)
+		}
+		if err != nil && failed == nil {
+			failed = fmt.Errorf("Fn::Sub %q: %w", format, err)
+		}
+		if l, ok := v.([]any); ok {
+			s, _ := strings_(l)
+			return strings.Join(s, ",")
+		}
+		return fmt.Sprint(v)
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	return out, nil
+}
+
+func (e *evaluator) condition(name string) (bool, error) {
+	if b, ok := e.conditions[name]; ok {
+		return b, nil
+	}
+	if e.evaluating[name] {
+		return false, fmt.Errorf("condition %s refers to itself", name)
+	}
+	conds, _ := e.t.raw["Conditions"].(map[string]any)
+	raw, ok := conds[name]
+	if !ok {
+		return false, fmt.Errorf("no condition %s", name)
+	}
+	e.evaluating[name] = true
+	defer delete(e.evaluating, name)
+	v, err := e.resolve(raw)
+	if err != nil {
+		return false, fmt.Errorf("condition %s: %w", name, err)
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("condition %s is not true or false: %v", name, v)
+	}
+	e.conditions[name] = b
+	return b, nil
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

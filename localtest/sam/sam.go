@@ -1,0 +1,328 @@
+// Package sam reads an AWS SAM template (template.yaml) into what the local
+// stack runs: functions with their environment, timeout and memory, the
+// HTTP API's routes, JWT authorizers and CORS, DynamoDB tables, SQS queues
+// with their redrive policies, and SQS event sources.
+//
+// It understands the CloudFormation short-form tags (!Ref, !Sub, !GetAtt,
+// !If, !Join, !Select, !Split, !Equals, !Not, !And, !Or, !FindInMap),
+// Conditions, parameter defaults and overrides, the pseudo parameters and
+// SAM's Globals section. Resources are given local names and ARNs, the
+// way CloudFormation would name them in a stack.
+package sam
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Resource types the local stack runs.
+const (
+	TypeFunction = "AWS::Serverless::Function"
+	TypeHTTPAPI  = "AWS::Serverless::HttpApi"
+	TypeTable    = "AWS::DynamoDB::Table"
+	TypeQueue    = "AWS::SQS::Queue"
+)
+
+// ImplicitHTTPAPI is the logical ID SAM gives the HTTP API it makes for
+// HttpApi events that name no ApiId.
+const ImplicitHTTPAPI = "ServerlessHttpApi"
+
+// Options say where the template is deployed: the local account, region
+// and stack name, and the values of parameters that differ from their
+// defaults.
+type Options struct {
+	Region    string
+	AccountID string
+	StackName string
+	// Parameters overrides parameter defaults, by parameter name. A list
+	// parameter takes a comma-separated value.
+	Parameters map[string]string
+	// QueueURL returns the URL of the queue called name; the Ref of a
+	// queue. Nil means http://sqs.local/ACCOUNT/name.
+	QueueURL func(name string) string
+}
+
+// Template is a parsed template, not yet resolved.
+type Template struct {
+	// Dir is the folder holding the template; CodeUri is relative to it.
+	Dir       string
+	raw       map[string]any
+	resources map[string]*resource
+	opts      Options
+}
+
+type resource struct {
+	id        string
+	typ       string
+	props     map[string]any // raw, with Globals merged for functions and APIs
+	condition string
+	name      string // physical name
+}
+
+// Load reads and parses the template at path.
+func Load(path string) (*Template, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("sam: %s: %w", path, err)
+	}
+	t.Dir = filepath.Dir(path)
+	return t, nil
+}
+
+// Parse parses a template. Errors in intrinsic functions show only when
+// [Template.Resolve] evaluates them.
+func Parse(src []byte) (*Template, error) {
+	raw, err := decode(src)
+	if err != nil {
+		return nil, err
+	}
+	t := &Template{Dir: ".", raw: raw, resources: map[string]*resource{}}
+	globals, _ := raw["Globals"].(map[string]any)
+	res, _ := raw["Resources"].(map[string]any)
+	if len(res) == 0 {
+		return nil, fmt.Errorf("no Resources")
+	}
+	for id, v := range res {
+		m, _ := v.(map[string]any)
+		typ, _ := m["Type"].(string)
+		props, _ := m["Properties"].(map[string]any)
+		cond, _ := m["Condition"].(string)
+		switch typ {
+		case TypeFunction:
+			props = mergeGlobals(globals["Function"], props)
+		case TypeHTTPAPI:
+			props = mergeGlobals(globals["HttpApi"], props)
+		}
+		t.resources[id] = &resource{id: id, typ: typ, props: props, condition: cond}
+	}
+	// SAM makes an HTTP API when an HttpApi event names none.
+	if _, ok := t.resources[ImplicitHTTPAPI]; !ok {
+		for _, r := range t.resources {
+			if r.typ != TypeFunction {
+				continue
+			}
+			for _, ev := range mapOf(r.props["Events"]) {
+				em := mapOf(ev)
+				if em["Type"] == "HttpApi" && mapOf(em["Properties"])["ApiId"] == nil {
+					t.resources[ImplicitHTTPAPI] = &resource{id: ImplicitHTTPAPI, typ: TypeHTTPAPI, props: mergeGlobals(globals["HttpApi"], nil)}
+				}
+			}
+		}
+	}
+	return t, nil
+}
+
+// mergeGlobals merges a Globals section under props the way SAM does:
+// maps merge key by key, the resource's own value wins otherwise.
+func mergeGlobals(g any, props map[string]any) map[string]any {
+	gm, _ := g.(map[string]any)
+	out := map[string]any{}
+	for k, v := range gm {
+		out[k] = v
+	}
+	for k, v := range props {
+		if gv, ok := out[k].(map[string]any); ok {
+			if pv, ok := v.(map[string]any); ok && !isIntrinsic(pv) && !isIntrinsic(gv) {
+				out[k] = mergeGlobals(gv, pv)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func isIntrinsic(m map[string]any) bool {
+	if len(m) != 1 {
+		return false
+	}
+	for k := range m {
+		return k == "Ref" || k == "Condition" || strings.HasPrefix(k, "Fn::")
+	}
+	return false
+}
+
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// ParameterDefault returns the default of the parameter called name and
+// whether the template declares it.
+func (t *Template) ParameterDefault(name string) (string, bool) {
+	p, ok := mapOf(t.raw["Parameters"])[name]
+	if !ok {
+		return "", false
+	}
+	d := mapOf(p)["Default"]
+	if d == nil {
+		return "", true
+	}
+	if l, ok := d.([]any); ok {
+		s, _ := strings_(l)
+		return strings.Join(s, ","), true
+	}
+	return fmt.Sprint(d), true
+}
+
+// JWTParameters returns the names of the parameters that the JWT
+// authorizers of the HTTP APIs take their issuer and audience from, so
+// that a local stack can override them with its own issuer.
+func (t *Template) JWTParameters() (issuer, audience []string) {
+	for _, r := range t.resources {
+		if r.typ != TypeHTTPAPI {
+			continue
+		}
+		for _, a := range mapOf(mapOf(mapOf(r.props["Auth"])["Authorizers"])) {
+			jc := mapOf(mapOf(a)["JwtConfiguration"])
+			issuer = append(issuer, refs(jc["issuer"])...)
+			audience = append(audience, refs(jc["audience"])...)
+		}
+	}
+	return issuer, audience
+}
+
+// refs returns the parameter names v refers to with Ref or in a Sub.
+func refs(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "Ref" {
+				if s, ok := x.(string); ok {
+					out = append(out, s)
+				}
+				continue
+			}
+			if k == "Fn::Sub" {
+				if s, ok := x.(string); ok {
+					for _, m := range subVar.FindAllStringSubmatch(s, -1) {
+						out = append(out, m[1])
+					}
+				}
+			}
+			out = append(out, refs(x)...)
+		}
+	case []any:
+		for _, x := range v {
+			out = append(out, refs(x)...)
+		}
+	}
+	return out
+}
+
+func (t *Template) refOf(r *resource) any {
+	switch r.typ {
+	case TypeQueue:
+		return t.opts.QueueURL(r.name)
+	case TypeTable, TypeFunction:
+		return r.name
+	case TypeHTTPAPI:
+		return strings.ToLower(r.id)
+	}
+	return r.id
+}
+
+func (t *Template) attOf(r *resource, attr string) any {
+	o := t.opts
+	switch {
+	case r.typ == TypeQueue && attr == "Arn":
+		return fmt.Sprintf("arn:aws:sqs:%s:%s:%s", o.Region, o.AccountID, r.name)
+	case r.typ == TypeQueue && attr == "QueueName":
+		return r.name
+	case r.typ == TypeQueue && attr == "QueueUrl":
+		return o.QueueURL(r.name)
+	case r.typ == TypeTable && attr == "Arn":
+		return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", o.Region, o.AccountID, r.name)
+	case r.typ == TypeTable && attr == "StreamArn":
+		return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/stream/local", o.Region, o.AccountID, r.name)
+	case r.typ == TypeFunction && attr == "Arn":
+		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", o.Region, o.AccountID, r.name)
+	}
+	// Resources the local stack does not run (roles, alarms, topics) get a
+	// recognisable local ARN.
+	return fmt.Sprintf("arn:aws:local:%s:%s:%s/%s", o.Region, o.AccountID, r.id, attr)
+}
+
+// physicalName is the name CloudFormation gives a resource: the one its
+// properties set, or stack-LogicalID (with .fifo for a FIFO queue).
+func (t *Template) physicalName(e *evaluator, r *resource) (string, error) {
+	prop := map[string]string{TypeQueue: "QueueName", TypeTable: "TableName", TypeFunction: "FunctionName"}[r.typ]
+	if prop != "" && r.props[prop] != nil {
+		v, err := e.resolve(r.props[prop])
+		if err != nil {
+			return "", fmt.Errorf("%s.%s: %w", r.id, prop, err)
+		}
+		if _, none := v.(noValue); !none {
+			return fmt.Sprint(v), nil
+		}
+	}
+	name := t.opts.StackName + "-" + r.id
+	if r.typ == TypeQueue {
+		fifo, err := e.resolve(r.props["FifoQueue"])
+		if err != nil {
+			return "", err
+		}
+		if truthy(fifo) {
+			name += ".fifo"
+		}
+	}
+	return name, nil
+}
+
+func truthy(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return v
+	case string:
+		b, _ := strconv.ParseBool(v)
+		return b
+	}
+	return false
+}
+
+func intOf(v any, what string) (int, error) {
+	switch v := v.(type) {
+	case nil:
+		return 0, nil
+	case int:
+		return v, nil
+	case int64:
+		return int(v), nil
+	case uint64:
+		return int(v), nil
+	case float64:
+		return int(v), nil
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a whole number", what, v)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("%s: %v is not a whole number", what, v)
+}
+
+func stringOf(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case []any:
+		s, _ := strings_(v)
+		return strings.Join(s, ",")
+	}
+	return fmt.Sprint(v)
+}
+
+func seconds(v any, what string) (time.Duration, error) {
+	n, err := intOf(v, what)
+	return time.Duration(n) * time.Second, err
+}
