@@ -16,7 +16,9 @@
 // says to set MODEL_OUTPUT_MODE=json.
 //
 // The Model retries throttling, 5xx answers and timeouts itself, with
-// exponential backoff and full jitter, inside the caller's deadline; every
+// exponential backoff and full jitter, and returns before the caller's
+// deadline: it starts no retry that the deadline leaves no time for, and
+// ends each attempt a little before the deadline. Every
 // call it makes switches the SDK's own retryer off, so the attempts are
 // bounded by [WithMaxAttempts] alone. It never logs the prompt or the
 // answer.
@@ -149,7 +151,9 @@ func WithBackoff(base, maxDelay time.Duration) Option {
 
 // WithAttemptTimeout bounds each attempt: one that takes longer is
 // abandoned and retried, time permitting. Zero (the default) leaves only
-// the caller's deadline.
+// the caller's deadline. Either way an attempt ends a little before the
+// caller's deadline (100ms, or a tenth of the time left when less), so
+// that Extract returns before it.
 func WithAttemptTimeout(d time.Duration) Option { return func(x *Model) { x.attemptTimeout = d } }
 
 // WithDeadlineMargin sets the time before the caller's deadline under
@@ -312,10 +316,7 @@ func (m *Model) converse(ctx context.Context, in *bedrockruntime.ConverseInput, 
 	}
 	for {
 		c.Attempts++
-		actx, cancel := ctx, context.CancelFunc(func() {})
-		if m.attemptTimeout > 0 {
-			actx, cancel = context.WithTimeout(ctx, m.attemptTimeout)
-		}
+		actx, cancel := m.attemptContext(ctx)
 		out, err := m.client.Converse(actx, in, noSDKRetry)
 		cancel()
 		if err == nil {
@@ -345,6 +346,29 @@ func (m *Model) converse(ctx context.Context, in *bedrockruntime.ConverseInput, 
 		case <-t.C:
 		}
 	}
+}
+
+// returnReserve is the time an attempt leaves before the caller's
+// deadline (at most a tenth of the time left), so that Extract returns
+// before the deadline rather than at it, and the caller can still report.
+const returnReserve = 100 * time.Millisecond
+
+// attemptContext returns the context of one attempt: it ends at the
+// attempt timeout, if any, and a little before the caller's deadline.
+func (m *Model) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	var end time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		end = dl.Add(-min(returnReserve, time.Until(dl)/10))
+	}
+	if m.attemptTimeout > 0 {
+		if t := time.Now().Add(m.attemptTimeout); end.IsZero() || t.Before(end) {
+			end = t
+		}
+	}
+	if end.IsZero() {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, end)
 }
 
 // backoff returns the wait before the attempt after attempt n: full

@@ -13,7 +13,9 @@
 // replace the default answer one call at a time: faults (throttling, 5xx,
 // access denied, a refused tool choice), slow answers, malformed tool
 // input, other stop reasons and explicit operations. POST /_control/reset
-// clears the script and the calls; GET /_control/calls reports the calls.
+// clears the script and the calls; GET /_control/calls reports the calls;
+// POST /_control/refuse-tool-choice {"modelIds":[…]} makes those models
+// refuse a forced tool choice, as some Bedrock models do.
 // The stand-in records sizes and model IDs, never the text of a request.
 package converse
 
@@ -163,6 +165,7 @@ const maxCalls = 200
 type Server struct {
 	mu     sync.Mutex
 	script []Step
+	refuse map[string]bool
 	calls  []Call
 	count  int
 	nextID int
@@ -221,6 +224,27 @@ func (s *Server) Script(steps ...Step) {
 	s.script = append(s.script, steps...)
 }
 
+// RefuseToolChoice makes the stand-in answer every request for one of
+// modelIDs that forces a tool choice with the ValidationException of a
+// model without that feature, as some Bedrock models do, until Reset. It
+// lets the local stack show the JSON output mode.
+func (s *Server) RefuseToolChoice(modelIDs ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refuse == nil {
+		s.refuse = make(map[string]bool)
+	}
+	for _, id := range modelIDs {
+		s.refuse[id] = true
+	}
+}
+
+func (s *Server) refuses(modelID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refuse[modelID]
+}
+
 // Pending returns the number of scripted steps not used yet.
 func (s *Server) Pending() int {
 	s.mu.Lock()
@@ -228,11 +252,12 @@ func (s *Server) Pending() int {
 	return len(s.script)
 }
 
-// Reset clears the script and the recorded calls.
+// Reset clears the script, the recorded calls and the models set by
+// RefuseToolChoice.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.script, s.calls, s.count = nil, nil, 0
+	s.script, s.calls, s.count, s.refuse = nil, nil, 0, nil
 }
 
 // Calls returns the number of model calls since the last reset and the
@@ -268,6 +293,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.Script(steps...)
 		writeJSON(w, http.StatusOK, map[string]int{"pending": s.Pending()})
+	case p == "/_control/refuse-tool-choice" && r.Method == http.MethodPost:
+		var body struct {
+			ModelIDs []string `json:"modelIds"`
+		}
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&body); err != nil || len(body.ModelIDs) == 0 {
+			http.Error(w, `the body must be {"modelIds":["…"]}`, http.StatusBadRequest)
+			return
+		}
+		s.RefuseToolChoice(body.ModelIDs...)
+		w.WriteHeader(http.StatusNoContent)
 	case p == "/_control/reset" && r.Method == http.MethodPost:
 		s.Reset()
 		w.WriteHeader(http.StatusNoContent)
@@ -343,6 +380,13 @@ func (s *Server) converse(w http.ResponseWriter, r *http.Request, modelID string
 	}
 	tool := forcedTool(&req)
 	call.Tool = tool
+	if tc := req.ToolConfig; tc != nil && tc.ToolChoice != nil && tc.ToolChoice.Tool != nil && s.refuses(modelID) {
+		refused := ToolChoiceRefused()
+		call.Status, call.ErrorType = http.StatusBadRequest, refused.Error
+		call.ResponseBytes = writeError(w, call.Status, refused.Error, refused.Message)
+		s.record(call)
+		return
+	}
 
 	step, scripted := s.next()
 	call.Scripted = scripted

@@ -472,3 +472,35 @@ func TestRuleOperations(t *testing.T) {
 		}
 	}
 }
+
+func TestRefuseToolChoice(t *testing.T) {
+	s, c := start(t)
+	resp, err := http.Post(s.URL()+"/_control/refuse-tool-choice", "application/json", strings.NewReader(`{"modelIds":["`+modelID+`"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("status = %d, want 204", resp.StatusCode)
+	}
+	ctx := context.Background()
+	for range 2 {
+		_, err := c.Converse(ctx, input("User: I'm Ana", true))
+		var ae smithy.APIError
+		if !errors.As(err, &ae) || ae.ErrorCode() != "ValidationException" || !strings.Contains(ae.ErrorMessage(), "toolChoice") {
+			t.Fatalf("forced tool choice: error %v, want the ValidationException about toolChoice", err)
+		}
+	}
+	if _, err := c.Converse(ctx, input("User: I'm Ana", false)); err != nil {
+		t.Errorf("without toolConfig: %v", err)
+	}
+	other := input("User: I'm Ana", true)
+	other.ModelId = aws.String("anthropic.claude-3-haiku-20240307-v1:0")
+	if _, err := c.Converse(ctx, other); err != nil {
+		t.Errorf("another model: %v", err)
+	}
+	s.Reset()
+	if _, err := c.Converse(ctx, input("User: I'm Ana", true)); err != nil {
+		t.Errorf("after reset: %v", err)
+	}
+}
