@@ -1,0 +1,79 @@
+package dynamorepo_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+// benchRepos returns the repositories the benchmarks compare: the
+// in-memory double as the baseline, and this package's on moto_server.
+func benchRepos(b *testing.B) []struct {
+	name string
+	repo memory.Repository
+} {
+	b.Helper()
+	return []struct {
+		name string
+		repo memory.Repository
+	}{
+		{"double", memorytest.NewRepo()},
+		{"moto", dynamorepo.New(newClient(endpoint, nil), newTable(b))},
+	}
+}
+
+// seed stores n facts for scope through s.
+func seed(b *testing.B, s *memory.Store, n int) {
+	b.Helper()
+	for i := range n {
+		if _, err := s.UpsertFact(ctx, scope, "key_"+strconv.Itoa(i), "value number "+strconv.Itoa(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGetFacts reads a record of 20 facts.
+func BenchmarkGetFacts(b *testing.B) {
+	for _, r := range benchRepos(b) {
+		b.Run(r.name, func(b *testing.B) {
+			s, err := memory.New(r.repo, memory.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			seed(b, s, 20)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				facts, err := s.GetFacts(ctx, scope)
+				if err != nil || len(facts) != 20 {
+					b.Fatalf("GetFacts = %d facts, %v", len(facts), err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkUpsertFact replaces one of 20 stored facts: the one-request path.
+func BenchmarkUpsertFact(b *testing.B) {
+	for _, r := range benchRepos(b) {
+		b.Run(r.name, func(b *testing.B) {
+			s, err := memory.New(r.repo, memory.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			seed(b, s, 20)
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := s.UpsertFact(ctx, scope, "key_"+strconv.Itoa(i%20), "value "+strconv.Itoa(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

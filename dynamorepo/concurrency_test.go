@@ -1,0 +1,201 @@
+package dynamorepo_test
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+// ack is one acknowledged UpsertFact: what it stored and when, in real
+// time, it started and returned.
+type ack struct {
+	fact       memory.Fact
+	start, end time.Time
+}
+
+// TestConcurrentUpserts has 32 goroutines write distinct and overlapping
+// keys of one user through memory.Store, with MaxFacts below the number of
+// distinct keys, and checks the outcome against the documented rule:
+//
+//   - never more than MaxFacts facts;
+//   - every stored fact is an acknowledged write, value and time;
+//   - no lost update: a stored fact was not overwritten by a later
+//     acknowledged write of its key (one that started after it returned);
+//   - eviction drops the least recently updated: an absent key was not
+//     written after a write that is still stored had returned.
+//
+// The store's clock moves one millisecond per call, so that times follow
+// real time and stay distinct at the table's millisecond precision.
+func TestConcurrentUpserts(t *testing.T) {
+	const (
+		goroutines = 32
+		writesEach = 4
+		maxFacts   = 8
+		shared     = 4
+	)
+	f := newFixture(t)
+	var tick atomic.Int64
+	clock := func() time.Time { return t0.Add(time.Duration(tick.Add(1)) * time.Millisecond) }
+	s := newStore(t, f, memory.Config{MaxFacts: maxFacts, MaxConflictRetries: 100}, memory.WithClock(clock))
+
+	var (
+		mu      sync.Mutex
+		acks    = map[string][]ack{}
+		refused int
+		wg      sync.WaitGroup
+	)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range writesEach {
+				key := fmt.Sprintf("own_%02d", g) // written by g alone
+				if i%2 == 1 {
+					key = fmt.Sprintf("shared_%d", (g+i)%shared) // by many
+				}
+				start := time.Now()
+				fct, err := s.UpsertFact(ctx, scope, key, fmt.Sprintf("g%d-w%d", g, i))
+				end := time.Now()
+				mu.Lock()
+				switch {
+				case err == nil:
+					acks[fct.Key] = append(acks[fct.Key], ack{fact: fct, start: start, end: end})
+				case memory.ErrorCode(err) == memory.CodeConflict:
+					refused++ // not acknowledged: wrote nothing
+				default:
+					t.Errorf("UpsertFact: %v", err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	updates, fallbacks := f.count.get("UpdateItem")
+	puts, conflicts := f.count.get("PutItem")
+	final, err := s.GetFacts(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nAcks := 0
+	for _, a := range acks {
+		nAcks += len(a)
+	}
+	t.Logf("%d writes acknowledged, %d refused after retries; %d UpdateItem (%d fell back to a read-merge-save), %d PutItem (%d conflicts retried); %d facts stored of %d distinct keys",
+		nAcks, refused, updates, fallbacks, puts, conflicts, len(final), len(acks))
+	if nAcks+refused != goroutines*writesEach {
+		t.Fatalf("%d acknowledged + %d refused, want %d writes", nAcks, refused, goroutines*writesEach)
+	}
+	if refused > 0 {
+		t.Errorf("%d writes kept losing 100 times in a row", refused)
+	}
+
+	if len(final) > maxFacts {
+		t.Errorf("%d facts stored, over MaxFacts %d", len(final), maxFacts)
+	}
+	if len(acks) > maxFacts && len(final) != maxFacts {
+		t.Errorf("%d facts stored, want MaxFacts %d: %d distinct keys were written", len(final), maxFacts, len(acks))
+	}
+	stored := map[string]ack{}
+	for _, fct := range final {
+		var from *ack
+		for i, a := range acks[fct.Key] {
+			if a.fact.Value == fct.Value && a.fact.UpdatedAt.Equal(fct.UpdatedAt) {
+				from = &acks[fct.Key][i]
+			}
+		}
+		if from == nil {
+			t.Errorf("stored fact %s=%s at %v is no acknowledged write", fct.Key, fct.Value, fct.UpdatedAt)
+			continue
+		}
+		stored[fct.Key] = *from
+		for _, later := range acks[fct.Key] {
+			if from.end.Before(later.start) {
+				t.Errorf("lost update: %s holds %q although %q was written after it", fct.Key, fct.Value, later.fact.Value)
+			}
+		}
+	}
+	for key, written := range acks {
+		if _, ok := stored[key]; ok {
+			continue
+		}
+		first := written[0].start
+		for _, a := range written {
+			if a.start.Before(first) {
+				first = a.start
+			}
+		}
+		for pk, p := range stored {
+			if p.end.Before(first) {
+				t.Errorf("%s was evicted although %s, stored, was updated before every write of it", key, pk)
+			}
+		}
+	}
+}
+
+// TestConcurrentExtractAndUpserts runs extractions of several threads and
+// manual edits of one user at once: every manual fact, every extracted fact
+// and every watermark is there afterwards, and each extraction called the
+// model once, whatever the conflicts.
+func TestConcurrentExtractAndUpserts(t *testing.T) {
+	const extractions, upserts = 8, 24
+	f := newFixture(t)
+	model := memorytest.NewModel()
+	for i := range extractions {
+		model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: fmt.Sprintf("extracted_%d", i), Value: "x"}}})
+	}
+	s := newStore(t, f, memory.Config{MaxFacts: 50, MaxConflictRetries: 100}, memory.WithModel(model))
+	var wg sync.WaitGroup
+	for i := range extractions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Extract(ctx, extractReq(fmt.Sprintf("th-%d", i), 0, 2, time.Time{})); err != nil {
+				t.Errorf("Extract: %v", err)
+			}
+		}()
+	}
+	for i := range upserts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.UpsertFact(ctx, scope, fmt.Sprintf("manual_%d", i), "y"); err != nil {
+				t.Errorf("UpsertFact: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	_, conflicts := f.count.get("PutItem")
+	rec := mustGet(t, f.repo, scope)
+	t.Logf("%d conflicts retried; %d facts, %d watermarks", conflicts, len(rec.Facts), len(rec.Threads))
+	if model.Calls() != extractions {
+		t.Errorf("model calls = %d, want %d", model.Calls(), extractions)
+	}
+	have := map[string]bool{}
+	for _, fct := range rec.Facts {
+		have[fct.Key] = true
+	}
+	for i := range extractions {
+		if k := fmt.Sprintf("extracted_%d", i); !have[k] {
+			t.Errorf("extracted fact %s lost", k)
+		}
+		if m := rec.Threads[fmt.Sprintf("th-%d", i)]; m.TurnCount != 2 {
+			t.Errorf("watermark of th-%d = %+v, want turn count 2", i, m)
+		}
+	}
+	for i := range upserts {
+		if k := fmt.Sprintf("manual_%d", i); !have[k] {
+			t.Errorf("manual fact %s lost", k)
+		}
+	}
+	if len(rec.Facts) != extractions+upserts {
+		t.Errorf("%d facts stored, want %d", len(rec.Facts), extractions+upserts)
+	}
+}

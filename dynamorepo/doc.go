@@ -1,0 +1,68 @@
+// Package dynamorepo implements [memory.Repository] over one DynamoDB table
+// with conditional writes, and [memory.UsageGate] as a per-tenant daily
+// budget of model calls kept in the same table.
+//
+// # Table
+//
+// The table has a string partition key named [KeyAttribute] and no sort
+// key, is billed on demand, and expires items through the TTL attribute
+// [TTLAttribute]. [CreateTable] is the one definition of it that the tests
+// and the local stack use and that template.yaml is checked against.
+//
+// # Items
+//
+// One item per user. Its key is tenantID + "#" + userID: both IDs are
+// validated by [memory.ValidID], which forbids '#' and '/', so no ID can
+// reach another user's key. Its attributes are:
+//
+//	facts     map: canonical key -> {v: value, t: updatedAt in unix ms,
+//	          s: source thread ID, left out when empty}
+//	ver       string: a random token from crypto/rand, new on every write;
+//	          every conditional write compares it
+//	threads   map: thread ID -> {n: extracted turn count, t: unix ms}, the
+//	          per-thread extraction watermarks
+//	erasedAt  number, unix ms rounded up: the last erasure, kept across
+//	          every later write
+//	expiresAt number, unix seconds: the TTL, present on a fence only
+//
+// An erasure replaces the item by a fence: {pk, ver, erasedAt, expiresAt}.
+// It holds nothing personal beyond the key, and DynamoDB deletes it by
+// itself after the fence lifetime (default [DefaultFenceLifetime]) unless a
+// later write turned it back into a record, which drops expiresAt and keeps
+// erasedAt. An extraction requested at or before erasedAt writes nothing.
+// erasedAt is rounded up to the millisecond so that a request sent in the
+// same millisecond as the erasure is fenced too.
+//
+// Usage items of the [Budget] have the key "usage#" + tenantID + "#" +
+// YYYY-MM-DD (UTC) and hold counters only (calls, inTokens, outTokens) and
+// their TTL: never a user ID or any text. Their keys have three parts, a
+// user's two, so they cannot meet.
+//
+// # Round trips
+//
+// Every method makes the least possible requests: Get one consistent
+// GetItem; SetFact one UpdateItem that applies when the record exists and
+// either holds the key or is under the cap, and otherwise returns the
+// current record with the condition failure (ALL_OLD), so that the store's
+// merge and Save make two round trips at most; DeleteFact, ClearFacts one
+// UpdateItem each; Erase and Save one PutItem each. User keys reach
+// expressions only through ExpressionAttributeNames, written by hand: the
+// SDK's expression builder would split them on dots. An empty name is
+// refused before any request (DynamoDB rejects it; moto does not).
+//
+// # Size
+//
+// DynamoDB refuses items over 400 KB ([MaxItemBytes]). Every PutItem is
+// measured by DynamoDB's rules first and one over the limit is refused
+// with [ErrItemTooLarge] without being sent. An UpdateItem of one fact is
+// not measured: [memory.Config.Validate] guarantees that a full record
+// under the caps stays within [memory.ItemBudget].
+//
+// # Errors
+//
+// A storage failure comes back as an error wrapping the SDK's, never as
+// an empty result. A failed condition is a result, not an error, except
+// in Save, where it is [memory.ErrConflict] with the current record. An
+// item whose attributes have the wrong types is an error wrapping
+// [ErrCorruptItem] that names the attribute.
+package dynamorepo

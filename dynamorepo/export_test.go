@@ -1,0 +1,15 @@
+package dynamorepo
+
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// ItemSize exposes itemSize to the external tests.
+var ItemSize = itemSize
+
+// EncodeRecord returns the item Save would write for rec under s.
+func EncodeRecord(s memory.Scope, rec memory.Record) (map[string]types.AttributeValue, error) {
+	return encodeRecord(userKey(s), rec, newVersion())
+}

@@ -1,0 +1,306 @@
+package dynamorepo
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// API lists the *dynamodb.Client methods the repository and the budget
+// call, so that tests can stand in for the client.
+type API interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+}
+
+// DefaultFenceLifetime is how long the fence an erasure leaves lasts before
+// DynamoDB's TTL deletes it. It must outlast the redelivery of any message
+// sent before the erasure: SQS keeps a message 14 days at most.
+const DefaultFenceLifetime = 15 * 24 * time.Hour
+
+// Option configures a [Repo] or a [Budget].
+type Option func(*options)
+
+type options struct {
+	fenceLifetime time.Duration
+	now           memory.Clock
+	onError       func(error)
+}
+
+func buildOptions(opts []Option) options {
+	o := options{
+		fenceLifetime: DefaultFenceLifetime,
+		now:           func() time.Time { return time.Now().UTC() },
+		onError:       func(error) {},
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// WithFenceLifetime sets how long the fence an erasure leaves lasts; d ≤ 0
+// keeps [DefaultFenceLifetime].
+func WithFenceLifetime(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.fenceLifetime = d
+		}
+	}
+}
+
+// WithClock sets the clock the [Budget] takes the day from; the default is
+// time.Now.
+func WithClock(c memory.Clock) Option {
+	return func(o *options) {
+		if c != nil {
+			o.now = c
+		}
+	}
+}
+
+// WithErrorHandler sets a function that the [Budget] tells of the storage
+// failures it cannot return (its methods have no error result), for
+// instance to log them. The error never holds user data.
+func WithErrorHandler(f func(error)) Option {
+	return func(o *options) {
+		if f != nil {
+			o.onError = f
+		}
+	}
+}
+
+// Repo is a [memory.Repository] over one DynamoDB table. It is safe for
+// concurrent use.
+type Repo struct {
+	api   API
+	table string
+	opts  options
+}
+
+var _ memory.Repository = (*Repo)(nil)
+
+// New returns a Repo over the table named table, reached through client
+// (a *dynamodb.Client in production). The table must have the definition
+// of [CreateTable].
+func New(client API, table string, opts ...Option) *Repo {
+	return &Repo{api: client, table: table, opts: buildOptions(opts)}
+}
+
+// newVersion returns a fresh version token: 128 random bits.
+func newVersion() string { return rand.Text() }
+
+// conditionFailed returns the ConditionalCheckFailedException in err's
+// chain, or nil.
+func conditionFailed(err error) *types.ConditionalCheckFailedException {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ccf
+	}
+	return nil
+}
+
+func (r *Repo) key(s memory.Scope) (map[string]types.AttributeValue, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return keyOf(userKey(s)), nil
+}
+
+// Get implements [memory.Repository.Get] with one strongly consistent
+// GetItem. A fence comes back as a Record with a Version and an ErasedAt
+// and nil Facts; no item as a zero Record. Errors: an invalid scope (a
+// *memory.Error), a storage failure, or a corrupt item ([ErrCorruptItem]).
+func (r *Repo) Get(ctx context.Context, s memory.Scope) (memory.Record, error) {
+	key, err := r.key(s)
+	if err != nil {
+		return memory.Record{}, err
+	}
+	out, err := r.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(r.table),
+		Key:            key,
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return memory.Record{}, fmt.Errorf("dynamorepo: get: %w", err)
+	}
+	return decodeRecord(out.Item)
+}
+
+// SetFact implements [memory.Repository.SetFact] with one UpdateItem that
+// sets facts.<key> and a new version on the condition that the record has
+// facts and either holds the key or fewer than maxFacts of them. When the
+// condition fails nothing is written and the current item, returned with
+// the failure, is decoded into current (zero when there is none).
+func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFacts int) (bool, memory.Record, error) {
+	key, err := r.key(s)
+	if err != nil {
+		return false, memory.Record{}, err
+	}
+	if f.Key == "" {
+		return false, memory.Record{}, errors.New("dynamorepo: set fact: empty key")
+	}
+	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(r.table),
+		Key:                      key,
+		UpdateExpression:         aws.String("SET #facts.#k = :f, #ver = :new REMOVE #ttl"),
+		ConditionExpression:      aws.String("attribute_exists(#facts) AND (attribute_exists(#facts.#k) OR size(#facts) < :max)"),
+		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#k": f.Key, "#ver": attrVersion, "#ttl": TTLAttribute},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":f":   factValue(f),
+			":new": str(newVersion()),
+			":max": &types.AttributeValueMemberN{Value: strconv.Itoa(maxFacts)},
+		},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if ccf := conditionFailed(err); ccf != nil {
+		cur, err := decodeRecord(ccf.Item)
+		if err != nil {
+			return false, memory.Record{}, err
+		}
+		return false, cur, nil
+	}
+	if err != nil {
+		return false, memory.Record{}, fmt.Errorf("dynamorepo: set fact: %w", err)
+	}
+	return true, memory.Record{}, nil
+}
+
+// DeleteFact implements [memory.Repository.DeleteFact] with one UpdateItem
+// that removes facts.<key> on the condition that it exists; it returns
+// false, having written nothing, when it does not.
+func (r *Repo) DeleteFact(ctx context.Context, s memory.Scope, key string) (bool, error) {
+	k, err := r.key(s)
+	if err != nil {
+		return false, err
+	}
+	if key == "" {
+		return false, errors.New("dynamorepo: delete fact: empty key")
+	}
+	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(r.table),
+		Key:                       k,
+		UpdateExpression:          aws.String("REMOVE #facts.#k SET #ver = :new"),
+		ConditionExpression:       aws.String("attribute_exists(#facts.#k)"),
+		ExpressionAttributeNames:  map[string]string{"#facts": attrFacts, "#k": key, "#ver": attrVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":new": str(newVersion())},
+	})
+	if conditionFailed(err) != nil {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("dynamorepo: delete fact: %w", err)
+	}
+	return true, nil
+}
+
+// ClearFacts implements [memory.Repository.ClearFacts] with one UpdateItem
+// that empties facts, keeping the watermarks, on the condition that the
+// record has facts; with no record (or a fence) it writes nothing.
+func (r *Repo) ClearFacts(ctx context.Context, s memory.Scope) error {
+	key, err := r.key(s)
+	if err != nil {
+		return err
+	}
+	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(r.table),
+		Key:                      key,
+		UpdateExpression:         aws.String("SET #facts = :empty, #ver = :new"),
+		ConditionExpression:      aws.String("attribute_exists(#facts)"),
+		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#ver": attrVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":empty": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+			":new":   str(newVersion()),
+		},
+	})
+	if conditionFailed(err) != nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("dynamorepo: clear facts: %w", err)
+	}
+	return nil
+}
+
+// Erase implements [memory.Repository.Erase] with one PutItem that replaces
+// the item by a fence {key, ver, erasedAt, expiresAt} and returns the number
+// of facts of the item it replaced. The fence expires after the fence
+// lifetime (see [WithFenceLifetime]).
+func (r *Repo) Erase(ctx context.Context, s memory.Scope, at time.Time) (int, error) {
+	if err := s.Validate(); err != nil {
+		return 0, err
+	}
+	fence := map[string]types.AttributeValue{
+		KeyAttribute: str(userKey(s)),
+		attrVersion:  str(newVersion()),
+		attrErasedAt: num(ceilMilli(at)),
+		TTLAttribute: num(at.Add(r.opts.fenceLifetime).Unix()),
+	}
+	if err := checkSize(fence); err != nil {
+		return 0, err
+	}
+	out, err := r.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:    aws.String(r.table),
+		Item:         fence,
+		ReturnValues: types.ReturnValueAllOld,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("dynamorepo: erase: %w", err)
+	}
+	return countFacts(out.Attributes), nil
+}
+
+// Save implements [memory.Repository.Save] with one PutItem of the whole
+// record under a new version, on the condition that the stored version is
+// still rec.Version (or, for "", that nothing is stored). rec.ErasedAt is
+// kept; a fence's TTL is dropped. A record over [MaxItemBytes] is refused
+// with [ErrItemTooLarge] and not sent. On a conflict it returns
+// [memory.ErrConflict] and the current record.
+func (r *Repo) Save(ctx context.Context, s memory.Scope, rec memory.Record) (string, memory.Record, error) {
+	if err := s.Validate(); err != nil {
+		return "", memory.Record{}, err
+	}
+	ver := newVersion()
+	it, err := encodeRecord(userKey(s), rec, ver)
+	if err != nil {
+		return "", memory.Record{}, err
+	}
+	if err := checkSize(it); err != nil {
+		return "", memory.Record{}, err
+	}
+	in := &dynamodb.PutItemInput{
+		TableName:                           aws.String(r.table),
+		Item:                                it,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	if rec.Version == "" {
+		in.ConditionExpression = aws.String("attribute_not_exists(#pk)")
+		in.ExpressionAttributeNames = map[string]string{"#pk": KeyAttribute}
+	} else {
+		in.ConditionExpression = aws.String("#ver = :old")
+		in.ExpressionAttributeNames = map[string]string{"#ver": attrVersion}
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":old": str(rec.Version)}
+	}
+	_, err = r.api.PutItem(ctx, in)
+	if ccf := conditionFailed(err); ccf != nil {
+		cur, err := decodeRecord(ccf.Item)
+		if err != nil {
+			return "", memory.Record{}, err
+		}
+		return "", cur, memory.ErrConflict
+	}
+	if err != nil {
+		return "", memory.Record{}, fmt.Errorf("dynamorepo: save: %w", err)
+	}
+	return ver, memory.Record{}, nil
+}

@@ -1,0 +1,565 @@
+package dynamorepo_test
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/memory"
+)
+
+var (
+	ctx   = context.Background()
+	scope = memory.Scope{TenantID: "acme", UserID: "u-1"}
+	// t0 is a time with whole milliseconds, as the table stores them.
+	t0 = time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
+)
+
+func fact(key, value string, at time.Time) memory.Fact {
+	return memory.Fact{Key: key, Value: value, UpdatedAt: at}
+}
+
+// mustSave saves rec and fails the test on an error.
+func mustSave(t *testing.T, r *dynamorepo.Repo, s memory.Scope, rec memory.Record) string {
+	t.Helper()
+	ver, _, err := r.Save(ctx, s, rec)
+	if err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+	return ver
+}
+
+func mustGet(t *testing.T, r *dynamorepo.Repo, s memory.Scope) memory.Record {
+	t.Helper()
+	rec, err := r.Get(ctx, s)
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	return rec
+}
+
+func checkRequests(t *testing.T, c *counter, want string) {
+	t.Helper()
+	if got := c.take(); got != want {
+		t.Errorf("requests = %q, want %q", got, want)
+	}
+}
+
+func TestCreateTable(t *testing.T) {
+	f := newFixture(t)
+	d, err := f.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(f.table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := d.Table.KeySchema
+	if len(ks) != 1 || aws.ToString(ks[0].AttributeName) != dynamorepo.KeyAttribute || ks[0].KeyType != types.KeyTypeHash {
+		t.Errorf("key schema = %+v, want one HASH key %q", ks, dynamorepo.KeyAttribute)
+	}
+	ad := d.Table.AttributeDefinitions
+	if len(ad) != 1 || string(ad[0].AttributeType) != dynamorepo.KeyAttributeType {
+		t.Errorf("attribute definitions = %+v, want %q of type %s", ad, dynamorepo.KeyAttribute, dynamorepo.KeyAttributeType)
+	}
+	if d.Table.BillingModeSummary == nil || string(d.Table.BillingModeSummary.BillingMode) != dynamorepo.BillingMode {
+		t.Errorf("billing = %+v, want %s", d.Table.BillingModeSummary, dynamorepo.BillingMode)
+	}
+	ttl, err := f.client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(f.table)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ttl.TimeToLiveDescription; d == nil || aws.ToString(d.AttributeName) != dynamorepo.TTLAttribute || d.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
+		t.Errorf("TTL = %+v, want enabled on %q", d, dynamorepo.TTLAttribute)
+	}
+	if err := dynamorepo.CreateTable(ctx, f.client, f.table); err == nil {
+		t.Error("CreateTable of an existing table: got no error")
+	}
+}
+
+func TestGetMissing(t *testing.T) {
+	f := newFixture(t)
+	rec := mustGet(t, f.repo, scope)
+	if diff := cmp.Diff(memory.Record{}, rec); diff != "" {
+		t.Errorf("Get of no item (-want +got):\n%s", diff)
+	}
+	checkRequests(t, f.count, "GetItem:1")
+}
+
+func TestSaveAndGetRoundTrip(t *testing.T) {
+	f := newFixture(t)
+	want := memory.Record{
+		Facts: []memory.Fact{
+			{Key: "home_city", Value: "Lisbon", UpdatedAt: t0, SourceThreadID: "th-9"},
+			{Key: "língua", Value: "português ✓", UpdatedAt: t0.Add(time.Second)},
+			{Key: "x.y", Value: "a key with a dot", UpdatedAt: t0.Add(2 * time.Second)},
+		},
+		Threads: map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: t0}},
+	}
+	ver := mustSave(t, f.repo, scope, want)
+	checkRequests(t, f.count, "PutItem:1")
+	if ver == "" {
+		t.Fatal("Save returned an empty version")
+	}
+	got := mustGet(t, f.repo, scope)
+	want.Version = ver
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Get after Save (-want +got):\n%s", diff)
+	}
+	// Another user of the tenant, and the same user ID in another tenant,
+	// see nothing.
+	for _, s := range []memory.Scope{{TenantID: "acme", UserID: "u-2"}, {TenantID: "other", UserID: "u-1"}} {
+		if rec := mustGet(t, f.repo, s); rec.Version != "" || rec.Facts != nil {
+			t.Errorf("Get(%+v) = %+v, want nothing", s, rec)
+		}
+	}
+}
+
+func TestSaveConditions(t *testing.T) {
+	f := newFixture(t)
+	v1 := mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}})
+	f.count.take()
+
+	// "" means nothing stored: a second creation conflicts.
+	_, cur, err := f.repo.Save(ctx, scope, memory.Record{Facts: []memory.Fact{fact("b", "2", t0)}})
+	if !errors.Is(err, memory.ErrConflict) {
+		t.Fatalf("second creation: err = %v, want ErrConflict", err)
+	}
+	want := memory.Record{Version: v1, Facts: []memory.Fact{fact("a", "1", t0)}}
+	if diff := cmp.Diff(want, cur); diff != "" {
+		t.Errorf("current record on conflict (-want +got):\n%s", diff)
+	}
+	checkRequests(t, f.count, "PutItem:1")
+
+	// The right version writes; the old one then conflicts.
+	v2, _, err := f.repo.Save(ctx, scope, memory.Record{Version: v1, Facts: []memory.Fact{fact("a", "9", t0)}})
+	if err != nil || v2 == "" || v2 == v1 {
+		t.Fatalf("Save with the stored version = %q, %v; want a new version", v2, err)
+	}
+	_, cur, err = f.repo.Save(ctx, scope, memory.Record{Version: v1, Facts: []memory.Fact{fact("a", "stale", t0)}})
+	if !errors.Is(err, memory.ErrConflict) {
+		t.Fatalf("Save with a stale version: err = %v, want ErrConflict", err)
+	}
+	if cur.Version != v2 || len(cur.Facts) != 1 || cur.Facts[0].Value != "9" {
+		t.Errorf("current record on conflict = %+v, want version %s with a=9", cur, v2)
+	}
+	// A version on a missing item conflicts with a zero current record.
+	other := memory.Scope{TenantID: "acme", UserID: "nobody"}
+	_, cur, err = f.repo.Save(ctx, other, memory.Record{Version: v1})
+	if !errors.Is(err, memory.ErrConflict) || cur.Version != "" {
+		t.Errorf("Save with a version on no item = %+v, %v; want ErrConflict and a zero record", cur, err)
+	}
+}
+
+func TestSetFact(t *testing.T) {
+	f := newFixture(t)
+
+	// No record: nothing written, zero current record, one request.
+	applied, cur, err := f.repo.SetFact(ctx, scope, fact("a", "1", t0), 3)
+	if err != nil || applied || cur.Version != "" {
+		t.Fatalf("SetFact on no record = %v, %+v, %v; want false, zero record", applied, cur, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+	if it := f.rawItem(t, "acme#u-1"); it != nil {
+		t.Fatalf("SetFact on no record wrote %v", it)
+	}
+
+	v := mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}})
+	f.count.take()
+
+	// Under the cap: a new key applies in one request, with a new version.
+	for i, ft := range []memory.Fact{
+		{Key: "b.c", Value: "dotted key", UpdatedAt: t0.Add(time.Second)},
+		{Key: "ключ", Value: "значение", UpdatedAt: t0.Add(2 * time.Second), SourceThreadID: "th-1"},
+	} {
+		applied, _, err = f.repo.SetFact(ctx, scope, ft, 3)
+		if err != nil || !applied {
+			t.Fatalf("SetFact %d under the cap = %v, %v; want applied", i, applied, err)
+		}
+		checkRequests(t, f.count, "UpdateItem:1")
+		rec := mustGet(t, f.repo, scope)
+		f.count.take()
+		if rec.Version == v {
+			t.Errorf("SetFact %d kept version %s", i, v)
+		}
+		v = rec.Version
+	}
+	// At the cap: an existing key applies.
+	applied, _, err = f.repo.SetFact(ctx, scope, fact("a", "2", t0.Add(3*time.Second)), 3)
+	if err != nil || !applied {
+		t.Fatalf("SetFact of a stored key at the cap = %v, %v; want applied", applied, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+	// At the cap: a new key does not, and the current record comes back.
+	applied, cur, err = f.repo.SetFact(ctx, scope, fact("d", "4", t0.Add(4*time.Second)), 3)
+	if err != nil || applied {
+		t.Fatalf("SetFact of a new key at the cap = %v, %v; want not applied", applied, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+	want := memory.Record{Facts: []memory.Fact{
+		fact("a", "2", t0.Add(3*time.Second)),
+		fact("b.c", "dotted key", t0.Add(time.Second)),
+		{Key: "ключ", Value: "значение", UpdatedAt: t0.Add(2 * time.Second), SourceThreadID: "th-1"},
+	}}
+	stored := mustGet(t, f.repo, scope)
+	want.Version = stored.Version
+	if diff := cmp.Diff(want, cur); diff != "" {
+		t.Errorf("current record at the cap (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, stored); diff != "" {
+		t.Errorf("stored record (-want +got):\n%s", diff)
+	}
+}
+
+func TestDeleteFact(t *testing.T) {
+	f := newFixture(t)
+	ok, err := f.repo.DeleteFact(ctx, scope, "a")
+	if err != nil || ok {
+		t.Fatalf("DeleteFact on no record = %v, %v; want false", ok, err)
+	}
+	if it := f.rawItem(t, "acme#u-1"); it != nil {
+		t.Fatalf("DeleteFact on no record wrote %v", it)
+	}
+	v := mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0), fact("b", "2", t0)}})
+	f.count.take()
+
+	ok, err = f.repo.DeleteFact(ctx, scope, "zzz")
+	if err != nil || ok {
+		t.Fatalf("DeleteFact of an absent key = %v, %v; want false", ok, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+	if rec := mustGet(t, f.repo, scope); rec.Version != v {
+		t.Errorf("DeleteFact of an absent key changed the version %s to %s", v, rec.Version)
+	}
+	f.count.take()
+
+	ok, err = f.repo.DeleteFact(ctx, scope, "a")
+	if err != nil || !ok {
+		t.Fatalf("DeleteFact of a stored key = %v, %v; want true", ok, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+	rec := mustGet(t, f.repo, scope)
+	if rec.Version == v || len(rec.Facts) != 1 || rec.Facts[0].Key != "b" {
+		t.Errorf("after DeleteFact: %+v, want only b under a new version", rec)
+	}
+}
+
+func TestClearFacts(t *testing.T) {
+	f := newFixture(t)
+	if err := f.repo.ClearFacts(ctx, scope); err != nil {
+		t.Fatalf("ClearFacts on no record: %v", err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+	if it := f.rawItem(t, "acme#u-1"); it != nil {
+		t.Fatalf("ClearFacts on no record wrote %v", it)
+	}
+	threads := map[string]memory.ThreadMark{"th-1": {TurnCount: 2, At: t0}}
+	v := mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}, Threads: threads})
+	f.count.take()
+	if err := f.repo.ClearFacts(ctx, scope); err != nil {
+		t.Fatal(err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+	rec := mustGet(t, f.repo, scope)
+	if rec.Version == v || rec.Facts == nil || len(rec.Facts) != 0 {
+		t.Errorf("after ClearFacts: %+v, want an empty non-nil facts list under a new version", rec)
+	}
+	if diff := cmp.Diff(threads, rec.Threads); diff != "" {
+		t.Errorf("ClearFacts changed the watermarks (-want +got):\n%s", diff)
+	}
+	// An empty record still takes a fact in one request.
+	f.count.take()
+	applied, _, err := f.repo.SetFact(ctx, scope, fact("b", "2", t0), 3)
+	if err != nil || !applied {
+		t.Errorf("SetFact on an empty record = %v, %v; want applied", applied, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+}
+
+func TestEraseAndFence(t *testing.T) {
+	f := newFixture(t, dynamorepo.WithFenceLifetime(48*time.Hour))
+	threads := map[string]memory.ThreadMark{"th-1": {TurnCount: 2, At: t0}}
+	v1 := mustSave(t, f.repo, scope, memory.Record{
+		Facts:   []memory.Fact{fact("a", "1", t0), fact("b", "2", t0), {Key: "c", Value: "3", UpdatedAt: t0, SourceThreadID: "th-1"}},
+		Threads: threads,
+	})
+	f.count.take()
+
+	at := t0.Add(time.Hour + 1500*time.Microsecond) // not a whole millisecond
+	n, err := f.repo.Erase(ctx, scope, at)
+	if err != nil || n != 3 {
+		t.Fatalf("Erase = %d, %v; want 3", n, err)
+	}
+	checkRequests(t, f.count, "PutItem:1")
+
+	// The fence holds the key, a version, the erasure time and its TTL:
+	// nothing personal beyond the key.
+	it := f.rawItem(t, "acme#u-1")
+	if diff := cmp.Diff([]string{"erasedAt", "expiresAt", "pk", "ver"}, slices.Sorted(maps.Keys(it))); diff != "" {
+		t.Errorf("fence attributes (-want +got):\n%s", diff)
+	}
+	wantExp := strconv.FormatInt(at.Add(48*time.Hour).Unix(), 10)
+	if got := it[dynamorepo.TTLAttribute].(*types.AttributeValueMemberN).Value; got != wantExp {
+		t.Errorf("fence expiresAt = %s, want %s", got, wantExp)
+	}
+
+	fence := mustGet(t, f.repo, scope)
+	wantErased := t0.Add(time.Hour + 2*time.Millisecond) // rounded up
+	if fence.Version == "" || fence.Version == v1 || !fence.ErasedAt.Equal(wantErased) || fence.Facts != nil || fence.Threads != nil {
+		t.Errorf("Get of a fence = %+v, want a new version, ErasedAt %v and nothing else", fence, wantErased)
+	}
+
+	// A save from before the erasure conflicts and sees the fence.
+	_, cur, err := f.repo.Save(ctx, scope, memory.Record{Version: v1, Facts: []memory.Fact{fact("a", "late", t0)}})
+	if !errors.Is(err, memory.ErrConflict) {
+		t.Fatalf("Save with the pre-erasure version: err = %v, want ErrConflict", err)
+	}
+	if diff := cmp.Diff(fence, cur); diff != "" {
+		t.Errorf("current record on conflict (-want +got):\n%s", diff)
+	}
+	// So does a creation.
+	if _, _, err := f.repo.Save(ctx, scope, memory.Record{Facts: []memory.Fact{fact("a", "new", t0)}}); !errors.Is(err, memory.ErrConflict) {
+		t.Fatalf("Save with no version over a fence: err = %v, want ErrConflict", err)
+	}
+	// SetFact, DeleteFact and ClearFacts write nothing on a fence.
+	f.count.take()
+	applied, cur, err := f.repo.SetFact(ctx, scope, fact("a", "x", t0), 5)
+	if err != nil || applied {
+		t.Fatalf("SetFact on a fence = %v, %v; want not applied", applied, err)
+	}
+	if diff := cmp.Diff(fence, cur); diff != "" {
+		t.Errorf("SetFact on a fence: current (-want +got):\n%s", diff)
+	}
+	if ok, err := f.repo.DeleteFact(ctx, scope, "a"); ok || err != nil {
+		t.Errorf("DeleteFact on a fence = %v, %v", ok, err)
+	}
+	if err := f.repo.ClearFacts(ctx, scope); err != nil {
+		t.Errorf("ClearFacts on a fence: %v", err)
+	}
+	checkRequests(t, f.count, "UpdateItem:3")
+	if got := mustGet(t, f.repo, scope); got.Version != fence.Version {
+		t.Errorf("the fence changed: %+v", got)
+	}
+
+	// A save from a fresh read writes, keeps erasedAt and drops the TTL.
+	rec := fence
+	rec.Facts = []memory.Fact{fact("a", "after", t0.Add(2*time.Hour))}
+	v3 := mustSave(t, f.repo, scope, rec)
+	it = f.rawItem(t, "acme#u-1")
+	if _, ok := it[dynamorepo.TTLAttribute]; ok {
+		t.Errorf("a record saved over a fence kept %s", dynamorepo.TTLAttribute)
+	}
+	got := mustGet(t, f.repo, scope)
+	if got.Version != v3 || !got.ErasedAt.Equal(wantErased) || len(got.Facts) != 1 {
+		t.Errorf("record over a fence = %+v, want version %s, ErasedAt %v, one fact", got, v3, wantErased)
+	}
+	// Later writes keep erasedAt.
+	if _, _, err := f.repo.SetFact(ctx, scope, fact("b", "2", t0), 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.repo.DeleteFact(ctx, scope, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.repo.ClearFacts(ctx, scope); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustGet(t, f.repo, scope); !got.ErasedAt.Equal(wantErased) {
+		t.Errorf("ErasedAt after later writes = %v, want %v", got.ErasedAt, wantErased)
+	}
+
+	// Erasing no record leaves a fence and counts nothing.
+	other := memory.Scope{TenantID: "acme", UserID: "never"}
+	if n, err := f.repo.Erase(ctx, other, at); err != nil || n != 0 {
+		t.Errorf("Erase of no record = %d, %v; want 0", n, err)
+	}
+	if got := mustGet(t, f.repo, other); got.ErasedAt.IsZero() {
+		t.Errorf("Erase of no record left no fence: %+v", got)
+	}
+}
+
+func TestItemSizeLimit(t *testing.T) {
+	f := newFixture(t)
+	// A record over 400 KB is refused before any request.
+	big := memory.Record{}
+	value := strings.Repeat("é", 1000) // 2000 bytes
+	for i := range 210 {
+		big.Facts = append(big.Facts, fact("key_"+strconv.Itoa(i), value, t0))
+	}
+	_, _, err := f.repo.Save(ctx, scope, big)
+	if !errors.Is(err, dynamorepo.ErrItemTooLarge) {
+		t.Fatalf("Save of a %d-fact record: err = %v, want ErrItemTooLarge", len(big.Facts), err)
+	}
+	checkRequests(t, f.count, "")
+	if it := f.rawItem(t, "acme#u-1"); it != nil {
+		t.Fatal("an oversized record was stored")
+	}
+	// Just under the limit, it is sent and stored.
+	big.Facts = big.Facts[:195]
+	if _, _, err := f.repo.Save(ctx, scope, big); err != nil {
+		t.Fatalf("Save of a %d-fact record: %v", len(big.Facts), err)
+	}
+	checkRequests(t, f.count, "PutItem:1")
+
+	// moto itself rejects an oversized PutItem the same way DynamoDB does
+	// (its threshold, 405,000 bytes, is a little under DynamoDB's 400 KiB),
+	// and accepts one of 400,000 bytes.
+	raw := func(n int) error {
+		_, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(f.table),
+			Item: map[string]types.AttributeValue{
+				dynamorepo.KeyAttribute: &types.AttributeValueMemberS{Value: "raw"},
+				"d":                     &types.AttributeValueMemberS{Value: strings.Repeat("x", n)},
+			},
+		})
+		return err
+	}
+	if err := raw(dynamorepo.MaxItemBytes + 1); err == nil || !strings.Contains(err.Error(), "Item size has exceeded") {
+		t.Errorf("raw oversized PutItem: err = %v, want moto's item size error", err)
+	}
+	if err := raw(400_000 - len("pk") - len("raw") - len("d")); err != nil {
+		t.Errorf("raw PutItem under the limit: %v", err)
+	}
+}
+
+func TestEmptyNamesAndInvalidScopes(t *testing.T) {
+	f := newFixture(t)
+	mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}})
+	f.count.take()
+	if _, _, err := f.repo.SetFact(ctx, scope, fact("", "v", t0), 5); err == nil {
+		t.Error("SetFact with an empty key: no error")
+	}
+	if _, err := f.repo.DeleteFact(ctx, scope, ""); err == nil {
+		t.Error("DeleteFact with an empty key: no error")
+	}
+	rec := mustGet(t, f.repo, scope)
+	f.count.take()
+	bad := rec
+	bad.Facts = append(bad.Facts, fact("", "v", t0))
+	if _, _, err := f.repo.Save(ctx, scope, bad); err == nil {
+		t.Error("Save with an empty fact key: no error")
+	}
+	bad = rec
+	bad.Threads = map[string]memory.ThreadMark{"": {TurnCount: 1, At: t0}}
+	if _, _, err := f.repo.Save(ctx, scope, bad); err == nil {
+		t.Error("Save with an empty thread ID: no error")
+	}
+	for _, s := range []memory.Scope{{TenantID: "acme", UserID: "a#b"}, {TenantID: "a/b", UserID: "u"}, {TenantID: "", UserID: "u"}} {
+		if _, err := f.repo.Get(ctx, s); memory.ErrorCode(err) != memory.CodeInvalidID {
+			t.Errorf("Get(%+v): err = %v, want CodeInvalidID", s, err)
+		}
+		if _, _, err := f.repo.SetFact(ctx, s, fact("a", "1", t0), 5); memory.ErrorCode(err) != memory.CodeInvalidID {
+			t.Errorf("SetFact(%+v): err = %v, want CodeInvalidID", s, err)
+		}
+		if _, err := f.repo.DeleteFact(ctx, s, "a"); memory.ErrorCode(err) != memory.CodeInvalidID {
+			t.Errorf("DeleteFact(%+v): err = %v, want CodeInvalidID", s, err)
+		}
+		if err := f.repo.ClearFacts(ctx, s); memory.ErrorCode(err) != memory.CodeInvalidID {
+			t.Errorf("ClearFacts(%+v): err = %v, want CodeInvalidID", s, err)
+		}
+		if _, err := f.repo.Erase(ctx, s, t0); memory.ErrorCode(err) != memory.CodeInvalidID {
+			t.Errorf("Erase(%+v): err = %v, want CodeInvalidID", s, err)
+		}
+		if _, _, err := f.repo.Save(ctx, s, memory.Record{}); memory.ErrorCode(err) != memory.CodeInvalidID {
+			t.Errorf("Save(%+v): err = %v, want CodeInvalidID", s, err)
+		}
+	}
+	checkRequests(t, f.count, "")
+}
+
+func TestCorruptItems(t *testing.T) {
+	f := newFixture(t)
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	M := func(m map[string]types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: m}
+	}
+	goodFact := M(map[string]types.AttributeValue{"v": S("x"), "t": N("1")})
+	tests := []struct {
+		name  string
+		attrs map[string]types.AttributeValue
+		want  string
+	}{
+		{"no version", map[string]types.AttributeValue{"facts": M(nil)}, "ver is missing"},
+		{"version a number", map[string]types.AttributeValue{"ver": N("1")}, "ver is not a string"},
+		{"facts a string", map[string]types.AttributeValue{"ver": S("v"), "facts": S("x")}, "facts is not a map"},
+		{"fact a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": S("x")})}, "facts entry is not a map"},
+		{"fact value a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": N("1"), "t": N("1")})})}, "facts entry v is not a string"},
+		{"fact time a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": S("now")})})}, "facts entry t is not a number"},
+		{"fact time missing", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x")})})}, "facts entry t is missing"},
+		{"fact time a fraction", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1.5")})})}, "facts entry t is not an integer"},
+		{"source a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1"), "s": N("2")})})}, "facts entry s is not a string"},
+		{"threads a list", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": goodFact}), "threads": &types.AttributeValueMemberL{}}, "threads is not a map"},
+		{"thread count a string", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": S("2"), "t": N("1")})})}, "threads entry n is not a number"},
+		{"erasedAt a string", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": S("yesterday")}, "erasedAt is not a number"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := memory.Scope{TenantID: "acme", UserID: "corrupt-" + strconv.Itoa(i)}
+			tt.attrs[dynamorepo.KeyAttribute] = S(s.TenantID + "#" + s.UserID)
+			if _, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: tt.attrs}); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := f.repo.Get(ctx, s)
+			if !errors.Is(err, dynamorepo.ErrCorruptItem) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Get = %+v, %v; want an ErrCorruptItem saying %q", rec, err, tt.want)
+			}
+			// The same item returned with a failed condition is an error too.
+			if _, _, err := f.repo.Save(ctx, s, memory.Record{Version: "not-it"}); !errors.Is(err, dynamorepo.ErrCorruptItem) {
+				t.Errorf("Save over a corrupt item: err = %v, want ErrCorruptItem", err)
+			}
+		})
+	}
+}
+
+// TestStorageFailures checks that every operation returns an error, never
+// an empty result, when the table is missing or the endpoint is closed.
+func TestStorageFailures(t *testing.T) {
+	port, err := moto.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := newClient("http://127.0.0.1:"+strconv.Itoa(port), nil, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	repos := map[string]*dynamorepo.Repo{
+		"missing table":   dynamorepo.New(newClient(endpoint, nil), "no-such-table"),
+		"closed endpoint": dynamorepo.New(closed, "memory"),
+	}
+	for name, r := range repos {
+		t.Run(name, func(t *testing.T) {
+			if rec, err := r.Get(ctx, scope); err == nil {
+				t.Errorf("Get = %+v, nil; want an error", rec)
+			}
+			if ok, rec, err := r.SetFact(ctx, scope, fact("a", "1", t0), 5); err == nil {
+				t.Errorf("SetFact = %v, %+v, nil; want an error", ok, rec)
+			}
+			if ok, err := r.DeleteFact(ctx, scope, "a"); err == nil {
+				t.Errorf("DeleteFact = %v, nil; want an error", ok)
+			}
+			if err := r.ClearFacts(ctx, scope); err == nil {
+				t.Error("ClearFacts = nil; want an error")
+			}
+			if n, err := r.Erase(ctx, scope, t0); err == nil {
+				t.Errorf("Erase = %d, nil; want an error", n)
+			}
+			if v, rec, err := r.Save(ctx, scope, memory.Record{}); err == nil || errors.Is(err, memory.ErrConflict) {
+				t.Errorf("Save = %q, %+v, %v; want a storage error", v, rec, err)
+			}
+			// Through the store, the failure is a repository error.
+			s, err := memory.New(r, memory.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if facts, err := s.GetFacts(ctx, scope); memory.ErrorCode(err) != memory.CodeRepository {
+				t.Errorf("GetFacts = %v, %v; want CodeRepository", facts, err)
+			}
+		})
+	}
+}
