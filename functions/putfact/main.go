@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// main wires the function once per execution environment and fails fast,
+// saying why, when the configuration is wrong.
+func main() {
+	log := httpapi.NewLogger(os.Stdout)
+	settings, err := setup.FromEnv(os.Getenv)
+	if err != nil {
+		log.Error("start", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+	cfg, err := setup.AWSConfig(context.Background())
+	if err != nil {
+		log.Error("start", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+	repo := dynamorepo.New(dynamodb.NewFromConfig(cfg), settings.TableName)
+	store, err := memory.New(repo, settings.Memory)
+	if err != nil {
+		log.Error("start", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+	h, err := newHandler(store, httpapi.AuthOf(settings), log)
+	if err != nil {
+		log.Error("start", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+	lambda.Start(h.Handle)
+}
