@@ -129,6 +129,8 @@ type Model struct {
 	schemas        schemaCache
 }
 
+var _ memory.Model = (*Model)(nil)
+
 // Option configures a Model.
 type Option func(*Model)
 
