@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/producer"
+	"github.com/usermemory/usermemory/schema"
+)
+
+// Defaults of a [Handler].
+const (
+	// DefaultSafetyMargin is the time left in the invocation under which a
+	// record is not started but reported as failed, to be delivered again.
+	DefaultSafetyMargin = 15 * time.Second
+	// DefaultMaxModelReceives is the receive count up to which a record
+	// whose model call failed transiently is reported as failed, to be
+	// retried after the visibility timeout; from it on, the failure is
+	// acknowledged. Keep it below the queue's maxReceiveCount, so that
+	// model outages do not fill the dead-letter queue.
+	DefaultMaxModelReceives = 3
+	// DefaultMaxBodyBytes is the largest body accepted: the SQS limit.
+	DefaultMaxBodyBytes = producer.DefaultMaxBytes
+	// DefaultNamespace is the CloudWatch namespace of the metrics.
+	DefaultNamespace = "usermemory/extractor"
+	// finishReserve is kept from the invocation's deadline for every
+	// record, so that a record that runs late fails by itself and the
+	// batch response still gets out.
+	finishReserve = time.Second
+)
+
+// Outcomes a record may have besides the store's memory.Outcome values.
+const (
+	outcomeNotDue       = "not_due"       // no extraction due: acknowledged
+	outcomeMalformed    = "malformed"     // not a valid message: failed, to the DLQ
+	outcomeOversized    = "oversized"     // over the size limit: failed, to the DLQ
+	outcomeRepository   = "repo_failed"   // the repository failed: failed, retried
+	outcomeConflict     = "conflict"      // concurrent writers kept winning: failed, retried
+	outcomeDeadline     = "deadline"      // not started, too little time: failed, retried
+	outcomeGroupBlocked = "group_blocked" // an earlier record of its group failed: failed, retried
+	outcomeInternal     = "internal"      // a bug (a recovered panic): failed, retried
+)
+
+// Handler processes the batches of extraction messages the SQS event
+// source delivers. It is safe for concurrent use.
+type Handler struct {
+	store            *memory.Store
+	schema           *jsonschema.Schema
+	log              *slog.Logger
+	metrics          io.Writer
+	namespace        string
+	margin           time.Duration
+	maxModelReceives int
+	maxBodyBytes     int
+	transient        func(error) bool
+	now              func() time.Time
+}
+
+// Option configures a [Handler].
+type Option func(*Handler)
+
+// WithLogger sets the logger; the default discards.
+func WithLogger(l *slog.Logger) Option { return func(h *Handler) { h.log = l } }
+
+// WithMetrics sets where the CloudWatch Embedded Metric Format lines go
+// (os.Stdout in Lambda); the default discards.
+func WithMetrics(w io.Writer) Option { return func(h *Handler) { h.metrics = w } }
+
+// WithSafetyMargin sets the remaining time under which records are not
+// started; see [DefaultSafetyMargin].
+func WithSafetyMargin(d time.Duration) Option { return func(h *Handler) { h.margin = d } }
+
+// WithMaxModelReceives sets how many receives a transient model failure is
+// retried for; see [DefaultMaxModelReceives].
+func WithMaxModelReceives(n int) Option { return func(h *Handler) { h.maxModelReceives = n } }
+
+// WithMaxBodyBytes sets the largest body accepted.
+func WithMaxBodyBytes(n int) Option { return func(h *Handler) { h.maxBodyBytes = n } }
+
+// WithTransient replaces the classification of model failures; the
+// default is [Transient].
+func WithTransient(f func(error) bool) Option { return func(h *Handler) { h.transient = f } }
+
+// WithClock sets the clock of durations and metric timestamps.
+func WithClock(now func() time.Time) Option { return func(h *Handler) { h.now = now } }
+
+// NewHandler returns a Handler that extracts through store. It compiles
+// the message schema once; it fails only when the embedded schema does
+// not compile.
+func NewHandler(store *memory.Store, opts ...Option) (*Handler, error) {
+	if store == nil {
+		return nil, errors.New("extractor: NewHandler needs a store")
+	}
+	sch, err := schema.CompileExtractionMessageV1()
+	if err != nil {
+		return nil, err
+	}
+	h := &Handler{
+		store:            store,
+		schema:           sch,
+		log:              slog.New(slog.DiscardHandler),
+		metrics:          io.Discard,
+		namespace:        DefaultNamespace,
+		margin:           DefaultSafetyMargin,
+		maxModelReceives: DefaultMaxModelReceives,
+		maxBodyBytes:     DefaultMaxBodyBytes,
+		transient:        Transient,
+		now:              time.Now,
+	}
+	for _, o := range opts {
+		o(h)
+	}
+	return h, nil
+}
+
+// result is what became of one record: its outcome, whether it is
+// reported as failed (to be delivered again), and what to log.
+type result struct {
+	outcome  string
+	failed   bool
+	reason   string // a short code, never content
+	tenant   string // "" until the message is valid
+	userRef  string
+	receives int
+	sentFrom string
+	extract  memory.ExtractResult
+}
+
+// Handle processes the records of a batch in order and returns the ones
+// to deliver again as batch item failures; it never returns an error, so
+// that one bad record never fails the batch (the event source mapping must
+// have ReportBatchItemFailures).
+//
+// Records of one message group (one user) stay in order: once a record of
+// a group fails, the later records of that group in the batch are not
+// processed and are reported as failed too; records of other groups go on.
+// Records not started when less than the safety margin is left before the
+// invocation's deadline are reported as failed, not lost.
+func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	requestID := ""
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		requestID = lc.AwsRequestID
+	}
+	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
+	failedGroups := map[string]bool{}
+	for _, rec := range ev.Records {
+		start := h.now()
+		group := rec.Attributes["MessageGroupId"]
+		var r result
+		switch {
+		case group != "" && failedGroups[group]:
+			r = result{outcome: outcomeGroupBlocked, failed: true}
+		case h.timeShort(ctx):
+			r = result{outcome: outcomeDeadline, failed: true}
+		default:
+			r = h.record(ctx, rec)
+		}
+		if r.failed {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+			if group != "" {
+				failedGroups[group] = true
+			}
+		}
+		h.observe(ctx, requestID, rec, r, h.now().Sub(start))
+	}
+	return resp, nil
+}
+
+// timeShort reports whether less than the safety margin is left.
+func (h *Handler) timeShort(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && d.Sub(h.now()) < h.margin
+}
+
+// record processes one record; a panic becomes a failed record.
+func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = result{outcome: outcomeInternal, failed: true, reason: fmt.Sprintf("panic: %T", p)}
+		}
+	}()
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-finishReserve))
+		defer cancel()
+	}
+	r.receives, _ = strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
+
+	m, err := h.decode(rec.Body)
+	if err != nil {
+		var bad *errMalformed
+		switch {
+		case errors.As(err, &bad):
+			r.outcome, r.reason = outcomeMalformed, bad.reason
+		default:
+			r.outcome, r.reason = outcomeOversized, "over "+strconv.Itoa(h.maxBodyBytes)+" bytes"
+		}
+		r.failed = true
+		return r
+	}
+	if g := rec.Attributes["MessageGroupId"]; g != "" && g != producer.GroupID(m.TenantID, m.UserID) {
+		// The body names another user than the group it was sent in.
+		r.outcome, r.reason, r.failed = outcomeMalformed, "group ID does not match tenantId/userId", true
+		return r
+	}
+	r.tenant, r.userRef = m.TenantID, userRef(m.TenantID, m.UserID)
+
+	if !h.store.IsExtractDue(m.PreviousTurnCount, m.TurnCount) {
+		r.outcome = outcomeNotDue
+		if h.store.Config().ExtractionDisabled {
+			r.outcome = string(memory.OutcomeDisabled)
+		}
+		return r
+	}
+	req := memory.ExtractRequest{
+		// The scope comes from the message envelope only.
+		Scope:             memory.Scope{TenantID: m.TenantID, UserID: m.UserID},
+		ThreadID:          m.ThreadID,
+		PreviousTurnCount: m.PreviousTurnCount,
+		TurnCount:         m.TurnCount,
+		Turns:             make([]memory.Turn, len(m.Turns)),
+		CheapModelID:      m.CheapModelID,
+	}
+	for i, t := range m.Turns {
+		req.Turns[i] = memory.Turn{Role: t.Role, Text: t.Text}
+	}
+	req.SentAt, r.sentFrom = sentAt(rec, m)
+	if m.Meta != nil {
+		req.Meta = memory.Meta{RequestID: m.Meta.RequestID, TraceID: m.Meta.TraceID}
+	}
+
+	res, err := h.store.Extract(ctx, req)
+	r.extract = res
+	if err != nil {
+		r.failed = true
+		r.reason = errorClass(err)
+		switch memory.ErrorCode(err) {
+		case memory.CodeInvalidID, memory.CodeInvalidTurnCount:
+			r.outcome = outcomeMalformed
+		case memory.CodeConflict:
+			r.outcome = outcomeConflict
+		default:
+			r.outcome = outcomeRepository
+		}
+		return r
+	}
+	r.outcome = string(res.Outcome)
+	if res.Outcome == memory.OutcomeModelFailed {
+		r.reason = errorClass(res.Reported)
+		if h.transient(res.Reported) && r.receives < h.maxModelReceives {
+			r.failed = true
+			r.reason += " (transient: retried)"
+		} else if h.transient(res.Reported) {
+			r.reason += " (transient: given up)"
+		} else {
+			r.reason += " (permanent)"
+		}
+	}
+	if res.Outcome == memory.OutcomeBadAnswer {
+		r.reason = errorClass(res.Reported)
+	}
+	return r
+}
+
+// userRef is how logs name a user: the first 16 hex digits of the SHA-256
+// of tenantId/userId. It lets operators follow one user through the logs
+// (and find a given user's lines by computing it) without writing the
+// user ID itself.
+func userRef(tenantID, userID string) string {
+	sum := sha256.Sum256([]byte(tenantID + "/" + userID))
+	return hex.EncodeToString(sum[:8])
+}

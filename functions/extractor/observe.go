@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// observe writes the log line and the metrics of one record. Neither holds
+// a fact value, turn text or user ID: tenant, a hash of the user, counts,
+// codes and durations only.
+func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSMessage, r result, took time.Duration) {
+	u := r.extract.Usage
+	attrs := []slog.Attr{
+		slog.String("requestId", requestID),
+		slog.String("messageId", rec.MessageId),
+		slog.String("outcome", r.outcome),
+		slog.Bool("retry", r.failed),
+		slog.Int("receiveCount", r.receives),
+		slog.Float64("durationMs", ms(took)),
+	}
+	if r.tenant != "" {
+		attrs = append(attrs, slog.String("tenant", r.tenant), slog.String("userRef", r.userRef))
+	}
+	if r.reason != "" {
+		attrs = append(attrs, slog.String("reason", r.reason))
+	}
+	if r.sentFrom != "" {
+		attrs = append(attrs, slog.String("sentAtFrom", r.sentFrom))
+	}
+	if r.extract.Outcome != "" {
+		attrs = append(attrs,
+			slog.Int("modelCalls", r.extract.ModelCalls),
+			slog.Int("inputTokens", u.InputTokens),
+			slog.Int("outputTokens", u.OutputTokens),
+			slog.Int("cacheReadTokens", u.CacheReadTokens),
+			slog.Int("cacheWriteTokens", u.CacheWriteTokens),
+			slog.Int("sets", r.extract.Sets),
+			slog.Int("deletes", r.extract.Deletes),
+			slog.Int("facts", len(r.extract.Facts)),
+		)
+	}
+	level := slog.LevelInfo
+	if r.failed {
+		level = slog.LevelWarn
+	}
+	h.log.LogAttrs(ctx, level, "extraction record", attrs...)
+
+	tenant := r.tenant
+	if tenant == "" {
+		tenant = "-" // An invalid message names no tenant we may trust.
+	}
+	retried := 0
+	if r.failed {
+		retried = 1
+	}
+	line := map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": h.now().UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  h.namespace,
+				"Dimensions": [][]string{{"tenant", "outcome"}},
+				"Metrics": []map[string]string{
+					{"Name": "Records", "Unit": "Count"},
+					{"Name": "Retried", "Unit": "Count"},
+					{"Name": "ModelCalls", "Unit": "Count"},
+					{"Name": "InputTokens", "Unit": "Count"},
+					{"Name": "OutputTokens", "Unit": "Count"},
+					{"Name": "CacheReadTokens", "Unit": "Count"},
+					{"Name": "CacheWriteTokens", "Unit": "Count"},
+					{"Name": "Duration", "Unit": "Milliseconds"},
+				},
+			}},
+		},
+		"tenant":           tenant,
+		"outcome":          r.outcome,
+		"Records":          1,
+		"Retried":          retried,
+		"ModelCalls":       r.extract.ModelCalls,
+		"InputTokens":      u.InputTokens,
+		"OutputTokens":     u.OutputTokens,
+		"CacheReadTokens":  u.CacheReadTokens,
+		"CacheWriteTokens": u.CacheWriteTokens,
+		"Duration":         ms(took),
+	}
+	b, err := json.Marshal(line)
+	if err != nil {
+		return // Only numbers and IDs: it always marshals.
+	}
+	_, _ = h.metrics.Write(append(b, '\n'))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
