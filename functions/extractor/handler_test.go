@@ -493,7 +493,7 @@ func TestMessageSentBeforeErasureWritesNothing(t *testing.T) {
 // refusingGate is a usage gate whose budget is spent.
 type refusingGate struct{ asked int }
 
-func (g *refusingGate) Allow(context.Context, memory.Meta) bool { g.asked++; return false }
+func (g *refusingGate) Allow(context.Context, memory.Meta) bool           { g.asked++; return false }
 func (g *refusingGate) Record(context.Context, memory.Meta, memory.Usage) {}
 
 func TestBudgetRefusalIsASilentSkipWithAMetric(t *testing.T) {
