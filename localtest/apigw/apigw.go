@@ -1,0 +1,556 @@
+// Package apigw emulates an API Gateway HTTP API on one machine: the routes
+// and JWT authorizer of a SAM template's HTTP API, payload format 2.0
+// events to Lambda functions, their responses mapped back, and CORS.
+//
+// As API Gateway does, it verifies the token (signature against the
+// issuer's JWKS, issuer, audience, expiry, not-before, issued-at, the
+// route's authorization scopes) before any function runs, answering 401
+// {"message":"Unauthorized"} or 403 {"message":"Forbidden"}, and turns a
+// function error into 500 {"message":"Internal Server Error"}.
+package apigw
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/usermemory/usermemory/localtest/lambdapool"
+	"github.com/usermemory/usermemory/localtest/sam"
+)
+
+// MaxBody is the largest request body API Gateway accepts: 10 MB.
+const MaxBody = 10 << 20
+
+// InvokeFunc invokes the function with logical ID fn.
+type InvokeFunc func(ctx context.Context, fn string, payload []byte, requestID string) (lambdapool.Result, error)
+
+// Config configures a [Gateway].
+type Config struct {
+	// API is the HTTP API of the template.
+	API *sam.HTTPAPI
+	// Keys are the JWKS of each authorizer, by authorizer name.
+	Keys map[string]*JWKS
+	// Invoke runs a function.
+	Invoke InvokeFunc
+	// AccountID and APIID go into the events' requestContext.
+	AccountID, APIID string
+	// Log receives one line per request: route, status, latency; nil
+	// discards them. It never receives bodies or tokens.
+	Log *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Gateway is the emulated HTTP API, an http.Handler.
+type Gateway struct {
+	cfg    Config
+	routes []route
+}
+
+type route struct {
+	sam.Route
+	segments []string // path split on "/"; "{name}" or "{name+}" for parameters
+}
+
+// New returns a gateway for cfg. It fails when a route names an
+// authorizer the API does not have or without keys.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	g := &Gateway{cfg: cfg}
+	for _, r := range cfg.API.Routes {
+		if r.Authorizer == "" {
+			r.Authorizer = cfg.API.DefaultAuthorizer
+		}
+		if r.Authorizer == "NONE" {
+			r.Authorizer = ""
+		}
+		if r.Authorizer != "" {
+			if cfg.API.Authorizers[r.Authorizer] == nil {
+				return nil, fmt.Errorf("apigw: route %s names authorizer %s, which the API does not have", r.Key(), r.Authorizer)
+			}
+			if cfg.Keys[r.Authorizer] == nil {
+				return nil, fmt.Errorf("apigw: no JWKS for authorizer %s", r.Authorizer)
+			}
+		}
+		g.routes = append(g.routes, route{Route: r, segments: strings.Split(strings.Trim(r.Path, "/"), "/")})
+	}
+	return g, nil
+}
+
+// message writes API Gateway's own JSON answer.
+func message(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = fmt.Fprintf(w, `{"message":%q}`, msg)
+}
+
+// ServeHTTP answers one request.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	reqID := requestID()
+	rec.Header().Set("Apigw-Requestid", reqID)
+	routeKey := g.serve(rec, r, reqID)
+	g.cfg.Log.Info("request", "requestId", reqID, "method", r.Method, "routeKey", routeKey,
+		"status", rec.status, "ms", time.Since(start).Milliseconds())
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) string {
+	origin := r.Header.Get("Origin")
+	if g.preflight(w, r, origin) {
+		return "OPTIONS (CORS preflight)"
+	}
+	g.corsHeaders(w.Header(), origin)
+	rt, params, ok := g.match(r.Method, r.URL.EscapedPath())
+	if !ok {
+		message(w, http.StatusNotFound, "Not Found")
+		return "-"
+	}
+	var claims map[string]any
+	if rt.Authorizer != "" {
+		var status int
+		claims, status = g.authorize(r, rt)
+		if status != http.StatusOK {
+			if status == http.StatusUnauthorized {
+				w.Header().Set("Www-Authenticate", "Bearer")
+				message(w, status, "Unauthorized")
+			} else {
+				message(w, status, "Forbidden")
+			}
+			return rt.Key()
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		message(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large")
+		return rt.Key()
+	}
+	ev := g.event(r, rt, params, claims, body, reqID)
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		message(w, http.StatusInternalServerError, "Internal Server Error")
+		return rt.Key()
+	}
+	res, err := g.cfg.Invoke(r.Context(), rt.Function, payload, reqID)
+	if err != nil || res.Err != nil {
+		if err != nil {
+			g.cfg.Log.Error("invoke failed", "requestId", reqID, "function", rt.Function, "err", err)
+		} else {
+			g.cfg.Log.Error("function error", "requestId", reqID, "function", rt.Function, "errorType", res.Err.Type)
+		}
+		message(w, http.StatusInternalServerError, "Internal Server Error")
+		return rt.Key()
+	}
+	if err := writeResponse(w, res.Payload); err != nil {
+		g.cfg.Log.Error("malformed function response", "requestId", reqID, "function", rt.Function, "err", err)
+		message(w, http.StatusInternalServerError, "Internal Server Error")
+	}
+	return rt.Key()
+}
+
+// match finds the route for method and path: an exact path wins over
+// one with parameters, a method over ANY, and $default comes last.
+func (g *Gateway) match(method, escapedPath string) (route, map[string]string, bool) {
+	segs := strings.Split(strings.Trim(escapedPath, "/"), "/")
+	best, bestScore := -1, -1
+	var bestParams map[string]string
+	for i, rt := range g.routes {
+		if rt.Path == "$default" {
+			if bestScore < 0 {
+				best, bestScore, bestParams = i, 0, nil
+			}
+			continue
+		}
+		if rt.Method != "ANY" && rt.Method != method {
+			continue
+		}
+		params, literal, ok := matchPath(rt.segments, segs)
+		if !ok {
+			continue
+		}
+		score := 1 + literal*4
+		if rt.Method != "ANY" {
+			score += 2
+		}
+		if score > bestScore {
+			best, bestScore, bestParams = i, score, params
+		}
+	}
+	if best < 0 {
+		return route{}, nil, false
+	}
+	return g.routes[best], bestParams, true
+}
+
+func matchPath(pattern, segs []string) (map[string]string, int, bool) {
+	params := map[string]string{}
+	literal := 0
+	for i, p := range pattern {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "+}") {
+			if i >= len(segs) {
+				return nil, 0, false
+			}
+			v, err := url.PathUnescape(strings.Join(segs[i:], "/"))
+			if err != nil {
+				return nil, 0, false
+			}
+			params[p[1:len(p)-2]] = v
+			return params, literal, true
+		}
+		if i >= len(segs) {
+			return nil, 0, false
+		}
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			if segs[i] == "" {
+				return nil, 0, false
+			}
+			v, err := url.PathUnescape(segs[i])
+			if err != nil {
+				return nil, 0, false
+			}
+			params[p[1:len(p)-1]] = v
+			continue
+		}
+		if p != segs[i] {
+			return nil, 0, false
+		}
+		literal++
+	}
+	if len(pattern) != len(segs) {
+		return nil, 0, false
+	}
+	return params, literal, true
+}
+
+// authorize verifies the request's token for rt and returns its claims,
+// or 401 (no valid token) or 403 (no scope of the route).
+func (g *Gateway) authorize(r *http.Request, rt route) (map[string]any, int) {
+	a := g.cfg.API.Authorizers[rt.Authorizer]
+	raw := identity(r, a.IdentitySource)
+	if raw == "" {
+		return nil, http.StatusUnauthorized
+	}
+	p := jwt.NewParser(
+		jwt.WithValidMethods([]string{"RS256"}),
+		jwt.WithIssuer(a.Issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithTimeFunc(g.cfg.Now),
+		jwt.WithJSONNumber(),
+	)
+	claims := jwt.MapClaims{}
+	if _, err := p.ParseWithClaims(raw, claims, g.cfg.Keys[rt.Authorizer].keyfunc(r.Context())); err != nil {
+		return nil, http.StatusUnauthorized
+	}
+	if !audienceOK(claims, a.Audience) {
+		return nil, http.StatusUnauthorized
+	}
+	if len(rt.Scopes) > 0 {
+		have := scopes(claims)
+		if !slices.ContainsFunc(rt.Scopes, func(s string) bool { return slices.Contains(have, s) }) {
+			return nil, http.StatusForbidden
+		}
+	}
+	return claims, http.StatusOK
+}
+
+// identity reads the token from the identity source, such as
+// $request.header.Authorization, dropping a "Bearer " prefix.
+func identity(r *http.Request, source string) string {
+	var v string
+	switch {
+	case strings.HasPrefix(source, "$request.header."):
+		v = r.Header.Get(strings.TrimPrefix(source, "$request.header."))
+	case strings.HasPrefix(source, "$request.querystring."):
+		v = r.URL.Query().Get(strings.TrimPrefix(source, "$request.querystring."))
+	}
+	v = strings.TrimSpace(v)
+	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+		v = strings.TrimSpace(v[7:])
+	}
+	return v
+}
+
+// audienceOK checks aud, or client_id when the token has no aud, against
+// the authorizer's audiences, as API Gateway does.
+func audienceOK(c jwt.MapClaims, allowed []string) bool {
+	var have []string
+	switch aud := c["aud"].(type) {
+	case string:
+		have = []string{aud}
+	case []any:
+		for _, a := range aud {
+			if s, ok := a.(string); ok {
+				have = append(have, s)
+			}
+		}
+	case nil:
+		if id, ok := c["client_id"].(string); ok {
+			have = []string{id}
+		}
+	}
+	for _, h := range have {
+		if slices.Contains(allowed, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// scopes returns the token's scopes: the space-separated scope claim, or
+// the scp claim (a string or a list).
+func scopes(c jwt.MapClaims) []string {
+	var out []string
+	for _, name := range []string{"scope", "scp"} {
+		switch v := c[name].(type) {
+		case string:
+			out = append(out, strings.Fields(v)...)
+		case []any:
+			for _, s := range v {
+				if str, ok := s.(string); ok {
+					out = append(out, str)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// claimString renders a claim as API Gateway passes it to the function:
+// strings as they are, numbers as written, lists as "[a b]".
+func claimString(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case bool:
+		return strconv.FormatBool(v)
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = claimString(x)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	case map[string]any:
+		parts := make([]string, 0, len(v))
+		for _, k := range sortedKeys(v) {
+			parts = append(parts, k+"="+claimString(v[k]))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (g *Gateway) event(r *http.Request, rt route, params map[string]string, claims map[string]any, body []byte, reqID string) events.APIGatewayV2HTTPRequest {
+	now := g.cfg.Now()
+	sourceIP, _, _ := net.SplitHostPort(r.RemoteAddr)
+	headers := map[string]string{}
+	var cookies []string
+	for k, vs := range r.Header {
+		lk := strings.ToLower(k)
+		if lk == "cookie" {
+			for _, v := range vs {
+				for c := range strings.SplitSeq(v, ";") {
+					if c = strings.TrimSpace(c); c != "" {
+						cookies = append(cookies, c)
+					}
+				}
+			}
+			continue
+		}
+		headers[lk] = strings.Join(vs, ",")
+	}
+	headers["host"] = r.Host
+	headers["content-length"] = strconv.Itoa(len(body))
+	headers["x-forwarded-for"] = sourceIP
+	headers["x-forwarded-proto"] = "http"
+	if _, port, err := net.SplitHostPort(r.Host); err == nil {
+		headers["x-forwarded-port"] = port
+	}
+	if headers["x-amzn-trace-id"] == "" {
+		headers["x-amzn-trace-id"] = traceID(now)
+	}
+	var query map[string]string
+	if r.URL.RawQuery != "" {
+		query = map[string]string{}
+		for k, vs := range r.URL.Query() {
+			query[k] = strings.Join(vs, ",")
+		}
+	}
+	ev := events.APIGatewayV2HTTPRequest{
+		Version:               "2.0",
+		RouteKey:              rt.Key(),
+		RawPath:               r.URL.Path,
+		RawQueryString:        r.URL.RawQuery,
+		Cookies:               cookies,
+		Headers:               headers,
+		QueryStringParameters: query,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			RouteKey:     rt.Key(),
+			AccountID:    g.cfg.AccountID,
+			Stage:        "$default",
+			RequestID:    reqID,
+			APIID:        g.cfg.APIID,
+			DomainName:   r.Host,
+			DomainPrefix: strings.Split(r.Host, ".")[0],
+			Time:         now.UTC().Format("02/Jan/2006:15:04:05 -0700"),
+			TimeEpoch:    now.UnixMilli(),
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+				Method:    r.Method,
+				Path:      r.URL.Path,
+				Protocol:  r.Proto,
+				SourceIP:  sourceIP,
+				UserAgent: r.UserAgent(),
+			},
+		},
+	}
+	if rt.Path == "$default" {
+		ev.RouteKey, ev.RequestContext.RouteKey = "$default", "$default"
+	}
+	if len(params) > 0 {
+		ev.PathParameters = params
+	}
+	if claims != nil {
+		jwtDesc := &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: map[string]string{}}
+		for k, v := range claims {
+			jwtDesc.Claims[k] = claimString(v)
+		}
+		if len(rt.Scopes) > 0 {
+			jwtDesc.Scopes = scopes(claims)
+		}
+		ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{JWT: jwtDesc}
+	}
+	if len(body) > 0 {
+		if isText(r.Header.Get("Content-Type")) && utf8.Valid(body) {
+			ev.Body = string(body)
+		} else {
+			ev.Body = base64.StdEncoding.EncodeToString(body)
+			ev.IsBase64Encoded = true
+		}
+	}
+	return ev
+}
+
+// isText reports whether API Gateway passes a body of this type as text;
+// other bodies are base64-encoded.
+func isText(contentType string) bool {
+	ct := strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	switch {
+	case strings.HasPrefix(ct, "text/"),
+		ct == "application/json", strings.HasSuffix(ct, "+json"),
+		ct == "application/xml", strings.HasSuffix(ct, "+xml"),
+		ct == "application/javascript", ct == "application/x-www-form-urlencoded":
+		return true
+	}
+	return false
+}
+
+// writeResponse maps a payload 2.0 function response to HTTP. A response
+// without statusCode is a body: 200, application/json, as API Gateway
+// infers it.
+func writeResponse(w http.ResponseWriter, payload []byte) error {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(payload, &probe) != nil || probe["statusCode"] == nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(bytes.TrimSpace(payload))
+		return nil
+	}
+	var resp struct {
+		StatusCode        int                 `json:"statusCode"`
+		Headers           map[string]string   `json:"headers"`
+		MultiValueHeaders map[string][]string `json:"multiValueHeaders"`
+		Body              string              `json:"body"`
+		IsBase64Encoded   bool                `json:"isBase64Encoded"`
+		Cookies           []string            `json:"cookies"`
+	}
+	if err := json.Unmarshal(payload, &resp); err != nil {
+		return err
+	}
+	if resp.StatusCode < 100 || resp.StatusCode > 599 {
+		return fmt.Errorf("statusCode %d", resp.StatusCode)
+	}
+	body := []byte(resp.Body)
+	if resp.IsBase64Encoded {
+		var err error
+		if body, err = base64.StdEncoding.DecodeString(resp.Body); err != nil {
+			return fmt.Errorf("body is not base64: %w", err)
+		}
+	}
+	h := w.Header()
+	for k, vs := range resp.MultiValueHeaders {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	for k, v := range resp.Headers {
+		h.Set(k, v)
+	}
+	for _, c := range resp.Cookies {
+		h.Add("Set-Cookie", c)
+	}
+	if h.Get("Content-Type") == "" && len(body) > 0 {
+		h.Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(body)
+	return nil
+}
+
+func requestID() string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)[:15] + "="
+}
+
+func traceID(now time.Time) string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("Root=1-%08x-%s", now.Unix(), hex.EncodeToString(b))
+}

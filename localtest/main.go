@@ -1,0 +1,93 @@
+// Command localtest runs usermemory on one machine, without Docker, from
+// template.yaml: moto_server for DynamoDB and SQS, every function under the
+// Lambda Runtime Interface Emulator, the HTTP API with its JWT authorizer,
+// the extractor's SQS event source, the Bedrock Converse stand-in and a
+// local token issuer.
+//
+// Usage:
+//
+//	go run ./localtest up [-state DIR] [-param Name=Value]...
+//	go run ./localtest token --tenant acme --user ana [--admin] [--ttl 1h]
+//	go run ./localtest invoke -e events/getfacts-me.json GetFactsFunction
+//	go run ./localtest send --tenant acme --user ana --thread th-1 --turns 2 --text "I'm Ana"
+//	go run ./localtest bench [-n 1000] [-extractions 50]
+//
+// up prints where everything is, writes the same as JSON to a state file,
+// and runs until Ctrl-C, which stops every process it started. The other
+// commands work against the running stack through that state file.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	args := os.Args[2:]
+	switch os.Args[1] {
+	case "up":
+		err = up(ctx, args)
+	case "token":
+		err = tokenCmd(args)
+	case "invoke":
+		err = invoke(ctx, args)
+	case "send":
+		err = send(ctx, args)
+	case "bench":
+		err = bench(ctx, args)
+	case "-h", "-help", "--help", "help":
+		usage()
+		return
+	default:
+		usage()
+		os.Exit(2)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "localtest:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprint(os.Stderr, strings.TrimLeft(`
+usage: go run ./localtest COMMAND [flags]
+
+  up      start the stack from template.yaml; Ctrl-C stops it
+  token   print a token for the running stack's API
+  invoke  invoke one function with an event file, like sam local invoke -e
+  send    send one extraction message to the running stack's queue
+  bench   start a stack and measure it (start time, API latency, extraction)
+
+Run a command with -h for its flags.
+`, "\n"))
+}
+
+// paramFlag collects repeated -param Name=Value flags.
+type paramFlag map[string]string
+
+func (p paramFlag) String() string { return fmt.Sprint(map[string]string(p)) }
+
+func (p paramFlag) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want Name=Value, not %q", v)
+	}
+	p[k] = val
+	return nil
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/producer"
+)
+
+func send(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("send", flag.ContinueOnError)
+	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	file := fs.String("f", "", "a JSON file with the message (version 1); the other flags are then ignored")
+	tenant := fs.String("tenant", "acme", "tenant ID")
+	user := fs.String("user", "ana", "user ID")
+	thread := fs.String("thread", "th-1", "thread ID")
+	prev := fs.Int("previous", 0, "previousTurnCount")
+	turns := fs.Int("turns", 2, "turnCount")
+	text := fs.String("text", "Hi, I'm Ana and I live in Lisbon. Please answer in Portuguese.", "the user turn's text")
+	answer := fs.String("answer", "Olá Ana!", "the assistant turn's text (empty for none)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	info, err := stack.ReadInfo(*state)
+	if err != nil {
+		return err
+	}
+	var m producer.Message
+	if *file != "" {
+		b, err := os.ReadFile(*file)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return fmt.Errorf("%s: %w", *file, err)
+		}
+	} else {
+		m = producer.Message{TenantID: *tenant, UserID: *user, ThreadID: *thread, PreviousTurnCount: *prev, TurnCount: *turns,
+			Turns: []producer.Turn{{Role: "user", Text: *text}}}
+		if strings.TrimSpace(*answer) != "" {
+			m.Turns = append(m.Turns, producer.Turn{Role: "assistant", Text: *answer})
+		}
+	}
+	client := sqs.New(sqs.Options{
+		Region:       info.Region,
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+		BaseEndpoint: aws.String(info.AWSEndpoint),
+	})
+	p := producer.New(client, info.QueueURL)
+	if err := p.Send(ctx, m); err != nil {
+		return err
+	}
+	fmt.Printf("sent to %s: tenant %s, user %s, thread %s, turns %d→%d\n", info.QueueURL, m.TenantID, m.UserID, m.ThreadID, m.PreviousTurnCount, m.TurnCount)
+	return nil
+}

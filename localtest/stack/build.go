@@ -1,0 +1,117 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/usermemory/usermemory/localtest/lambdapool"
+	"github.com/usermemory/usermemory/localtest/sam"
+)
+
+// packageDir returns the folder of a function's main package, relative to
+// root: its CodeUri when that holds a main package (SAM's go1.x build), or
+// else, for a makefile build from the repository (CodeUri "."), the folder
+// functions/NAME under CodeUri, NAME being the logical ID in lower case
+// without its "Function" suffix (GetFactsFunction: functions/getfacts).
+func packageDir(root, templateDir string, f *sam.Function) (string, error) {
+	code := filepath.Join(templateDir, f.CodeDir)
+	name := strings.ToLower(strings.TrimSuffix(f.LogicalID, "Function"))
+	for _, dir := range []string{code, filepath.Join(code, "functions", name), filepath.Join(code, name)} {
+		if isMain(dir) {
+			rel, err := filepath.Rel(root, dir)
+			if err != nil {
+				return "", err
+			}
+			return "./" + filepath.ToSlash(rel), nil
+		}
+	}
+	return "", fmt.Errorf("stack: function %s: no main package in %s or %s", f.LogicalID, code, filepath.Join(code, "functions", name))
+}
+
+var packageMain = regexp.MustCompile(`(?m)^package main\b`)
+
+func isMain(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err == nil && packageMain.Match(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// build builds every function's bootstrap for this machine in one go
+// build, and the Runtime Interface Emulator once per version. It returns
+// the bootstrap of each function by logical ID and the emulator's path.
+func build(ctx context.Context, root, templateDir, state string, fns map[string]*sam.Function) (map[string]string, string, error) {
+	rie := filepath.Join(state, "bin", "aws-lambda-rie-"+rieVersion(root))
+	rieErr := make(chan error, 1)
+	go func() {
+		if _, err := os.Stat(rie); err == nil {
+			rieErr <- nil
+			return
+		}
+		rieErr <- lambdapool.BuildRIE(ctx, root, rie)
+	}()
+
+	out := filepath.Join(state, "bin", "functions") + string(filepath.Separator)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, "", err
+	}
+	pkgs := map[string]string{}
+	var args []string
+	for _, id := range sortedKeys(fns) {
+		dir, err := packageDir(root, templateDir, fns[id])
+		if err != nil {
+			return nil, "", err
+		}
+		pkgs[id] = dir
+		args = append(args, dir)
+	}
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", out}, args...)...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, "", fmt.Errorf("stack: building the functions: %w\n%s", err, b)
+	}
+	bootstraps := map[string]string{}
+	for id, dir := range pkgs {
+		target := filepath.Join(state, "functions", id, "bootstrap")
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return nil, "", err
+		}
+		if err := os.Rename(filepath.Join(out, filepath.Base(dir)), target); err != nil {
+			return nil, "", err
+		}
+		bootstraps[id] = target
+	}
+	select {
+	case err := <-rieErr:
+		if err != nil {
+			return nil, "", err
+		}
+	case <-time.After(10 * time.Minute):
+		return nil, "", fmt.Errorf("stack: building the emulator took too long")
+	}
+	return bootstraps, rie, nil
+}
+
+// rieVersion returns the emulator's version that go.mod pins, so that a
+// new pin builds a new binary.
+func rieVersion(root string) string {
+	b, _ := os.ReadFile(filepath.Join(root, "go.mod"))
+	m := regexp.MustCompile(`github.com/aws/aws-lambda-runtime-interface-emulator (\S+)`).FindSubmatch(b)
+	if m == nil {
+		return "unknown"
+	}
+	return string(m[1])
+}

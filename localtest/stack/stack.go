@@ -1,0 +1,623 @@
+// Package stack starts the whole of usermemory on one machine, without
+// Docker, from template.yaml: moto_server for DynamoDB and SQS with the
+// template's table and queues, every function built for this machine and
+// run under the Lambda Runtime Interface Emulator in a pool of execution
+// environments, the HTTP API emulator with its JWT authorizer, the SQS
+// event source of the extractor, the Bedrock Converse stand-in and a local
+// token issuer. Everything listens on 127.0.0.1 only, and Close stops every
+// process it started.
+//
+// The command in localtest (go run ./localtest up) and the end-to-end
+// tests both start it with [Start].
+package stack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/localtest/apigw"
+	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/localtest/lambdapool"
+	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/localtest/sam"
+	"github.com/usermemory/usermemory/localtest/sqsevents"
+	"github.com/usermemory/usermemory/localtest/token"
+)
+
+// Local deployment values.
+const (
+	DefaultRegion    = "us-east-1"
+	DefaultAccountID = "123456789012"
+	DefaultStackName = "usermemory-local"
+	// DefaultAudience is the audience the local stack's authorizer accepts
+	// and its tokens carry, in place of the template's JWT audience.
+	DefaultAudience = "usermemory-local"
+	// InfoFile is the name of the state file in the state folder.
+	InfoFile = "stack.json"
+	// KeyFile is the name of the issuer's private key in the state folder.
+	KeyFile = "issuer.pem"
+)
+
+// DefaultStateDir is where the stack keeps its binaries, logs, key and
+// state file unless told otherwise.
+func DefaultStateDir() string { return filepath.Join(os.TempDir(), "usermemory-localtest") }
+
+// Options configure [Start]. The zero value starts the stack of the
+// template.yaml of the module that holds the working folder.
+type Options struct {
+	// Root is the module's folder (holding go.mod and template.yaml);
+	// "" means the nearest folder above the working folder with a go.mod.
+	Root string
+	// Template is the template's path; "" means Root/template.yaml.
+	Template string
+	// StateDir holds binaries, logs, the key and the state file; ""
+	// means [DefaultStateDir].
+	StateDir string
+	// Parameters override the template's parameter values. The JWT
+	// issuer and audience parameters are always the local ones.
+	Parameters map[string]string
+	// Audience is the local audience; "" means [DefaultAudience].
+	Audience string
+	// MaxEnvironments is the most execution environments per function;
+	// 0 means 4 (and at least the SQS event source's maximum concurrency
+	// for the function it feeds).
+	MaxEnvironments int
+	// VisibilityTimeout, when not zero, replaces the template's visibility
+	// timeout of the queues, so that tests see redelivery and redrive in
+	// seconds rather than minutes. Leave it zero to run the template as is.
+	VisibilityTimeout time.Duration
+	// PollWait is the long-polling wait of the SQS event source; 0 means
+	// 2 s.
+	PollWait time.Duration
+	// Log receives the stack's own lines (requests, batches, builds);
+	// nil means the file logs/stack.log in the state folder.
+	Log io.Writer
+}
+
+// Info says where everything of a running stack is. The command writes it
+// as JSON to the state file.
+type Info struct {
+	APIURL      string `json:"apiUrl"`
+	AWSEndpoint string `json:"awsEndpoint"`
+	Region      string `json:"region"`
+	TableName   string `json:"tableName"`
+	QueueURL    string `json:"queueUrl"`
+	DLQURL      string `json:"dlqUrl"`
+	BedrockURL  string `json:"bedrockUrl"`
+	// LambdaURL serves Lambda's Invoke API for the functions
+	// (POST /2015-03-31/functions/{name}/invocations) and GET /stats.
+	LambdaURL   string            `json:"lambdaUrl"`
+	JWKSURL     string            `json:"jwksUrl"`
+	Issuer      string            `json:"issuer"`
+	Audience    string            `json:"audience"`
+	TenantClaim string            `json:"tenantClaim"`
+	UserScope   string            `json:"userScope"`
+	AdminScope  string            `json:"adminScope"`
+	Functions   map[string]string `json:"functions"` // logical ID → function name
+	Extractor   string            `json:"extractor"` // logical ID of the queue's function
+	StateDir    string            `json:"stateDir"`
+	KeyFile     string            `json:"keyFile"`
+	LogDir      string            `json:"logDir"`
+	PID         int               `json:"pid"`
+}
+
+// Stack is a running local stack.
+type Stack struct {
+	// Info says where everything is.
+	Info Info
+	// App is the template as resolved for this stack.
+	App *sam.App
+
+	issuer   *token.Issuer
+	model    *converse.Server
+	moto     *moto.Server
+	pools    map[string]*lambdapool.Pool
+	pollers  []*sqsevents.Poller
+	servers  []*http.Server
+	logFiles []*os.File
+	log      *slog.Logger
+	closeMu  sync.Mutex
+	closed   bool
+}
+
+// Start builds and starts the stack and returns once it serves. On error
+// it stops whatever it had started.
+func Start(ctx context.Context, o Options) (_ *Stack, err error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	s := &Stack{pools: map[string]*lambdapool.Pool{}}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	logDir := filepath.Join(o.StateDir, "logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		f, err := s.logFile(logDir, "stack.log")
+		if err != nil {
+			return nil, err
+		}
+		o.Log = f
+	}
+	s.log = slog.New(slog.NewTextHandler(o.Log, nil))
+
+	tmpl, err := sam.Load(o.Template)
+	if err != nil {
+		return nil, err
+	}
+	// Listeners first: their URLs go into the template's parameters and
+	// the functions' environment.
+	issuerLn, err := listen()
+	if err != nil {
+		return nil, err
+	}
+	issuerURL := "http://" + issuerLn.Addr().String()
+	if s.model, err = converse.Start("127.0.0.1:0"); err != nil {
+		return nil, err
+	}
+	params := map[string]string{}
+	for k, v := range o.Parameters {
+		params[k] = v
+	}
+	issParams, audParams := tmpl.JWTParameters()
+	for _, p := range issParams {
+		params[p] = issuerURL
+	}
+	for _, p := range audParams {
+		params[p] = o.Audience
+	}
+	// A first pass names the functions to build; queue URLs wait for moto.
+	first, err := tmpl.Resolve(sam.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params})
+	if err != nil {
+		return nil, fmt.Errorf("stack: %w", err)
+	}
+
+	// Slow parts at once: moto_server, the builds, the key.
+	var wg sync.WaitGroup
+	var motoErr, buildErr, keyErr error
+	motoLog := filepath.Join(logDir, "moto.log")
+	wg.Go(func() { s.moto, motoErr = moto.Start(ctx, motoLog) })
+	var bootstraps map[string]string
+	var rie string
+	wg.Go(func() { bootstraps, rie, buildErr = build(ctx, o.Root, tmpl.Dir, o.StateDir, first.Functions) })
+	wg.Go(func() { s.issuer, keyErr = token.NewIssuer() })
+	wg.Wait()
+	if err := errors.Join(motoErr, buildErr, keyErr); err != nil {
+		return nil, err
+	}
+	keyFile := filepath.Join(o.StateDir, KeyFile)
+	if err := s.issuer.Save(keyFile); err != nil {
+		return nil, err
+	}
+	s.serve(issuerLn, s.issuer.Handler(issuerURL))
+
+	queueURL := func(name string) string { return s.moto.Endpoint + "/" + DefaultAccountID + "/" + name }
+	app, err := tmpl.Resolve(sam.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params, QueueURL: queueURL})
+	if err != nil {
+		return nil, fmt.Errorf("stack: %w", err)
+	}
+	s.App = app
+
+	cfg := aws.Config{
+		Region:      DefaultRegion,
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+	}
+	ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
+	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
+	table, err := createTable(ctx, ddb, app)
+	if err != nil {
+		return nil, err
+	}
+	if err := createQueues(ctx, sqsClient, app, o.VisibilityTimeout); err != nil {
+		return nil, err
+	}
+
+	s.Info = Info{
+		AWSEndpoint: s.moto.Endpoint,
+		Region:      DefaultRegion,
+		TableName:   table,
+		BedrockURL:  s.model.URL(),
+		JWKSURL:     issuerURL + token.JWKSPath,
+		Issuer:      issuerURL,
+		Audience:    o.Audience,
+		Functions:   map[string]string{},
+		StateDir:    o.StateDir,
+		KeyFile:     keyFile,
+		LogDir:      logDir,
+		PID:         os.Getpid(),
+	}
+
+	// The functions, each in its pool, with the template's environment.
+	sources := map[string]int{}
+	for _, ev := range app.SQSEvents {
+		sources[ev.Function] = max(sources[ev.Function], ev.MaxConcurrency)
+	}
+	for _, id := range sortedKeys(app.Functions) {
+		f := app.Functions[id]
+		s.Info.Functions[id] = f.Name
+		logf, err := s.logFile(logDir, id+".log")
+		if err != nil {
+			return nil, err
+		}
+		limit := o.MaxEnvironments
+		if limit == 0 {
+			limit = max(4, sources[id])
+		}
+		if f.ReservedConcurrency > 0 {
+			limit = min(limit, f.ReservedConcurrency)
+		}
+		s.pools[id] = lambdapool.New(lambdapool.Spec{
+			Name: f.Name, RIE: rie, Bootstrap: bootstraps[id],
+			Env: s.environment(f), Timeout: f.Timeout, MemoryMB: f.MemoryMB,
+			Max: limit, Log: logf,
+		})
+		s.Info.TenantClaim = or(f.Env[setup.EnvTenantClaim], s.Info.TenantClaim)
+		s.Info.UserScope = or(f.Env[setup.EnvUserScope], s.Info.UserScope)
+		s.Info.AdminScope = or(f.Env[setup.EnvAdminScope], s.Info.AdminScope)
+	}
+	s.Info.TenantClaim = or(s.Info.TenantClaim, setup.DefaultTenantClaim)
+	s.Info.UserScope = or(s.Info.UserScope, setup.DefaultUserScope)
+	s.Info.AdminScope = or(s.Info.AdminScope, setup.DefaultAdminScope)
+	warm := make(chan error, len(s.pools))
+	for _, p := range s.pools {
+		go func() { warm <- p.Warm(ctx, 1) }()
+	}
+	for range s.pools {
+		if err := <-warm; err != nil {
+			return nil, err
+		}
+	}
+
+	// The HTTP API.
+	if len(app.APIs) != 1 {
+		return nil, fmt.Errorf("stack: the template has %d HTTP APIs; the local stack runs exactly one", len(app.APIs))
+	}
+	for _, api := range app.APIs {
+		keys := map[string]*apigw.JWKS{}
+		for name, a := range api.Authorizers {
+			if a.Issuer != issuerURL {
+				return nil, fmt.Errorf("stack: authorizer %s: issuer %q is not a parameter the local stack can point at its issuer", name, a.Issuer)
+			}
+			keys[name] = apigw.NewJWKS(s.Info.JWKSURL)
+		}
+		gw, err := apigw.New(apigw.Config{
+			API: api, Keys: keys, Invoke: s.invokeFunc, AccountID: DefaultAccountID,
+			APIID: strings.ToLower(api.LogicalID), Log: s.log.With("part", "apigw"),
+		})
+		if err != nil {
+			return nil, err
+		}
+		ln, err := listen()
+		if err != nil {
+			return nil, err
+		}
+		s.Info.APIURL = "http://" + ln.Addr().String()
+		s.serve(ln, gw)
+	}
+
+	// Lambda's Invoke API, for the invoke command.
+	ln, err := listen()
+	if err != nil {
+		return nil, err
+	}
+	s.Info.LambdaURL = "http://" + ln.Addr().String()
+	s.serve(ln, s.lambdaAPI())
+
+	// The SQS event sources.
+	for _, ev := range app.SQSEvents {
+		if !ev.Enabled {
+			continue
+		}
+		q := app.Queues[ev.Queue]
+		s.Info.QueueURL = queueURL(q.Name)
+		s.Info.Extractor = ev.Function
+		if q.DeadLetterQueue != "" {
+			s.Info.DLQURL = queueURL(app.Queues[q.DeadLetterQueue].Name)
+		}
+		fn := ev.Function
+		s.pollers = append(s.pollers, sqsevents.Start(context.WithoutCancel(ctx), sqsevents.Config{
+			API: sqsClient, QueueURL: queueURL(q.Name),
+			QueueARN:                fmt.Sprintf("arn:aws:sqs:%s:%s:%s", DefaultRegion, DefaultAccountID, q.Name),
+			Region:                  DefaultRegion,
+			BatchSize:               ev.BatchSize,
+			BatchingWindow:          ev.BatchingWindow,
+			ReportBatchItemFailures: ev.ReportBatchItemFailures,
+			MaxConcurrency:          ev.MaxConcurrency,
+			PollWait:                o.PollWait,
+			Invoke: func(ctx context.Context, payload []byte) (lambdapool.Result, error) {
+				return s.invokeFunc(ctx, fn, payload, "")
+			},
+			Log: s.log.With("part", "sqsevents", "function", fn),
+		}))
+	}
+	return s, nil
+}
+
+func (o *Options) defaults() error {
+	if o.Root == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		o.Root = root
+	}
+	if o.Template == "" {
+		o.Template = filepath.Join(o.Root, "template.yaml")
+	}
+	if o.StateDir == "" {
+		o.StateDir = DefaultStateDir()
+	}
+	if o.Audience == "" {
+		o.Audience = DefaultAudience
+	}
+	var err error
+	if o.StateDir, err = filepath.Abs(o.StateDir); err != nil {
+		return err
+	}
+	return os.MkdirAll(o.StateDir, 0o755)
+}
+
+// moduleRoot returns the nearest folder at or above the working folder
+// that holds a go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("stack: no go.mod at or above the working folder; run from the repository")
+		}
+		dir = parent
+	}
+}
+
+func listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+
+func (s *Stack) serve(ln net.Listener, h http.Handler) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	s.servers = append(s.servers, srv)
+	go srv.Serve(ln) //nolint:errcheck // Serve returns ErrServerClosed after Close.
+}
+
+func (s *Stack) logFile(dir, name string) (*os.File, error) {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	s.logFiles = append(s.logFiles, f)
+	return f, nil
+}
+
+// environment returns a function's environment as Lambda gives it: the
+// template's variables, the region and credentials, and the endpoints of
+// the local services. Nothing comes from the environment of the caller
+// but PATH.
+func (s *Stack) environment(f *sam.Function) []string {
+	env := map[string]string{
+		"PATH":                             os.Getenv("PATH"),
+		"TZ":                               "UTC",
+		"LANG":                             "en_US.UTF-8",
+		"AWS_REGION":                       DefaultRegion,
+		"AWS_DEFAULT_REGION":               DefaultRegion,
+		"AWS_ACCESS_KEY_ID":                "test",
+		"AWS_SECRET_ACCESS_KEY":            "test",
+		"AWS_CONFIG_FILE":                  os.DevNull,
+		"AWS_SHARED_CREDENTIALS_FILE":      os.DevNull,
+		"AWS_EC2_METADATA_DISABLED":        "true",
+		"AWS_ENDPOINT_URL_DYNAMODB":        s.moto.Endpoint,
+		"AWS_ENDPOINT_URL_SQS":             s.moto.Endpoint,
+		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": s.model.URL(),
+		"AWS_EXECUTION_ENV":                "AWS_Lambda_" + f.Runtime,
+		"AWS_LAMBDA_RUNTIME_API_LOCAL":     "aws-lambda-rie",
+		"_HANDLER":                         f.Handler,
+	}
+	for k, v := range f.Env {
+		env[k] = v
+	}
+	out := make([]string, 0, len(env))
+	for _, k := range sortedKeys(env) {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// Close stops every part of the stack and every process it started. It
+// may be called more than once.
+func (s *Stack) Close() {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	for _, p := range s.pollers {
+		p.Close()
+	}
+	for _, srv := range s.servers {
+		_ = srv.Close()
+	}
+	var wg sync.WaitGroup
+	for _, p := range s.pools {
+		wg.Go(p.Close)
+	}
+	wg.Wait()
+	if s.model != nil {
+		_ = s.model.Close()
+	}
+	if s.moto != nil {
+		s.moto.Stop()
+	}
+	for _, f := range s.logFiles {
+		_ = f.Close()
+	}
+}
+
+// Converse returns the Bedrock Converse stand-in, for scripted answers
+// and faults.
+func (s *Stack) Converse() *converse.Server { return s.model }
+
+// Issuer returns the local token issuer.
+func (s *Stack) Issuer() *token.Issuer { return s.issuer }
+
+// Invoke runs the function with logical ID (or function name) fn once
+// with payload, as Lambda's Invoke API does.
+func (s *Stack) Invoke(ctx context.Context, fn string, payload []byte) (lambdapool.Result, error) {
+	return s.invokeFunc(ctx, fn, payload, "")
+}
+
+func (s *Stack) invokeFunc(ctx context.Context, fn string, payload []byte, requestID string) (lambdapool.Result, error) {
+	p := s.pool(fn)
+	if p == nil {
+		return lambdapool.Result{}, fmt.Errorf("stack: no function %s", fn)
+	}
+	return p.Invoke(ctx, payload, requestID)
+}
+
+func (s *Stack) pool(fn string) *lambdapool.Pool {
+	if p, ok := s.pools[fn]; ok {
+		return p
+	}
+	for id, name := range s.Info.Functions {
+		if name == fn {
+			return s.pools[id]
+		}
+	}
+	return nil
+}
+
+// Invocations returns the invocations of every function so far, by
+// logical ID.
+func (s *Stack) Invocations() map[string]int64 {
+	out := make(map[string]int64, len(s.pools))
+	for id, p := range s.pools {
+		out[id] = p.Invocations()
+	}
+	return out
+}
+
+// TotalInvocations returns the sum of [Stack.Invocations].
+func (s *Stack) TotalInvocations() int64 {
+	var n int64
+	for _, p := range s.pools {
+		n += p.Invocations()
+	}
+	return n
+}
+
+// WriteInfo writes the stack's Info as JSON to the state file and returns
+// its path.
+func (s *Stack) WriteInfo() (string, error) {
+	b, err := json.MarshalIndent(s.Info, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(s.Info.StateDir, InfoFile)
+	return path, os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// ReadInfo reads the state file of the stack running with state folder
+// dir ("" for the default) and checks that its process still runs.
+func ReadInfo(dir string) (Info, error) {
+	if dir == "" {
+		dir = DefaultStateDir()
+	}
+	b, err := os.ReadFile(filepath.Join(dir, InfoFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return Info{}, fmt.Errorf("stack: no running stack (no %s in %s): start one with  go run ./localtest up", InfoFile, dir)
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	var info Info
+	if err := json.Unmarshal(b, &info); err != nil {
+		return Info{}, fmt.Errorf("stack: %s: %w", InfoFile, err)
+	}
+	if info.PID > 0 {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", info.PID)); err != nil {
+			return Info{}, fmt.Errorf("stack: the stack of %s (process %d) no longer runs: start one with  go run ./localtest up", dir, info.PID)
+		}
+	}
+	return info, nil
+}
+
+// RemoveInfo removes the state file; the command calls it on exit.
+func (s *Stack) RemoveInfo() {
+	_ = os.Remove(filepath.Join(s.Info.StateDir, InfoFile))
+}
+
+func (s *Stack) lambdaAPI() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /2015-03-31/functions/{name}/invocations", func(w http.ResponseWriter, r *http.Request) {
+		payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 6<<20))
+		if err != nil {
+			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"Type": "User", "Message": "RequestTooLargeException"})
+			return
+		}
+		if len(payload) == 0 {
+			payload = []byte("{}")
+		}
+		res, err := s.invokeFunc(r.Context(), r.PathValue("name"), payload, "")
+		if err != nil {
+			writeJSON(w, http.StatusNotFound, map[string]string{"Type": "User", "Message": err.Error()})
+			return
+		}
+		if res.Err != nil {
+			w.Header().Set("X-Amz-Function-Error", "Unhandled")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(res.Payload)
+	})
+	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"invocations": s.Invocations()})
+	})
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

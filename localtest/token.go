@@ -1,0 +1,48 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/localtest/token"
+)
+
+func tokenCmd(args []string) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	tenant := fs.String("tenant", "acme", "tenant, in the tenant claim")
+	user := fs.String("user", "ana", "user, the sub claim")
+	admin := fs.Bool("admin", false, "add the admin scope")
+	ttl := fs.Duration("ttl", time.Hour, "lifetime")
+	audience := fs.String("audience", "", "audience (default: the stack's)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	info, err := stack.ReadInfo(*state)
+	if err != nil {
+		return err
+	}
+	iss, err := token.Open(info.KeyFile)
+	if err != nil {
+		return err
+	}
+	scopes := []string{info.UserScope}
+	if *admin {
+		scopes = append(scopes, info.AdminScope)
+	}
+	aud := info.Audience
+	if *audience != "" {
+		aud = *audience
+	}
+	t, err := iss.Sign(token.Claims{
+		Issuer: info.Issuer, Audience: aud, Subject: *user,
+		TenantClaim: info.TenantClaim, Tenant: *tenant, Scopes: scopes, TTL: *ttl,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println(t)
+	return nil
+}
