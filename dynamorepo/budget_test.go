@@ -91,7 +91,13 @@ func TestBudgetNoLimit(t *testing.T) {
 func TestBudgetConcurrentAllow(t *testing.T) {
 	const limit, callers = 5, 20
 	f := newFixture(t)
-	b := dynamorepo.NewBudget(f.client, f.table, limit)
+	var errs []error
+	var errMu sync.Mutex
+	b := dynamorepo.NewBudget(f.client, f.table, limit, dynamorepo.WithErrorHandler(func(err error) {
+		errMu.Lock()
+		errs = append(errs, err)
+		errMu.Unlock()
+	}))
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
@@ -109,6 +115,9 @@ func TestBudgetConcurrentAllow(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if len(errs) > 0 {
+		t.Errorf("storage errors: %v", errs)
+	}
 	if allowed != limit {
 		t.Errorf("%d of %d concurrent calls allowed, want exactly %d", allowed, callers, limit)
 	}

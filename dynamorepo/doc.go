@@ -50,13 +50,24 @@
 // SDK's expression builder would split them on dots. An empty name is
 // refused before any request (DynamoDB rejects it; moto does not).
 //
+// The condition of SetFact counts the stored facts with size() on the
+// facts map, which DynamoDB documents for maps (the number of elements)
+// and moto_server implements the same way; the tests check it at the cap.
+//
+// # Budget
+//
+// [Budget] allows each tenant a number of model calls per UTC day with one
+// conditional UpdateItem (ADD calls, under the limit) and counts tokens
+// with another. It fails closed: a storage failure refuses the call.
+//
 // # Size
 //
 // DynamoDB refuses items over 400 KB ([MaxItemBytes]). Every PutItem is
 // measured by DynamoDB's rules first and one over the limit is refused
 // with [ErrItemTooLarge] without being sent. An UpdateItem of one fact is
 // not measured: [memory.Config.Validate] guarantees that a full record
-// under the caps stays within [memory.ItemBudget].
+// under the caps stays within [memory.ItemBudget]. moto_server checks the
+// size on PutItem only, at 405,000 bytes, a little under DynamoDB's limit.
 //
 // # Errors
 //

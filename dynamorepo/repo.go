@@ -60,7 +60,7 @@ func WithFenceLifetime(d time.Duration) Option {
 }
 
 // WithClock sets the clock the [Budget] takes the day from; the default is
-// time.Now.
+// time.Now. A [Repo] takes its times from its callers and ignores it.
 func WithClock(c memory.Clock) Option {
 	return func(o *options) {
 		if c != nil {
@@ -234,7 +234,8 @@ func (r *Repo) ClearFacts(ctx context.Context, s memory.Scope) error {
 
 // Erase implements [memory.Repository.Erase] with one PutItem that replaces
 // the item by a fence {key, ver, erasedAt, expiresAt} and returns the number
-// of facts of the item it replaced. The fence expires after the fence
+// of facts of the item it replaced (0 when it had none, or no facts map:
+// the erasure is done either way). The fence expires after the fence
 // lifetime (see [WithFenceLifetime]).
 func (r *Repo) Erase(ctx context.Context, s memory.Scope, at time.Time) (int, error) {
 	if err := s.Validate(); err != nil {
