@@ -1,12 +1,14 @@
 package producer_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -359,46 +361,74 @@ func TestGroupIDStaysWithinSQSLimit(t *testing.T) {
 	}
 }
 
+// jsonMembers returns the JSON member names of a struct type and whether
+// each is written when empty.
+func jsonMembers(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := range t.NumField() {
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out[name] = opts != "omitempty"
+	}
+	return out
+}
+
+// TestGoTypeMatchesSchema holds the Go types to the schema: every JSON
+// member of Message, Turn and Meta is a property of the schema at the same
+// place and vice versa, and the members a Go type always writes are the
+// schema's required ones.
 func TestGoTypeMatchesSchema(t *testing.T) {
-	var doc struct {
+	type object struct {
 		Required   []string                   `json:"required"`
 		Properties map[string]json.RawMessage `json:"properties"`
+		Items      json.RawMessage            `json:"items"`
 	}
-	if err := json.Unmarshal(schema.ExtractionMessageV1(), &doc); err != nil {
+	var top object
+	if err := json.Unmarshal(schema.ExtractionMessageV1(), &top); err != nil {
 		t.Fatal(err)
 	}
-	// Every member the Go type writes, with every optional field set.
-	m := sample()
-	m.CheapModelID = "us.amazon.nova-micro-v1:0"
-	m.Version, m.SentAt = 1, time.Now()
-	body, _ := json.Marshal(m)
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(body, &members); err != nil {
+	var turns, turn, meta object
+	for _, x := range []struct {
+		raw json.RawMessage
+		dst *object
+	}{{top.Properties["turns"], &turns}, {top.Properties["meta"], &meta}} {
+		if err := json.Unmarshal(x.raw, x.dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := json.Unmarshal(turns.Items, &turn); err != nil {
 		t.Fatal(err)
 	}
-	for k := range members {
-		if _, ok := doc.Properties[k]; !ok {
-			t.Errorf("Go member %q is not in the schema", k)
+	tests := []struct {
+		goType reflect.Type
+		obj    object
+	}{
+		{reflect.TypeFor[producer.Message](), top},
+		{reflect.TypeFor[producer.Turn](), turn},
+		{reflect.TypeFor[producer.Meta](), meta},
+	}
+	for _, tt := range tests {
+		members := jsonMembers(tt.goType)
+		for name := range members {
+			if _, ok := tt.obj.Properties[name]; !ok {
+				t.Errorf("%s member %q is not in the schema", tt.goType, name)
+			}
 		}
-	}
-	for k := range doc.Properties {
-		if _, ok := members[k]; !ok {
-			t.Errorf("schema member %q is not written by the Go type", k)
+		for name := range tt.obj.Properties {
+			if _, ok := members[name]; !ok {
+				t.Errorf("schema property %q is not a member of %s", name, tt.goType)
+			}
 		}
-	}
-	if !bytes.Contains(body, []byte(`"requestId"`)) || !bytes.Contains(body, []byte(`"traceId"`)) {
-		t.Errorf("meta members missing from %s", body)
-	}
-	// Fields written when empty are exactly the required ones.
-	bare, _ := json.Marshal(producer.Message{})
-	var bareMembers map[string]json.RawMessage
-	_ = json.Unmarshal(bare, &bareMembers)
-	if len(bareMembers) != len(doc.Required) {
-		t.Errorf("a zero Message writes %d members, the schema requires %d", len(bareMembers), len(doc.Required))
-	}
-	for _, k := range doc.Required {
-		if _, ok := bareMembers[k]; !ok {
-			t.Errorf("required member %q is omitted when empty", k)
+		var always []string
+		for name, written := range members {
+			if written {
+				always = append(always, name)
+			}
+		}
+		sort.Strings(always)
+		required := append([]string(nil), tt.obj.Required...)
+		sort.Strings(required)
+		if !slices.Equal(always, required) {
+			t.Errorf("%s always writes %v, the schema requires %v", tt.goType, always, required)
 		}
 	}
 }
