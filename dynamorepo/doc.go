@@ -18,7 +18,7 @@
 //	facts     map: canonical key -> {v: value, t: updatedAt in unix ms,
 //	          s: source thread ID, left out when empty}
 //	ver       string: a random token from crypto/rand, new on every write;
-//	          every conditional write compares it
+//	          Save's condition compares it
 //	threads   map: thread ID -> {n: extracted turn count, t: unix ms}, the
 //	          per-thread extraction watermarks
 //	erasedAt  number, unix ms rounded up: the last erasure, kept across
