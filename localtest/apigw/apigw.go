@@ -38,8 +38,9 @@ import (
 // MaxBody is the largest request body API Gateway accepts: 10 MB.
 const MaxBody = 10 << 20
 
-// InvokeFunc invokes the function with logical ID fn.
-type InvokeFunc func(ctx context.Context, fn string, payload []byte, requestID string) (lambdapool.Result, error)
+// InvokeFunc invokes the function with logical ID fn. Lambda gives the
+// invocation its own request ID, not API Gateway's.
+type InvokeFunc func(ctx context.Context, fn string, payload []byte) (lambdapool.Result, error)
 
 // Config configures a [Gateway].
 type Config struct {
@@ -165,7 +166,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) st
 		message(w, http.StatusInternalServerError, "Internal Server Error")
 		return rt.Key()
 	}
-	res, err := g.cfg.Invoke(r.Context(), rt.Function, payload, reqID)
+	res, err := g.cfg.Invoke(r.Context(), rt.Function, payload)
 	if err != nil || res.Err != nil {
 		if err != nil {
 			g.cfg.Log.Error("invoke failed", "requestId", reqID, "function", rt.Function, "err", err)
@@ -543,10 +544,10 @@ func writeResponse(w http.ResponseWriter, payload []byte) error {
 	return nil
 }
 
+// requestID returns an ID in the form of API Gateway's, such as
+// "CbW5cgQ3IAMEbXw=".
 func requestID() string {
-	b := make([]byte, 10)
-	_, _ = rand.Read(b)
-	return base64.StdEncoding.EncodeToString(b)[:15] + "="
+	return rand.Text()[:15] + "="
 }
 
 func traceID(now time.Time) string {

@@ -347,7 +347,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 			MaxConcurrency:          ev.MaxConcurrency,
 			PollWait:                o.PollWait,
 			Invoke: func(ctx context.Context, payload []byte) (lambdapool.Result, error) {
-				return s.invokeFunc(ctx, fn, payload, "")
+				return s.invokeFunc(ctx, fn, payload)
 			},
 			Log: s.log.With("part", "sqsevents", "function", fn),
 		}))
@@ -489,15 +489,15 @@ func (s *Stack) Issuer() *token.Issuer { return s.issuer }
 // Invoke runs the function with logical ID (or function name) fn once
 // with payload, as Lambda's Invoke API does.
 func (s *Stack) Invoke(ctx context.Context, fn string, payload []byte) (lambdapool.Result, error) {
-	return s.invokeFunc(ctx, fn, payload, "")
+	return s.invokeFunc(ctx, fn, payload)
 }
 
-func (s *Stack) invokeFunc(ctx context.Context, fn string, payload []byte, requestID string) (lambdapool.Result, error) {
+func (s *Stack) invokeFunc(ctx context.Context, fn string, payload []byte) (lambdapool.Result, error) {
 	p := s.pool(fn)
 	if p == nil {
 		return lambdapool.Result{}, fmt.Errorf("stack: no function %s", fn)
 	}
-	return p.Invoke(ctx, payload, requestID)
+	return p.Invoke(ctx, payload, "")
 }
 
 func (s *Stack) pool(fn string) *lambdapool.Pool {
@@ -583,7 +583,7 @@ func (s *Stack) lambdaAPI() http.Handler {
 		if len(payload) == 0 {
 			payload = []byte("{}")
 		}
-		res, err := s.invokeFunc(r.Context(), r.PathValue("name"), payload, "")
+		res, err := s.invokeFunc(r.Context(), r.PathValue("name"), payload)
 		if err != nil {
 			writeJSON(w, http.StatusNotFound, map[string]string{"Type": "User", "Message": err.Error()})
 			return

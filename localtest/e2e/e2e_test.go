@@ -1,0 +1,242 @@
+// Package e2e tests usermemory end to end on the local stack: real HTTP
+// through the API Gateway emulator and its JWT authorizer, real SQS through
+// moto_server and the event source emulator, the real function binaries
+// under the Lambda Runtime Interface Emulator, and the Bedrock stand-in.
+// The stack starts once, in TestMain.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/localtest/token"
+	"github.com/usermemory/usermemory/producer"
+)
+
+var (
+	st       *stack.Stack
+	sqsAPI   *sqs.Client
+	gateway  *producer.Producer
+	httpc    = &http.Client{Timeout: 30 * time.Second}
+	tenant   = "acme"
+	deadline = 20 * time.Second
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	state, err := os.MkdirTemp("", "usermemory-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code := 1
+	defer func() {
+		if code == 0 {
+			os.RemoveAll(state)
+		} else {
+			fmt.Fprintln(os.Stderr, "e2e: the logs of the stack and the functions are kept in", filepath.Join(state, "logs"))
+		}
+	}()
+	start := time.Now()
+	// A short visibility timeout makes redelivery and the redrive to the
+	// dead-letter queue take seconds instead of the template's minutes;
+	// everything else is the template's.
+	st, err = stack.Start(ctx, stack.Options{StateDir: state, VisibilityTimeout: 2 * time.Second, PollWait: time.Second})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: the local stack did not start:", err)
+		return code
+	}
+	defer st.Close()
+	fmt.Fprintf(os.Stderr, "e2e: local stack up in %s\n", time.Since(start).Round(100*time.Millisecond))
+	sqsAPI = sqs.New(sqs.Options{
+		Region:       st.Info.Region,
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+		BaseEndpoint: aws.String(st.Info.AWSEndpoint),
+	})
+	gateway = producer.New(sqsAPI, st.Info.QueueURL)
+	code = m.Run()
+	return code
+}
+
+// newUser returns a user ID no other test uses.
+func newUser(prefix string) string { return prefix + "-" + strings.ToLower(rand.Text()[:8]) }
+
+type claims struct {
+	tenant, user string
+	scopes       []string
+	mutate       func(*token.Claims)
+}
+
+func sign(t *testing.T, c claims) string {
+	t.Helper()
+	tc := token.Claims{
+		Issuer: st.Info.Issuer, Audience: st.Info.Audience, Subject: c.user,
+		TenantClaim: st.Info.TenantClaim, Tenant: c.tenant, Scopes: c.scopes,
+	}
+	if c.mutate != nil {
+		c.mutate(&tc)
+	}
+	tok, err := st.Issuer().Sign(tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func userToken(t *testing.T, tenant, user string) string {
+	return sign(t, claims{tenant: tenant, user: user, scopes: []string{st.Info.UserScope}})
+}
+
+func adminToken(t *testing.T, tenant, user string) string {
+	return sign(t, claims{tenant: tenant, user: user, scopes: []string{st.Info.UserScope, st.Info.AdminScope}})
+}
+
+type response struct {
+	status int
+	body   []byte
+	header http.Header
+}
+
+func call(t *testing.T, method, path, tok string, body any) response {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, st.Info.APIURL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := httpc.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, body: b, header: resp.Header}
+}
+
+type fact struct {
+	Key            string `json:"key"`
+	Value          string `json:"value"`
+	SourceThreadID string `json:"sourceThreadId"`
+}
+
+// facts reads the facts through the API, as a map of key to value.
+func facts(t *testing.T, path, tok string) map[string]string {
+	t.Helper()
+	r := call(t, http.MethodGet, path, tok, nil)
+	if r.status != http.StatusOK {
+		t.Fatalf("GET %s = %d %s, want 200", path, r.status, r.body)
+	}
+	var out struct {
+		Facts []fact `json:"facts"`
+	}
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		t.Fatalf("GET %s: %s: %v", path, r.body, err)
+	}
+	m := map[string]string{}
+	for _, f := range out.Facts {
+		m[f.Key] = f.Value
+	}
+	return m
+}
+
+// waitFacts polls the facts until they are want or the deadline passes.
+func waitFacts(t *testing.T, tok string, want map[string]string) {
+	t.Helper()
+	var got map[string]string
+	for end := time.Now().Add(deadline); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if got = facts(t, "/v1/me/facts", tok); equal(got, want) {
+			return
+		}
+	}
+	t.Fatalf("facts = %v, want %v", got, want)
+}
+
+func equal(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sendTurns(t *testing.T, user, thread string, prev, count int, turns ...string) {
+	t.Helper()
+	m := producer.Message{TenantID: tenant, UserID: user, ThreadID: thread, PreviousTurnCount: prev, TurnCount: count}
+	for i, text := range turns {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		m.Turns = append(m.Turns, producer.Turn{Role: role, Text: text})
+	}
+	if err := gateway.Send(context.Background(), m); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+}
+
+// waitQueueEmpty waits until no message of the queue is visible or in
+// flight: every message sent so far has been handled or has moved on.
+func waitQueueEmpty(t *testing.T, queueURL string) {
+	t.Helper()
+	for end := time.Now().Add(deadline); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if queueDepth(t, queueURL) == 0 {
+			return
+		}
+	}
+	t.Fatalf("the queue still holds messages after %s", deadline)
+}
+
+func queueDepth(t *testing.T, queueURL string) int {
+	t.Helper()
+	out, err := sqsAPI.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(queueURL),
+		AttributeNames: []sqstypes.QueueAttributeName{
+			sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		var x int
+		fmt.Sscan(v, &x)
+		n += x
+	}
+	return n
+}

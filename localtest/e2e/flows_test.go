@@ -1,0 +1,216 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/producer"
+)
+
+func TestConversationEndsWithTheRightFacts(t *testing.T) {
+	st.Converse().Reset()
+	user := newUser("conv")
+	tok := userToken(t, tenant, user)
+	// The first answer of a thread is due for extraction.
+	sendTurns(t, user, "th-1", 0, 2, "Hi, I'm Ana and I live in Lisbon.", "Hello Ana!")
+	waitFacts(t, tok, map[string]string{"name": "Ana", "home_city": "Lisbon"})
+	// Turns 3 and 4 cross no multiple of ExtractEveryTurns (6): not due,
+	// no model call, nothing changes.
+	calls, _ := st.Converse().Calls()
+	sendTurns(t, user, "th-1", 2, 4, "Please answer in Portuguese.", "Claro!")
+	waitQueueEmpty(t, st.Info.QueueURL)
+	if n, _ := st.Converse().Calls(); n != calls {
+		t.Errorf("model calls = %d after a message that is not due, want %d", n, calls)
+	}
+	// Turn 6 is due: the turns since the last extraction are read.
+	sendTurns(t, user, "th-1", 4, 6, "Please answer in Portuguese.", "Claro!", "Also, forget where I live.", "Done.")
+	waitFacts(t, tok, map[string]string{"name": "Ana", "preferred_language": "Portuguese"})
+	// A redelivered message (same thread and turns) changes nothing and
+	// calls no model.
+	calls, _ = st.Converse().Calls()
+	sendTurns(t, user, "th-1", 4, 6, "I live in Porto now.", "Noted.")
+	waitQueueEmpty(t, st.Info.QueueURL)
+	if n, _ := st.Converse().Calls(); n != calls {
+		t.Errorf("model calls = %d after a redelivery, want %d", n, calls)
+	}
+	waitFacts(t, tok, map[string]string{"name": "Ana", "preferred_language": "Portuguese"})
+}
+
+func TestUserEditsForgetsOneForgetsAll(t *testing.T) {
+	user := newUser("edit")
+	tok := userToken(t, tenant, user)
+	if r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": "Porto"}); r.status != http.StatusOK {
+		t.Fatalf("PUT = %d %s, want 200", r.status, r.body)
+	}
+	if r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": "Lisbon"}); r.status != http.StatusOK {
+		t.Fatalf("PUT (edit) = %d %s, want 200", r.status, r.body)
+	}
+	if r := call(t, http.MethodPut, "/v1/me/facts/role", tok, map[string]string{"value": "nurse"}); r.status != http.StatusOK {
+		t.Fatalf("PUT = %d %s, want 200", r.status, r.body)
+	}
+	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"city": "Lisbon", "role": "nurse"}; !equal(got, want) {
+		t.Fatalf("after edits: facts = %v, want %v", got, want)
+	}
+	// Another tenant's token for the same user ID sees none of it.
+	if got := facts(t, "/v1/me/facts", userToken(t, "globex", user)); len(got) != 0 {
+		t.Errorf("another tenant reads %v, want nothing", got)
+	}
+	// Another user of the tenant, whatever the path says, sees none of it.
+	other := userToken(t, tenant, newUser("other"))
+	if got := facts(t, "/v1/me/facts", other); len(got) != 0 {
+		t.Errorf("another user reads %v, want nothing", got)
+	}
+	if r := call(t, http.MethodDelete, "/v1/me/facts/city", tok, nil); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE one = %d %s, want 204", r.status, r.body)
+	}
+	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"role": "nurse"}; !equal(got, want) {
+		t.Fatalf("after forgetting one: facts = %v, want %v", got, want)
+	}
+	if r := call(t, http.MethodDelete, "/v1/me/facts/city", tok, nil); r.status != http.StatusNoContent {
+		t.Errorf("DELETE of a missing key = %d, want 204", r.status)
+	}
+	if r := call(t, http.MethodDelete, "/v1/me/facts", tok, nil); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE all = %d %s, want 204", r.status, r.body)
+	}
+	if got := facts(t, "/v1/me/facts", tok); len(got) != 0 {
+		t.Fatalf("after forgetting all: facts = %v, want none", got)
+	}
+	// Bad input is a 4xx problem, never a 500.
+	r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": strings.Repeat("x", 401)})
+	if r.status < 400 || r.status >= 500 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
+		t.Errorf("PUT of a too long value = %d %s %s, want a 4xx problem", r.status, r.header.Get("Content-Type"), r.body)
+	}
+}
+
+func TestAdminErasesUserWhileAMessageWaits(t *testing.T) {
+	st.Converse().Reset()
+	user := newUser("erase")
+	tok := userToken(t, tenant, user)
+	if r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": "Porto"}); r.status != http.StatusOK {
+		t.Fatalf("PUT = %d %s", r.status, r.body)
+	}
+	// The first extraction of the user is slow; the second message waits
+	// behind it in the user's FIFO group.
+	st.Converse().Script(converse.Slow(1500 * time.Millisecond))
+	sendTurns(t, user, "th-a", 0, 2, "I'm Ana and I live in Lisbon.", "Hi Ana")
+	waitFor(t, "the first extraction to reach the model", func() bool { return st.Converse().Pending() == 0 })
+	sendTurns(t, user, "th-b", 0, 2, "Please answer in Portuguese.", "Claro")
+	admin := adminToken(t, tenant, newUser("admin"))
+	r := call(t, http.MethodDelete, "/v1/users/"+user, admin, nil)
+	if r.status != http.StatusOK {
+		t.Fatalf("erase = %d %s, want 200", r.status, r.body)
+	}
+	var erased struct {
+		RemovedFacts int `json:"removedFacts"`
+	}
+	if err := json.Unmarshal(r.body, &erased); err != nil || erased.RemovedFacts != 1 {
+		t.Errorf("erase answered %s, want removedFacts 1", r.body)
+	}
+	waitQueueEmpty(t, st.Info.QueueURL)
+	if got := facts(t, "/v1/me/facts", tok); len(got) != 0 {
+		t.Errorf("after the erasure and the waiting messages: facts = %v, want none", got)
+	}
+	if got := facts(t, "/v1/users/"+user+"/facts", admin); len(got) != 0 {
+		t.Errorf("the admin reads %v after the erasure, want none", got)
+	}
+}
+
+func TestPoisonMessageLandsInTheDeadLetterQueue(t *testing.T) {
+	st.Converse().Reset()
+	user := newUser("poison")
+	tok := userToken(t, tenant, user)
+	ctx := context.Background()
+	poisonGroup := producer.GroupID(tenant, newUser("poisoned"))
+	// One batch: a message that is not JSON and a good one, in two groups.
+	good, err := gateway.Build(producer.Message{TenantID: tenant, UserID: user, ThreadID: "th-1", TurnCount: 2,
+		Turns: []producer.Turn{{Role: "user", Text: "I'm Bea."}, {Role: "assistant", Text: "Hi Bea"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqsAPI.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{
+		QueueUrl: aws.String(st.Info.QueueURL),
+		Entries: []sqstypes.SendMessageBatchRequestEntry{
+			{Id: aws.String("poison"), MessageBody: aws.String("{not json"), MessageGroupId: aws.String(poisonGroup), MessageDeduplicationId: aws.String(newUser("p"))},
+			{Id: aws.String("good"), MessageBody: good.MessageBody, MessageGroupId: good.MessageGroupId, MessageDeduplicationId: good.MessageDeduplicationId, MessageAttributes: good.MessageAttributes},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFacts(t, tok, map[string]string{"name": "Bea"})
+	// maxReceiveCount receives, one visibility timeout apart, then the
+	// queue's redrive moves it.
+	var body string
+	waitForWithin(t, "the poison message in the dead-letter queue", 60*time.Second, func() bool {
+		out, err := sqsAPI.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(st.Info.DLQURL), WaitTimeSeconds: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			body = aws.ToString(m.Body)
+			_, _ = sqsAPI.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(st.Info.DLQURL), ReceiptHandle: m.ReceiptHandle})
+			return true
+		}
+		return false
+	})
+	if body != "{not json" {
+		t.Errorf("dead-letter body = %q, want the poison message", body)
+	}
+}
+
+func TestBedrockFaultsLeaveFactsUntouched(t *testing.T) {
+	st.Converse().Reset()
+	user := newUser("faults")
+	tok := userToken(t, tenant, user)
+	if r := call(t, http.MethodPut, "/v1/me/facts/home_city", tok, map[string]string{"value": "Porto"}); r.status != http.StatusOK {
+		t.Fatalf("PUT = %d %s", r.status, r.body)
+	}
+	want := map[string]string{"home_city": "Porto"}
+	faults := []converse.Step{
+		converse.AccessDenied(),
+		converse.ToolChoiceRefused(),
+		{Input: json.RawMessage(`{"operations":"not a list"}`)},
+		{StopReason: "max_tokens"},
+		{NoToolUse: true, Text: "I think the user lives in Lisbon."},
+		{Operations: []converse.Operation{{Op: "SET", Key: "", Value: "Lisbon"}}},
+	}
+	for i, f := range faults {
+		st.Converse().Script(f)
+		sendTurns(t, user, "th-"+string(rune('a'+i)), 0, 2, "I'm Ana and I live in Lisbon.", "Hi")
+		waitQueueEmpty(t, st.Info.QueueURL)
+		if p := st.Converse().Pending(); p != 0 {
+			t.Fatalf("fault %d: the model was not called (%d steps pending)", i, p)
+		}
+		if got := facts(t, "/v1/me/facts", tok); !equal(got, want) {
+			t.Fatalf("after fault %d (%+v): facts = %v, want %v", i, f, got, want)
+		}
+	}
+	// Throttling is retried, and then the answer is merged.
+	st.Converse().Script(converse.Throttle())
+	sendTurns(t, user, "th-z", 0, 2, "I live in Lisbon.", "Noted")
+	waitFacts(t, tok, map[string]string{"home_city": "Lisbon"})
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	waitForWithin(t, what, deadline, cond)
+}
+
+func waitForWithin(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("waited %s for %s", d, what)
+}
