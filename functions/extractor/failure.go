@@ -10,6 +10,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -88,6 +89,8 @@ func errorClass(err error) string {
 	var api smithy.APIError
 	var resp *smithyhttp.ResponseError
 	switch {
+	case errors.Is(err, bedrock.ErrToolChoiceUnsupported):
+		out += "tool_choice_unsupported: set MODEL_OUTPUT_MODE=json"
 	case errors.Is(err, memory.ErrMalformedAnswer):
 		out += "malformed_answer"
 	case errors.Is(err, context.DeadlineExceeded):

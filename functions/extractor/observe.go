@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/usermemory/usermemory/memory"
 )
 
 // observe writes the log line and the metrics of one record. Neither holds
@@ -75,6 +77,7 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 				},
 			}},
 		},
+		"kind":             memory.KindMemoryUser,
 		"tenant":           tenant,
 		"outcome":          r.outcome,
 		"Records":          1,

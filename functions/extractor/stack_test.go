@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -176,6 +177,7 @@ func TestStackModelFailures(t *testing.T) {
 		{"access denied", []converse.Step{converse.AccessDenied()}, false, "model_failed"},
 		{"malformed tool input", []converse.Step{{Input: json.RawMessage(`{"operations":"none"}`)}}, false, "bad_answer"},
 		{"stop reason max_tokens", []converse.Step{{StopReason: "max_tokens"}}, false, "bad_answer"},
+		{"tool choice refused", []converse.Step{converse.ToolChoiceRefused()}, false, "model_failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,6 +198,17 @@ func TestStackModelFailures(t *testing.T) {
 			}
 			if got := s.outcomes(t)[firstID]; got != tt.outcome {
 				t.Errorf("outcome = %q, want %q", got, tt.outcome)
+			}
+			if tt.name == "tool choice refused" {
+				var reason any
+				for _, l := range s.logs.lines(t) {
+					if l["messageId"] == firstID {
+						reason = l["reason"]
+					}
+				}
+				if r, _ := reason.(string); !strings.Contains(r, "MODEL_OUTPUT_MODE=json") {
+					t.Errorf("reason = %v, want the hint to set MODEL_OUTPUT_MODE=json", reason)
+				}
 			}
 			if s.standIn.Pending() != 0 {
 				t.Errorf("%d scripted answers left unused", s.standIn.Pending())
