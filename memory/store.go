@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"time"
 	"unicode/utf8"
@@ -159,7 +160,12 @@ func setFact(facts []Fact, f Fact) []Fact {
 // the same change again to the current record, at most MaxConflictRetries
 // times. change returns false when there is nothing to write.
 func (s *Store) saveLoop(ctx context.Context, sc Scope, rec Record, change func(Record) (Record, bool)) error {
-	for range s.cfg.MaxConflictRetries {
+	for attempt := range s.cfg.MaxConflictRetries {
+		if attempt > 0 {
+			if err := conflictBackoff(ctx, attempt); err != nil {
+				return err
+			}
+		}
 		next, write := change(rec)
 		if !write {
 			return nil
@@ -175,6 +181,21 @@ func (s *Store) saveLoop(ctx context.Context, sc Scope, rec Record, change func(
 	}
 	return &Error{Status: http.StatusConflict, Code: CodeConflict,
 		Message: "the facts kept changing during the write", UserMessage: "Please try again."}
+}
+
+// conflictBackoff waits a random time of up to 2^attempt milliseconds
+// (capped at 64 ms) before a write is merged again, so that writers that
+// collided do not collide again at once.
+func conflictBackoff(ctx context.Context, attempt int) error {
+	ceiling := time.Millisecond << min(attempt, 6)
+	t := time.NewTimer(rand.N(ceiling) + time.Millisecond/4)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // RemoveFact forgets the fact with key (canonical form). A key that is not
