@@ -1,12 +1,194 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"errors"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/localtest/token"
+	"github.com/usermemory/usermemory/producer"
 )
 
+// bench starts `go run ./localtest up` as a person would, times it to
+// ready, measures the running stack from outside and stops it.
 func bench(ctx context.Context, args []string) error {
-	_ = ctx
-	_ = args
-	return errors.New("bench: not written yet")
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	n := fs.Int("n", 1000, "GET requests to time")
+	extractions := fs.Int("extractions", 50, "extractions to time")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	state, err := os.MkdirTemp("", "usermemory-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(state)
+
+	// 1. From the command to ready.
+	cmd := exec.CommandContext(ctx, "go", "run", "./localtest", "up", "-state", state)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Stderr = io.Discard
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	stop := func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	}
+	defer stop()
+	lines := bufio.NewScanner(out)
+	var reported string
+	for lines.Scan() {
+		if l := lines.Text(); strings.Contains(l, "ready in") {
+			reported = strings.TrimSpace(l[strings.Index(l, "ready in")+len("ready in"):])
+			break
+		}
+	}
+	ready := time.Since(start)
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	if reported == "" {
+		return fmt.Errorf("bench: the stack did not start (run go run ./localtest up to see why)")
+	}
+	info, err := stack.ReadInfo(state)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("up to ready: %.1f s from the command (go run included), %s inside the process\n", ready.Seconds(), reported)
+
+	iss, err := token.Open(info.KeyFile)
+	if err != nil {
+		return err
+	}
+	sign := func(user string) (string, error) {
+		return iss.Sign(token.Claims{Issuer: info.Issuer, Audience: info.Audience, Subject: user,
+			TenantClaim: info.TenantClaim, Tenant: "bench", Scopes: []string{info.UserScope}})
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+
+	// 2. GET facts, warm.
+	tok, err := sign("reader")
+	if err != nil {
+		return err
+	}
+	for _, kv := range [][2]string{{"name", "Ana"}, {"home_city", "Lisbon"}, {"preferred_language", "Portuguese"}} {
+		if _, err := do(client, http.MethodPut, info.APIURL+"/v1/me/facts/"+kv[0], tok, `{"value":"`+kv[1]+`"}`); err != nil {
+			return err
+		}
+	}
+	for range 50 {
+		if _, err := do(client, http.MethodGet, info.APIURL+"/v1/me/facts", tok, ""); err != nil {
+			return err
+		}
+	}
+	lat := make([]time.Duration, 0, *n)
+	for range *n {
+		t0 := time.Now()
+		if _, err := do(client, http.MethodGet, info.APIURL+"/v1/me/facts", tok, ""); err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	fmt.Printf("GET /v1/me/facts through the API emulator, warm, %d sequential requests: p50 %s, p99 %s\n",
+		*n, pct(lat, 50), pct(lat, 99))
+
+	// 3. SendMessage to facts readable.
+	sqsClient := sqs.New(sqs.Options{Region: info.Region, BaseEndpoint: aws.String(info.AWSEndpoint),
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+	p := producer.New(sqsClient, info.QueueURL)
+	lat = lat[:0]
+	for i := range *extractions {
+		user := "x-" + strings.ToLower(rand.Text()[:10])
+		tok, err := sign(user)
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		err = p.Send(ctx, producer.Message{TenantID: "bench", UserID: user, ThreadID: "th-1", TurnCount: 2,
+			Turns: []producer.Turn{{Role: "user", Text: "Hi, I'm Ana and I live in Lisbon."}, {Role: "assistant", Text: "Hello Ana"}}})
+		if err != nil {
+			return err
+		}
+		for {
+			body, err := do(client, http.MethodGet, info.APIURL+"/v1/me/facts", tok, "")
+			if err != nil {
+				return err
+			}
+			var got struct{ Facts []json.RawMessage }
+			if json.Unmarshal(body, &got) == nil && len(got.Facts) > 0 {
+				break
+			}
+			if time.Since(t0) > 30*time.Second {
+				return fmt.Errorf("bench: extraction %d: no facts after 30 s", i)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	fmt.Printf("SendMessage to facts readable through the API, stand-in model, %d extractions: p50 %s, p99 %s\n",
+		*extractions, pct(lat, 50), pct(lat, 99))
+	stop()
+	if left, _ := filepath.Glob(filepath.Join(state, stack.InfoFile)); len(left) > 0 {
+		return fmt.Errorf("bench: the stack did not stop cleanly (its state file is still there)")
+	}
+	return nil
+}
+
+func do(c *http.Client, method, url, tok, body string) ([]byte, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 {
+		return nil, fmt.Errorf("%s %s: %s %s", method, url, resp.Status, b)
+	}
+	return b, nil
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := (len(s)*p+99)/100 - 1
+	return s[max(0, min(i, len(s)-1))].Round(10 * time.Microsecond)
 }

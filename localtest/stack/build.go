@@ -2,13 +2,14 @@ package stack
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/usermemory/usermemory/localtest/lambdapool"
 	"github.com/usermemory/usermemory/localtest/sam"
@@ -51,20 +52,28 @@ func isMain(dir string) bool {
 }
 
 // build builds every function's bootstrap for this machine in one go
-// build, and the Runtime Interface Emulator once per version. It returns
-// the bootstrap of each function by logical ID and the emulator's path.
-func build(ctx context.Context, root, templateDir, state string, fns map[string]*sam.Function) (map[string]string, string, error) {
-	rie := filepath.Join(state, "bin", "aws-lambda-rie-"+rieVersion(root))
+// build, and the Runtime Interface Emulator once per version, both into
+// cache, where the binaries stay between runs so that go build relinks
+// only what changed. Each function's bootstrap in state links to its
+// binary. It returns the bootstraps by logical ID and the emulator's path.
+func build(ctx context.Context, root, templateDir, cache, state string, fns map[string]*sam.Function) (map[string]string, string, error) {
+	rie := filepath.Join(cache, "aws-lambda-rie-"+rieVersion(root))
 	rieErr := make(chan error, 1)
 	go func() {
 		if _, err := os.Stat(rie); err == nil {
 			rieErr <- nil
 			return
 		}
-		rieErr <- lambdapool.BuildRIE(ctx, root, rie)
+		tmp := fmt.Sprintf("%s.%d.tmp", rie, os.Getpid())
+		if err := lambdapool.BuildRIE(ctx, root, tmp); err != nil {
+			rieErr <- err
+			return
+		}
+		rieErr <- os.Rename(tmp, rie)
 	}()
 
-	out := filepath.Join(state, "bin", "functions") + string(filepath.Separator)
+	sum := sha256.Sum256([]byte(root))
+	out := filepath.Join(cache, "functions-"+hex.EncodeToString(sum[:6])) + string(filepath.Separator)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, "", err
 	}
@@ -89,7 +98,8 @@ func build(ctx context.Context, root, templateDir, state string, fns map[string]
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return nil, "", err
 		}
-		if err := os.Rename(filepath.Join(out, filepath.Base(dir)), target); err != nil {
+		_ = os.Remove(target)
+		if err := os.Symlink(filepath.Join(out, filepath.Base(dir)), target); err != nil {
 			return nil, "", err
 		}
 		bootstraps[id] = target
@@ -99,8 +109,8 @@ func build(ctx context.Context, root, templateDir, state string, fns map[string]
 		if err != nil {
 			return nil, "", err
 		}
-	case <-time.After(10 * time.Minute):
-		return nil, "", fmt.Errorf("stack: building the emulator took too long")
+	case <-ctx.Done():
+		return nil, "", ctx.Err()
 	}
 	return bootstraps, rie, nil
 }

@@ -60,6 +60,16 @@ const (
 // state file unless told otherwise.
 func DefaultStateDir() string { return filepath.Join(os.TempDir(), "usermemory-localtest") }
 
+// DefaultCacheDir is where the stack keeps built binaries between runs:
+// the user's cache folder, or the temporary folder when there is none.
+func DefaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "usermemory-localtest")
+}
+
 // Options configure [Start]. The zero value starts the stack of the
 // template.yaml of the module that holds the working folder.
 type Options struct {
@@ -68,9 +78,13 @@ type Options struct {
 	Root string
 	// Template is the template's path; "" means Root/template.yaml.
 	Template string
-	// StateDir holds binaries, logs, the key and the state file; ""
-	// means [DefaultStateDir].
+	// StateDir holds the logs, the key, the state file and a link to each
+	// function's bootstrap; "" means [DefaultStateDir].
 	StateDir string
+	// CacheDir keeps the built binaries between runs, so that a start
+	// with a warm Go build cache relinks nothing; "" means
+	// [DefaultCacheDir].
+	CacheDir string
 	// Parameters override the template's parameter values. The JWT
 	// issuer and audience parameters are always the local ones.
 	Parameters map[string]string
@@ -198,10 +212,17 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	var wg sync.WaitGroup
 	var motoErr, buildErr, keyErr error
 	motoLog := filepath.Join(logDir, "moto.log")
-	wg.Go(func() { s.moto, motoErr = moto.Start(ctx, motoLog) })
+	began := time.Now()
+	wg.Go(func() {
+		s.moto, motoErr = moto.Start(ctx, motoLog)
+		s.log.Info("moto_server started", "ms", time.Since(began).Milliseconds())
+	})
 	var bootstraps map[string]string
 	var rie string
-	wg.Go(func() { bootstraps, rie, buildErr = build(ctx, o.Root, tmpl.Dir, o.StateDir, first.Functions) })
+	wg.Go(func() {
+		bootstraps, rie, buildErr = build(ctx, o.Root, tmpl.Dir, o.CacheDir, o.StateDir, first.Functions)
+		s.log.Info("functions built", "ms", time.Since(began).Milliseconds())
+	})
 	wg.Go(func() { s.issuer, keyErr = token.NewIssuer() })
 	wg.Wait()
 	if err := errors.Join(motoErr, buildErr, keyErr); err != nil {
@@ -226,13 +247,15 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 	ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
 	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
-	table, err := createTable(ctx, ddb, app)
-	if err != nil {
+	var table string
+	var tableErr, queueErr error
+	wg.Go(func() { table, tableErr = createTable(ctx, ddb, app) })
+	wg.Go(func() { queueErr = createQueues(ctx, sqsClient, app, o.VisibilityTimeout) })
+	wg.Wait()
+	if err := errors.Join(tableErr, queueErr); err != nil {
 		return nil, err
 	}
-	if err := createQueues(ctx, sqsClient, app, o.VisibilityTimeout); err != nil {
-		return nil, err
-	}
+	s.log.Info("table and queues created", "ms", time.Since(began).Milliseconds())
 
 	s.Info = Info{
 		AWSEndpoint: s.moto.Endpoint,
@@ -368,6 +391,12 @@ func (o *Options) defaults() error {
 	}
 	if o.StateDir == "" {
 		o.StateDir = DefaultStateDir()
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = DefaultCacheDir()
+	}
+	if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
+		return err
 	}
 	if o.Audience == "" {
 		o.Audience = DefaultAudience
