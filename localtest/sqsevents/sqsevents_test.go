@@ -1,0 +1,234 @@
+package sqsevents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/usermemory/usermemory/localtest/lambdapool"
+	"github.com/usermemory/usermemory/localtest/moto"
+)
+
+var client *sqs.Client
+
+func TestMain(m *testing.M) {
+	ep, stop, err := moto.Endpoint(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	client = sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep),
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// queues makes a FIFO queue and its dead-letter queue with the given
+// visibility timeout and maxReceiveCount.
+func queues(t *testing.T, visibility, maxReceives int) (queueURL, queueARN, dlqURL string) {
+	t.Helper()
+	ctx := context.Background()
+	name := fmt.Sprintf("t%d", time.Now().UnixNano())
+	dlq, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-dlq.fifo"),
+		Attributes: map[string]string{"FifoQueue": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dlqARN := "arn:aws:sqs:us-east-1:123456789012:" + name + "-dlq.fifo"
+	q, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + ".fifo"), Attributes: map[string]string{
+		"FifoQueue": "true", "VisibilityTimeout": strconv.Itoa(visibility),
+		"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":%d}`, dlqARN, maxReceives),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return aws.ToString(q.QueueUrl), "arn:aws:sqs:us-east-1:123456789012:" + name + ".fifo", aws.ToString(dlq.QueueUrl)
+}
+
+func send(t *testing.T, url, group, body string) {
+	t.Helper()
+	_, err := client.SendMessage(context.Background(), &sqs.SendMessageInput{
+		QueueUrl: aws.String(url), MessageBody: aws.String(body), MessageGroupId: aws.String(group),
+		MessageDeduplicationId: aws.String(body),
+		MessageAttributes: map[string]types.MessageAttributeValue{
+			"kind": {DataType: aws.String("String"), StringValue: aws.String("test")},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recorder is a function that fails the records whose body is in fail.
+type recorder struct {
+	mu      sync.Mutex
+	batches [][]events.SQSMessage
+	fail    map[string]bool
+	crash   bool
+}
+
+func (r *recorder) invoke(_ context.Context, payload []byte) (lambdapool.Result, error) {
+	var ev events.SQSEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return lambdapool.Result{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.batches = append(r.batches, ev.Records)
+	if r.crash {
+		return lambdapool.Result{Err: &lambdapool.FunctionError{Type: "Runtime.ExitError"}}, nil
+	}
+	var resp events.SQSEventResponse
+	for _, m := range ev.Records {
+		if r.fail[m.Body] {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+		}
+	}
+	b, _ := json.Marshal(resp)
+	return lambdapool.Result{Payload: b}, nil
+}
+
+func (r *recorder) seen() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := map[string]int{}
+	for _, b := range r.batches {
+		for _, m := range b {
+			n[m.Body]++
+		}
+	}
+	return n
+}
+
+func depth(t *testing.T, url string) int {
+	t.Helper()
+	out, err := client.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages, types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		x, _ := strconv.Atoi(v)
+		n += x
+	}
+	return n
+}
+
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("waited %s for %s", d, what)
+}
+
+func TestEventShapeAndDeleteOnSuccess(t *testing.T) {
+	url, arn, _ := queues(t, 30, 3)
+	send(t, url, "g1", "one")
+	send(t, url, "g1", "two")
+	r := &recorder{}
+	p := Start(context.Background(), Config{API: client, QueueURL: url, QueueARN: arn, Region: "us-east-1",
+		BatchSize: 10, BatchingWindow: 300 * time.Millisecond, ReportBatchItemFailures: true, PollWait: time.Second, Invoke: r.invoke})
+	defer p.Close()
+	waitUntil(t, 10*time.Second, "both messages handled and deleted", func() bool {
+		return r.seen()["one"] == 1 && r.seen()["two"] == 1 && depth(t, url) == 0
+	})
+	if _, deleted, failed := p.Stats(); deleted != 2 || failed != 0 {
+		t.Errorf("deleted %d failed %d, want 2 and 0", deleted, failed)
+	}
+	m := r.batches[0][0]
+	if m.EventSource != "aws:sqs" || m.EventSourceARN != arn || m.AWSRegion != "us-east-1" || m.Body != "one" ||
+		m.MessageId == "" || m.ReceiptHandle == "" || m.Md5OfBody == "" {
+		t.Errorf("record = %+v", m)
+	}
+	for _, a := range []string{"ApproximateReceiveCount", "SentTimestamp", "MessageGroupId", "MessageDeduplicationId", "SequenceNumber", "ApproximateFirstReceiveTimestamp", "SenderId"} {
+		if m.Attributes[a] == "" {
+			t.Errorf("attribute %s missing: %v", a, m.Attributes)
+		}
+	}
+	if m.Attributes["MessageGroupId"] != "g1" || m.Attributes["ApproximateReceiveCount"] != "1" {
+		t.Errorf("attributes = %v", m.Attributes)
+	}
+	if a := m.MessageAttributes["kind"]; a.DataType != "String" || aws.ToString(a.StringValue) != "test" {
+		t.Errorf("message attribute kind = %+v", a)
+	}
+	if len(r.batches) != 1 || len(r.batches[0]) != 2 {
+		t.Errorf("batches = %d of sizes, want one batch of two (batching window)", len(r.batches))
+	}
+}
+
+func TestPartialFailureRedeliversAndRedrives(t *testing.T) {
+	url, arn, dlq := queues(t, 1, 2)
+	send(t, url, "bad", "poison")
+	send(t, url, "good", "fine")
+	r := &recorder{fail: map[string]bool{"poison": true}}
+	p := Start(context.Background(), Config{API: client, QueueURL: url, QueueARN: arn, Region: "us-east-1",
+		BatchSize: 10, ReportBatchItemFailures: true, PollWait: time.Second, Invoke: r.invoke})
+	defer p.Close()
+	waitUntil(t, 20*time.Second, "the poison message in the dead-letter queue", func() bool { return depth(t, dlq) == 1 })
+	waitUntil(t, 5*time.Second, "the queue drained", func() bool { return depth(t, url) == 0 })
+	if got := r.seen(); got["fine"] != 1 || got["poison"] != 2 {
+		t.Errorf("deliveries = %v, want fine once and poison twice (maxReceiveCount)", got)
+	}
+}
+
+func TestFunctionErrorLeavesTheWholeBatch(t *testing.T) {
+	url, arn, dlq := queues(t, 1, 2)
+	send(t, url, "g", "a")
+	send(t, url, "h", "b")
+	r := &recorder{crash: true}
+	p := Start(context.Background(), Config{API: client, QueueURL: url, QueueARN: arn, Region: "us-east-1",
+		BatchSize: 10, BatchingWindow: 200 * time.Millisecond, ReportBatchItemFailures: true, PollWait: time.Second, Invoke: r.invoke})
+	defer p.Close()
+	waitUntil(t, 20*time.Second, "both messages in the dead-letter queue", func() bool { return depth(t, dlq) == 2 })
+	if got := r.seen(); got["a"] != 2 || got["b"] != 2 {
+		t.Errorf("deliveries = %v, want each twice", got)
+	}
+}
+
+func TestFailures(t *testing.T) {
+	msgs := []types.Message{{MessageId: aws.String("m1")}, {MessageId: aws.String("m2")}}
+	for _, c := range []struct {
+		payload string
+		want    []string
+		bad     bool
+	}{
+		{``, nil, false},
+		{`null`, nil, false},
+		{`{}`, nil, false},
+		{`{"batchItemFailures":[]}`, nil, false},
+		{`{"batchItemFailures":[{"itemIdentifier":"m2"}]}`, []string{"m2"}, false},
+		{`{"batchItemFailures":[{"itemIdentifier":"zz"}]}`, nil, true},
+		{`{"batchItemFailures":[{}]}`, nil, true},
+		{`"text"`, nil, true},
+	} {
+		keep, err := failures([]byte(c.payload), msgs)
+		if (err != nil) != c.bad {
+			t.Errorf("failures(%s) error %v, want error %v", c.payload, err, c.bad)
+			continue
+		}
+		if len(keep) != len(c.want) {
+			t.Errorf("failures(%s) = %v, want %v", c.payload, keep, c.want)
+		}
+		for _, id := range c.want {
+			if !keep[id] {
+				t.Errorf("failures(%s) = %v, want %s kept", c.payload, keep, id)
+			}
+		}
+	}
+}
