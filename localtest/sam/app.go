@@ -137,6 +137,11 @@ func (t *Template) Resolve(o Options) (*App, error) {
 		o.QueueURL = func(name string) string { return "http://sqs.local/" + o.AccountID + "/" + name }
 	}
 	t.opts = o
+	t.resources = make(map[string]*resource, len(t.base))
+	for id, r := range t.base {
+		c := *r
+		t.resources[id] = &c
+	}
 	e := &evaluator{t: t, params: map[string]any{}, conditions: map[string]bool{}, evaluating: map[string]bool{}}
 	app := &App{
 		Parameters: map[string]string{},

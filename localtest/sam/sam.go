@@ -50,7 +50,10 @@ type Options struct {
 type Template struct {
 	// Dir is the folder holding the template; CodeUri is relative to it.
 	Dir       string
-	raw       map[string]any
+	raw  map[string]any
+	base map[string]*resource // as parsed
+	// resources and opts are those of the Resolve under way: the
+	// resources whose condition holds, with their names.
 	resources map[string]*resource
 	opts      Options
 }
@@ -84,7 +87,8 @@ func Parse(src []byte) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Template{Dir: ".", raw: raw, resources: map[string]*resource{}}
+	t := &Template{Dir: ".", raw: raw, base: map[string]*resource{}}
+	t.resources = t.base
 	globals, _ := raw["Globals"].(map[string]any)
 	res, _ := raw["Resources"].(map[string]any)
 	if len(res) == 0 {
@@ -117,6 +121,7 @@ func Parse(src []byte) (*Template, error) {
 			}
 		}
 	}
+	t.resources = nil
 	return t, nil
 }
 
@@ -177,7 +182,7 @@ func (t *Template) ParameterDefault(name string) (string, bool) {
 // authorizers of the HTTP APIs take their issuer and audience from, so
 // that a local stack can override them with its own issuer.
 func (t *Template) JWTParameters() (issuer, audience []string) {
-	for _, r := range t.resources {
+	for _, r := range t.base {
 		if r.typ != TypeHTTPAPI {
 			continue
 		}

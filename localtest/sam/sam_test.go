@@ -74,6 +74,24 @@ func TestParameterOverridesAndConditions(t *testing.T) {
 	}
 }
 
+func TestResolveTwiceWithOtherConditions(t *testing.T) {
+	tmpl, err := Load(filepath.Join("testdata", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod := opts
+	prod.Parameters = map[string]string{"Issuer": "x", "Stage": "prod"}
+	for i, o := range []Options{opts, prod, opts} {
+		app, err := tmpl.Resolve(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := app.Queues["ProdOnly"]; ok != (i == 1) {
+			t.Errorf("resolve %d: queue ProdOnly present %v, want %v", i, ok, i == 1)
+		}
+	}
+}
+
 func TestParameterErrors(t *testing.T) {
 	tmpl, err := Load(filepath.Join("testdata", "template.yaml"))
 	if err != nil {
@@ -169,7 +187,7 @@ Resources:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := tmpl.resources["R"].props
+	got := tmpl.base["R"].props
 	want := map[string]any{
 		"A": map[string]any{"Ref": "P"},
 		"B": map[string]any{"Fn::GetAtt": []any{"Q", "Arn"}},
