@@ -49,7 +49,7 @@ type Options struct {
 // Template is a parsed template, not yet resolved.
 type Template struct {
 	// Dir is the folder holding the template; CodeUri is relative to it.
-	Dir       string
+	Dir  string
 	raw  map[string]any
 	base map[string]*resource // as parsed
 	// resources and opts are those of the Resolve under way: the
