@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Prints, measured in one run, the figures of the fact API against their
+# baselines:
+#   1. bootstrap size of each function (linux/arm64, the flags of `make
+#      build`) against bench/hello built the same way (target ratio ≤ 1.6);
+#   2. cold start under the Lambda Runtime Interface Emulator, process start
+#      to first response, against bench/hello (linux/amd64 here; target
+#      ratio ≤ 1.5), median of RUNS starts;
+#   3. warm in-process latency of the get-facts handler against a bare
+#      GetItem on the same moto_server (Go benchmarks; target ratio ≤ 1.2).
+# It runs under scripts/with-moto.sh when no moto_server is given.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${USERMEMORY_AWS_ENDPOINT:-}" ]; then exec ./scripts/with-moto.sh "$0" "$@"; fi
+RUNS=${RUNS:-7}
+GO=${GO:-go}
+FUNCS=(getfacts putfact deletefact clearfacts eraseuser)
+work=$(mktemp -d -t bench-api.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+flags=(-tags lambda.norpc -trimpath -ldflags "-s -w")
+build() { # arch out pkg
+  GOOS=linux GOARCH=$1 CGO_ENABLED=0 $GO build "${flags[@]}" -o "$2" "$3"
+}
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
+median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "== 1. bootstrap size, linux/arm64, -tags lambda.norpc -trimpath -ldflags \"-s -w\""
+build arm64 "$work/arm64/hello" ./bench/hello
+hello=$(stat -c %s "$work/arm64/hello")
+printf '%-12s %10d bytes\n' hello "$hello"
+for f in "${FUNCS[@]}" extractor; do
+  [ -d "functions/$f" ] || continue
+  build arm64 "$work/arm64/$f" "./functions/$f"
+  n=$(stat -c %s "$work/arm64/$f")
+  printf '%-12s %10d bytes  ratio %s (target ≤ 1.6)\n' "$f" "$n" "$(ratio "$n" "$hello")"
+done
+
+echo "== 2. cold start under the runtime emulator, linux/amd64, median of $RUNS"
+$GO build -o "$work/rie" github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie
+table=bench-facts-$$
+curl -fsS -o /dev/null "$USERMEMORY_AWS_ENDPOINT" -H 'Content-Type: application/x-amz-json-1.0' \
+  -H 'X-Amz-Target: DynamoDB_20120810.CreateTable' \
+  -H 'Authorization: AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \
+  -d "{\"TableName\":\"$table\",\"BillingMode\":\"PAY_PER_REQUEST\",\"AttributeDefinitions\":[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}]}"
+coldstart() { # binary event → milliseconds from process start to first response
+  local p q t0 t1 code pid
+  p=$(freeport); q=$(freeport)
+  t0=$(date +%s%N)
+  env TABLE_NAME="$table" AWS_ENDPOINT_URL="$USERMEMORY_AWS_ENDPOINT" AWS_REGION=us-east-1 \
+    AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_EC2_METADATA_DISABLED=true \
+    "$work/rie" --runtime-interface-emulator-address "127.0.0.1:$p" --runtime-api-address "127.0.0.1:$q" "$1" \
+    >"$work/rie.log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  while :; do
+    code=$(curl -s -o "$work/out.json" -w '%{http_code}' -X POST \
+      "http://127.0.0.1:$p/2015-03-31/functions/function/invocations" --data-binary "@$2" 2>/dev/null || true)
+    [ "$code" = 200 ] && break
+    kill -0 "$pid" 2>/dev/null || { echo "error: the emulator exited; its log:" >&2; cat "$work/rie.log" >&2; exit 1; }
+    sleep 0.002
+  done
+  t1=$(date +%s%N)
+  if grep -q errorMessage "$work/out.json"; then echo "error: $1 answered $(cat "$work/out.json")" >&2; exit 1; fi
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+  echo $(( (t1 - t0) / 1000000 ))
+}
+build amd64 "$work/amd64/hello" ./bench/hello
+for f in "${FUNCS[@]}"; do build amd64 "$work/amd64/$f" "./functions/$f"; done
+declare -A ev=([getfacts]=getfacts-me.json [putfact]=putfact-me.json [deletefact]=deletefact-me.json
+  [clearfacts]=clearfacts-me.json [eraseuser]=eraseuser-admin.json)
+# Interleaved runs, so that a busy moment of the machine hits both alike.
+declare -A ms
+for _ in $(seq "$RUNS"); do
+  ms[hello]+="$(coldstart "$work/amd64/hello" events/getfacts-me.json) "
+  for f in "${FUNCS[@]}"; do ms[$f]+="$(coldstart "$work/amd64/$f" "events/${ev[$f]}") "; done
+done
+h=$(echo "${ms[hello]}" | median)
+printf '%-12s %6d ms   (runs: %s)\n' hello "$h" "${ms[hello]}"
+for f in "${FUNCS[@]}"; do
+  m=$(echo "${ms[$f]}" | median)
+  printf '%-12s %6d ms   ratio %s (target ≤ 1.5)   (runs: %s)\n' "$f" "$m" "$(ratio "$m" "$h")" "${ms[$f]}"
+done
+
+echo "== 3. warm in-process latency on moto_server: get-facts handler against a bare GetItem"
+out=$($GO test -run '^$' -bench 'BenchmarkGetFactsHandler$|BenchmarkBareGetItem$' -benchtime "${BENCHTIME:-3s}" -count 1 ./functions/getfacts/)
+echo "$out" | grep -E '^Benchmark'
+handler=$(echo "$out" | awk '/^BenchmarkGetFactsHandler/ {print $3}')
+bare=$(echo "$out" | awk '/^BenchmarkBareGetItem/ {print $3}')
+echo "handler/GetItem ratio $(ratio "$handler" "$bare") (target ≤ 1.2)"
