@@ -1,0 +1,237 @@
+// "What I remember about you": the memory screen of a frontend, over the
+// usermemory fact API. Plain JavaScript, no build step. Every stored value
+// is shown with textContent, never as HTML.
+"use strict";
+
+const state = { api: "", token: "", limits: null, facts: [], editing: null, adminUser: "" };
+const $ = (id) => document.getElementById(id);
+
+function show(el, on) { el.hidden = !on; }
+
+function setStatus(text) { $("status").textContent = text; }
+
+function setError(err) {
+  const el = $("error");
+  el.textContent = err ? (err.userMessage || err.detail || err.title || String(err)) : "";
+  show(el, Boolean(err));
+}
+
+// claims decodes the token's payload, only to choose what to show; the API
+// checks the token.
+function claims(token) {
+  try {
+    const part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    return JSON.parse(atob(part + "===".slice((part.length + 3) % 4)));
+  } catch { return {}; }
+}
+
+function scopes(c) {
+  const s = c.scope || c.scp || "";
+  return Array.isArray(s) ? s : String(s).split(/\s+/);
+}
+
+// call sends one request to the fact API and returns the parsed body, or
+// throws the problem+json body of an error.
+async function call(method, path, body) {
+  const headers = { Authorization: "Bearer " + state.token };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(state.api.replace(/\/$/, "") + path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status === 204) return null;
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = { title: text }; }
+  if (!res.ok) {
+    const err = data || {};
+    err.status = res.status;
+    if (!err.title && err.message) err.title = err.message;
+    throw err;
+  }
+  return data;
+}
+
+function formatWhen(iso) {
+  const d = new Date(iso);
+  return isNaN(d) ? "" : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+function renderFacts(list, facts, editable) {
+  list.replaceChildren();
+  for (const f of facts) {
+    const li = $("fact-item").content.firstElementChild.cloneNode(true);
+    li.dataset.key = f.key;
+    li.querySelector(".fact-key").textContent = f.key;
+    li.querySelector(".fact-value").textContent = f.value;
+    const source = f.sourceThreadId ? "learned from conversation " + f.sourceThreadId : "set by hand";
+    li.querySelector(".fact-meta").textContent = formatWhen(f.updatedAt) + " · " + source;
+    if (editable) {
+      li.querySelector(".fact-edit").addEventListener("click", () => startEdit(f));
+      li.querySelector(".fact-forget").addEventListener("click", () => forget(f.key));
+    } else {
+      li.querySelector(".fact-actions").remove();
+    }
+    list.appendChild(li);
+  }
+}
+
+function capsText(n, limits) {
+  return limits ? `${n} of ${limits.maxFacts} facts` : `${n} facts`;
+}
+
+async function load() {
+  try {
+    const data = await call("GET", "/v1/me/facts");
+    state.facts = data.facts;
+    state.limits = data.limits;
+    renderFacts($("facts"), data.facts, true);
+    $("caps").textContent = capsText(data.facts.length, data.limits);
+    show($("empty"), data.facts.length === 0);
+    $("edit-value").maxLength = data.limits.maxFactChars * 2; // The API says when it is too long.
+    setStatus("");
+  } catch (err) { setError(err); }
+}
+
+function startEdit(f) {
+  state.editing = f.key;
+  $("edit-title").textContent = "Edit " + f.key;
+  $("edit-key").value = f.key;
+  $("edit-key").readOnly = true;
+  $("edit-value").value = f.value;
+  show($("edit-cancel"), true);
+  $("edit-value").focus();
+}
+
+function stopEdit() {
+  state.editing = null;
+  $("edit-title").textContent = "Remember something";
+  $("edit-form").reset();
+  $("edit-key").readOnly = false;
+  show($("edit-cancel"), false);
+  show($("edit-error"), false);
+}
+
+async function save(ev) {
+  ev.preventDefault();
+  const key = $("edit-key").value;
+  const value = $("edit-value").value;
+  show($("edit-error"), false);
+  try {
+    const data = await call("PUT", "/v1/me/facts/" + encodeURIComponent(key), { value });
+    stopEdit();
+    setStatus("Remembered " + data.fact.key + ".");
+    await load();
+  } catch (err) {
+    $("edit-error").textContent = err.userMessage || err.detail || err.title || "Could not save.";
+    show($("edit-error"), true);
+  }
+}
+
+async function forget(key) {
+  try {
+    await call("DELETE", "/v1/me/facts/" + encodeURIComponent(key));
+    setStatus("Forgot " + key + ".");
+    await load();
+  } catch (err) { setError(err); }
+}
+
+function confirmDialog(title, text, ok) {
+  return new Promise((resolve) => {
+    const d = $("confirm");
+    $("confirm-title").textContent = title;
+    $("confirm-text").textContent = text;
+    $("confirm-ok").textContent = ok;
+    d.addEventListener("close", () => resolve(d.returnValue === "ok"), { once: true });
+    d.returnValue = "";
+    d.showModal();
+  });
+}
+
+async function forgetAll() {
+  const n = state.facts.length;
+  const yes = await confirmDialog("Forget everything?",
+    `All ${n} facts remembered about you will be forgotten. The assistant will no longer know them in any conversation.`,
+    "Forget everything");
+  if (!yes) return;
+  try {
+    await call("DELETE", "/v1/me/facts");
+    setStatus("Everything was forgotten.");
+    await load();
+  } catch (err) { setError(err); }
+}
+
+async function lookup(ev) {
+  ev.preventDefault();
+  const user = $("lookup-user").value.trim();
+  setError(null);
+  try {
+    const data = await call("GET", "/v1/users/" + encodeURIComponent(user) + "/facts");
+    state.adminUser = user;
+    renderFacts($("admin-facts"), data.facts, false);
+    $("admin-caps").textContent = `${user}: ` + capsText(data.facts.length, data.limits);
+    show($("admin-result"), true);
+  } catch (err) { show($("admin-result"), false); setError(err); }
+}
+
+async function erase() {
+  const user = state.adminUser;
+  const yes = await confirmDialog(`Erase ${user}?`,
+    `Erasure removes every fact remembered about ${user}, the record of which conversations were read, and everything else this service holds for them. ` +
+    "Memory updates still on their way from earlier conversations will not bring anything back. This cannot be undone.",
+    "Erase user");
+  if (!yes) return;
+  try {
+    const data = await call("DELETE", "/v1/users/" + encodeURIComponent(user));
+    setStatus(`Erased ${user}: ${data.removedFacts} facts removed.`);
+    show($("admin-result"), false);
+  } catch (err) { setError(err); }
+}
+
+function selectTab(admin) {
+  $("tab-me").setAttribute("aria-selected", String(!admin));
+  $("tab-admin").setAttribute("aria-selected", String(admin));
+  show($("me"), !admin);
+  show($("admin"), admin);
+  setError(null);
+}
+
+function connect(api, token) {
+  state.api = api;
+  state.token = token;
+  sessionStorage.setItem("usermemory", JSON.stringify({ api, token }));
+  show($("connect"), false);
+  const c = claims(token);
+  show($("tab-admin"), scopes(c).some((s) => s.endsWith("/admin") || s === "memory/admin"));
+  selectTab(false);
+  load();
+}
+
+async function start() {
+  $("edit-form").addEventListener("submit", save);
+  $("edit-cancel").addEventListener("click", stopEdit);
+  $("forget-all").addEventListener("click", forgetAll);
+  $("lookup-form").addEventListener("submit", lookup);
+  $("erase").addEventListener("click", erase);
+  $("tab-me").addEventListener("click", () => selectTab(false));
+  $("tab-admin").addEventListener("click", () => selectTab(true));
+  $("connect-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    connect($("api-url").value, $("token").value.trim());
+  });
+
+  let api = "";
+  try {
+    const res = await fetch("config.json");
+    if (res.ok) api = (await res.json()).apiUrl || "";
+  } catch { /* no config: ask */ }
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const saved = JSON.parse(sessionStorage.getItem("usermemory") || "null");
+  const token = hash.get("token") || (saved && saved.token) || "";
+  api = hash.get("api") || api || (saved && saved.api) || "";
+  if (hash.has("token")) history.replaceState(null, "", location.pathname); // Keep the token out of the address bar.
+  if (api && token) { connect(api, token); return; }
+  $("api-url").value = api;
+  show($("connect"), true);
+}
+
+start();
