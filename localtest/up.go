@@ -20,6 +20,9 @@ func up(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if running, err := stack.ReadInfo(*state); err == nil {
+		return fmt.Errorf("a stack already runs with state folder %s (process %d, API %s): stop it, or pass another -state", *state, running.PID, running.APIURL)
+	}
 	start := time.Now()
 	fmt.Fprintln(os.Stderr, "starting the local stack from template.yaml…")
 	s, err := stack.Start(ctx, stack.Options{StateDir: *state, Parameters: params, MaxEnvironments: *maxEnv, VisibilityTimeout: *visibility})

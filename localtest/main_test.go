@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/usermemory/usermemory/localtest/stack"
+)
+
+// TestCommands runs the command as a person does: up, then token, send
+// and invoke against it, then Ctrl-C, after which no process it started
+// is left and the state file is gone.
+func TestCommands(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "localtest")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	state := filepath.Join(dir, "state")
+	up := exec.Command(bin, "up", "-state", state, "-param", "ExtractEveryTurns=2")
+	up.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var stderr bytes.Buffer
+	up.Stderr = &stderr
+	stdout, err := up.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := up.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	defer func() {
+		_ = syscall.Kill(-up.Process.Pid, syscall.SIGKILL)
+	}()
+	lines := bufio.NewScanner(stdout)
+	var printed strings.Builder
+	for lines.Scan() {
+		printed.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "Ctrl-C") {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout); exited <- up.Wait() }()
+	info, err := stack.ReadInfo(state)
+	if err != nil {
+		t.Fatalf("%v\nup printed:\n%s\n%s", err, printed.String(), stderr.String())
+	}
+	for _, want := range []string{info.APIURL, info.AWSEndpoint, info.TableName, info.QueueURL, info.DLQURL, info.BedrockURL, info.JWKSURL, filepath.Join(state, stack.InfoFile), "curl"} {
+		if want == "" || !strings.Contains(printed.String(), want) {
+			t.Errorf("up printed no %q:\n%s", want, printed.String())
+		}
+	}
+
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, append([]string{args[0], "-state", state}, args[1:]...)...).Output()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tok := run("token", "--tenant", "acme", "--user", "cmd-user")
+	run("send", "--tenant", "acme", "--user", "cmd-user", "--turns", "2", "--text", "I'm Ana and I live in Lisbon.")
+	var body string
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		req, _ := http.NewRequest(http.MethodGet, info.APIURL+"/v1/me/facts", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if body = string(b); strings.Contains(body, "Lisbon") {
+			break
+		}
+	}
+	if !strings.Contains(body, `"value":"Lisbon"`) {
+		t.Errorf("facts after send = %s, want Lisbon", body)
+	}
+	var res struct {
+		StatusCode int    `json:"statusCode"`
+		Body       string `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(run("invoke", "-e", filepath.Join("..", "events", "getfacts-me.json"), "GetFactsFunction")), &res); err != nil || res.StatusCode != 200 {
+		t.Errorf("invoke answered %+v (%v), want a 200 response", res, err)
+	}
+
+	// Ctrl-C reaches the whole foreground process group.
+	pids := descendants(up.Process.Pid)
+	if len(pids) < 3 {
+		t.Fatalf("processes under up: %v, want moto_server and the emulators", pids)
+	}
+	_ = syscall.Kill(-up.Process.Pid, syscall.SIGINT)
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("up did not stop within 30 s of Ctrl-C")
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, p := range pids {
+		if running(p) {
+			t.Errorf("process %d still runs after Ctrl-C", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(state, stack.InfoFile)); err == nil {
+		t.Error("the state file is still there after Ctrl-C")
+	}
+}
+
+// descendants returns the processes below pid, transitively.
+func descendants(pid int) []int {
+	var out []int
+	kids, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	for _, k := range kids {
+		b, _ := os.ReadFile(k)
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+				out = append(out, descendants(n)...)
+			}
+		}
+	}
+	return out
+}
+
+// running reports whether pid runs and is not a zombie.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndex(s, ")")
+	return i > 0 && len(s) > i+2 && s[i+2] != 'Z'
+}
