@@ -58,7 +58,8 @@ type Config struct {
 // Poller is a running event source.
 type Poller struct {
 	cfg     Config
-	cancel  context.CancelFunc
+	cancel  context.CancelFunc // stops polling
+	abort   context.CancelFunc // stops the batches in flight
 	wg      sync.WaitGroup
 	batches atomic.Int64
 	deleted atomic.Int64
@@ -79,18 +80,35 @@ func Start(ctx context.Context, cfg Config) *Poller {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	// Batches run to their end when polling stops, as Lambda finishes an
+	// invocation it started, unless Close gives up waiting.
+	batchCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	ctx, cancel := context.WithCancel(ctx)
-	p := &Poller{cfg: cfg, cancel: cancel}
+	p := &Poller{cfg: cfg, cancel: cancel, abort: abort}
 	for range cfg.MaxConcurrency {
-		p.wg.Go(func() { p.loop(ctx) })
+		p.wg.Go(func() { p.loop(ctx, batchCtx) })
 	}
 	return p
 }
 
-// Close stops polling and waits for the batches in flight.
+// CloseGrace is how long Close waits for the batches in flight before it
+// cancels them; their messages then come back after the visibility
+// timeout.
+const CloseGrace = 5 * time.Second
+
+// Close stops polling and waits for the batches in flight, at most
+// [CloseGrace] before cancelling them.
 func (p *Poller) Close() {
 	p.cancel()
-	p.wg.Wait()
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(CloseGrace):
+		p.abort()
+		<-done
+	}
+	p.abort()
 }
 
 // Stats returns the batches handed to the function, the messages deleted
@@ -99,15 +117,11 @@ func (p *Poller) Stats() (batches, deleted, failed int64) {
 	return p.batches.Load(), p.deleted.Load(), p.failed.Load()
 }
 
-func (p *Poller) loop(ctx context.Context) {
+func (p *Poller) loop(ctx, batchCtx context.Context) {
 	for ctx.Err() == nil {
-		msgs := p.receive(ctx)
-		if len(msgs) == 0 {
-			continue
+		if msgs := p.receive(ctx); len(msgs) > 0 {
+			p.handle(batchCtx, msgs)
 		}
-		// The batch runs to its end even when polling stops, as Lambda
-		// finishes an invocation it started.
-		p.handle(context.WithoutCancel(ctx), msgs)
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/usermemory/usermemory/localtest/lambdapool"
 	"github.com/usermemory/usermemory/localtest/sam"
@@ -54,8 +56,10 @@ func isMain(dir string) bool {
 // build builds every function's bootstrap for this machine in one go
 // build, and the Runtime Interface Emulator once per version, both into
 // cache, where the binaries stay between runs so that go build relinks
-// only what changed. Each function's bootstrap in state links to its
-// binary. It returns the bootstraps by logical ID and the emulator's path.
+// only what changed. Each function's bootstrap in state is a copy, so that
+// a later build never rewrites a binary that a running stack executes; a
+// lock on the cache keeps two stacks from building at once. It returns
+// the bootstraps by logical ID and the emulator's path.
 func build(ctx context.Context, root, templateDir, cache, state string, fns map[string]*sam.Function) (map[string]string, string, error) {
 	rie := filepath.Join(cache, "aws-lambda-rie-"+rieVersion(root))
 	rieErr := make(chan error, 1)
@@ -87,6 +91,11 @@ func build(ctx context.Context, root, templateDir, cache, state string, fns map[
 		pkgs[id] = dir
 		args = append(args, dir)
 	}
+	unlock, err := lock(strings.TrimSuffix(out, string(filepath.Separator)) + ".lock")
+	if err != nil {
+		return nil, "", err
+	}
+	defer unlock()
 	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", out}, args...)...)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -98,8 +107,7 @@ func build(ctx context.Context, root, templateDir, cache, state string, fns map[
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return nil, "", err
 		}
-		_ = os.Remove(target)
-		if err := os.Symlink(filepath.Join(out, filepath.Base(dir)), target); err != nil {
+		if err := copyFile(filepath.Join(out, filepath.Base(dir)), target); err != nil {
 			return nil, "", err
 		}
 		bootstraps[id] = target
@@ -124,4 +132,43 @@ func rieVersion(root string) string {
 		return "unknown"
 	}
 	return string(m[1])
+}
+
+// lock takes an exclusive lock on the file at path, waiting for it.
+func lock(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stack: lock %s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// copyFile copies an executable to dst, replacing it (by rename, so that
+// a process running the old one is not disturbed).
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp := dst + ".tmp"
+	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
 }
