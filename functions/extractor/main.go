@@ -30,7 +30,7 @@ import (
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	h, err := fromEnv(context.Background(), os.Getenv, logger, os.Stdout)
+	h, err := fromEnv(os.Getenv, logger, os.Stdout)
 	if err != nil {
 		logger.Error("extractor: cannot start", slog.String("error", err.Error()))
 		os.Exit(1)
@@ -40,7 +40,7 @@ func main() {
 
 // fromEnv builds the handler once per execution environment: settings,
 // SDK clients, repository, model, budget and store.
-func fromEnv(ctx context.Context, getenv func(string) string, logger *slog.Logger, metrics io.Writer) (*Handler, error) {
+func fromEnv(getenv func(string) string, logger *slog.Logger, metrics io.Writer) (*Handler, error) {
 	settings, err := setup.FromEnv(getenv)
 	if err != nil {
 		return nil, err
@@ -49,13 +49,18 @@ func fromEnv(ctx context.Context, getenv func(string) string, logger *slog.Logge
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := setup.AWSConfig(ctx)
+	cfg, err := setup.AWSConfig(getenv)
 	if err != nil {
 		return nil, err
 	}
-	db := dynamodb.NewFromConfig(cfg)
+	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.BaseEndpoint = setup.Endpoint(getenv, setup.ServiceDynamoDB)
+	})
 	repo := dynamorepo.New(db, settings.TableName, dynamorepo.WithFenceLifetime(time.Duration(settings.FenceDays)*24*time.Hour))
-	model := bedrock.New(bedrockruntime.NewFromConfig(cfg), bedrock.WithOutputMode(mode), bedrock.WithObserver(modelCallLogger(logger)))
+	modelClient := bedrockruntime.NewFromConfig(cfg, func(o *bedrockruntime.Options) {
+		o.BaseEndpoint = setup.Endpoint(getenv, setup.ServiceBedrockRuntime)
+	})
+	model := bedrock.New(modelClient, bedrock.WithOutputMode(mode), bedrock.WithObserver(modelCallLogger(logger)))
 	opts := []memory.Option{memory.WithModel(model)}
 	if settings.TenantDailyModelCalls > 0 {
 		budget := dynamorepo.NewBudget(db, settings.TableName, settings.TenantDailyModelCalls,

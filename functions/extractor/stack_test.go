@@ -88,19 +88,19 @@ func newStack(t *testing.T, env map[string]string) *stack {
 	}
 	t.Cleanup(func() { _ = standIn.Close() })
 	s.standIn = standIn
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", motoEndpoint)
-	t.Setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", standIn.URL())
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_CONFIG_FILE", os.DevNull)
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", os.DevNull)
-	vars := map[string]string{"TABLE_NAME": s.table}
+	vars := map[string]string{
+		"TABLE_NAME":                       s.table,
+		"AWS_ENDPOINT_URL_DYNAMODB":        motoEndpoint,
+		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": standIn.URL(),
+		"AWS_REGION":                       "us-east-1",
+		"AWS_ACCESS_KEY_ID":                "test",
+		"AWS_SECRET_ACCESS_KEY":            "test",
+	}
 	for k, v := range env {
 		vars[k] = v
 	}
 	s.logs, s.metrics = &syncBuffer{}, &syncBuffer{}
-	h, err := fromEnv(context.Background(), func(k string) string { return vars[k] },
+	h, err := fromEnv(func(k string) string { return vars[k] },
 		slog.New(slog.NewJSONHandler(s.logs, nil)), s.metrics)
 	if err != nil {
 		t.Fatalf("fromEnv: %v", err)

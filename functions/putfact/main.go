@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 	"os"
 
@@ -23,12 +22,15 @@ func main() {
 		log.Error("start", slog.String("error", err.Error()))
 		os.Exit(1)
 	}
-	cfg, err := setup.AWSConfig(context.Background())
+	cfg, err := setup.AWSConfig(os.Getenv)
 	if err != nil {
 		log.Error("start", slog.String("error", err.Error()))
 		os.Exit(1)
 	}
-	repo := dynamorepo.New(dynamodb.NewFromConfig(cfg), settings.TableName)
+	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.BaseEndpoint = setup.Endpoint(os.Getenv, setup.ServiceDynamoDB)
+	})
+	repo := dynamorepo.New(db, settings.TableName)
 	store, err := memory.New(repo, settings.Memory)
 	if err != nil {
 		log.Error("start", slog.String("error", err.Error()))

@@ -1,16 +1,13 @@
 // Package setup reads the configuration every function shares from the
 // environment variables that template.yaml sets, validates it once, before
-// lambda.Start, and builds the AWS SDK configuration.
+// lambda.Start, and builds the AWS SDK configuration from the environment
+// Lambda sets (see AWSConfig).
 package setup
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/usermemory/usermemory/memory"
 )
@@ -124,15 +121,4 @@ func or(v, def string) string {
 		return def
 	}
 	return v
-}
-
-// AWSConfig loads the SDK configuration the standard way: region,
-// credentials, and the endpoint overrides AWS_ENDPOINT_URL and
-// AWS_ENDPOINT_URL_<SERVICE> that the local stack sets.
-func AWSConfig(ctx context.Context) (aws.Config, error) {
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("setup: load AWS config: %w", err)
-	}
-	return cfg, nil
 }
