@@ -61,6 +61,7 @@ type FunctionError struct {
 	Message string `json:"errorMessage"`
 }
 
+// Error returns the type and message of the error.
 func (e *FunctionError) Error() string { return e.Type + ": " + e.Message }
 
 // Result is the outcome of an invocation.

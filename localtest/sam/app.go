@@ -14,10 +14,11 @@ type App struct {
 	// Parameters are the values of every parameter, defaults and
 	// overrides applied; lists are comma-separated.
 	Parameters map[string]string
-	Functions  map[string]*Function
-	APIs       map[string]*HTTPAPI
-	Tables     map[string]*Table
-	Queues     map[string]*Queue
+	// Functions, APIs, Tables and Queues are the resources by logical ID.
+	Functions map[string]*Function
+	APIs      map[string]*HTTPAPI
+	Tables    map[string]*Table
+	Queues    map[string]*Queue
 	// SQSEvents are the SQS event sources of the functions.
 	SQSEvents []SQSEvent
 }
@@ -31,10 +32,13 @@ type Function struct {
 	// CodeDir is the folder of its code (CodeUri), relative to the
 	// template's folder.
 	CodeDir string
+	// Handler and Runtime are the template's (bootstrap, provided.al2023).
 	Handler string
 	Runtime string
 	// Env holds the environment variables, Globals merged.
-	Env      map[string]string
+	Env map[string]string
+	// Timeout is the function's timeout (3 s unless set) and MemoryMB its
+	// memory (128 MB unless set).
 	Timeout  time.Duration
 	MemoryMB int
 	// ReservedConcurrency is 0 when not set.
@@ -43,17 +47,22 @@ type Function struct {
 
 // HTTPAPI is an API Gateway HTTP API.
 type HTTPAPI struct {
+	// LogicalID is the template's name of the API.
 	LogicalID string
 	// Authorizers by name; DefaultAuthorizer applies to routes naming none.
 	Authorizers       map[string]*Authorizer
 	DefaultAuthorizer string
-	CORS              *CORS
-	Routes            []Route
+	// CORS is nil when the API has no CORS configuration.
+	CORS *CORS
+	// Routes are sorted by route key.
+	Routes []Route
 }
 
 // Authorizer is a JWT authorizer.
 type Authorizer struct {
-	Name     string
+	// Name is the authorizer's name in the API's Auth.Authorizers.
+	Name string
+	// Issuer and Audience are its JwtConfiguration's issuer and audience.
 	Issuer   string
 	Audience []string
 	// IdentitySource is where the token is, e.g.
@@ -63,6 +72,7 @@ type Authorizer struct {
 
 // CORS is the CORS configuration of an HTTP API.
 type CORS struct {
+	// The fields are those of the CorsConfiguration; MaxAge in seconds.
 	AllowOrigins     []string
 	AllowHeaders     []string
 	AllowMethods     []string
@@ -76,11 +86,14 @@ type Route struct {
 	// Method is upper case, or ANY.
 	Method string
 	// Path is the route path, such as /v1/me/facts/{key}.
-	Path     string
+	Path string
+	// Function is the logical ID of the function the route invokes.
 	Function string
-	// Authorizer names the authorizer, "" for none.
+	// Authorizer names the route's authorizer: "" for the API's default,
+	// NONE for none.
 	Authorizer string
-	Scopes     []string
+	// Scopes are the route's AuthorizationScopes.
+	Scopes []string
 }
 
 // Key returns the route key API Gateway reports, e.g. "GET /v1/me/facts".
@@ -88,26 +101,32 @@ func (r Route) Key() string { return r.Method + " " + r.Path }
 
 // Table is a DynamoDB table.
 type Table struct {
-	LogicalID    string
-	Name         string
+	// LogicalID is the template's name, Name the table's name.
+	LogicalID string
+	Name      string
+	// HashKey and RangeKey are the key attributes ("" for no sort key),
+	// their types S, N or B.
 	HashKey      string
 	HashKeyType  string
 	RangeKey     string
 	RangeKeyType string
-	BillingMode  string
+	// BillingMode is PAY_PER_REQUEST or PROVISIONED.
+	BillingMode string
 	// TTLAttribute is "" when TTL is off.
 	TTLAttribute string
 }
 
 // Queue is an SQS queue.
 type Queue struct {
+	// LogicalID is the template's name, Name the queue's name.
 	LogicalID string
 	Name      string
 	// Attributes are the SQS attributes to create it with
 	// (VisibilityTimeout, MessageRetentionPeriod, FifoQueue,
 	// ContentBasedDeduplication, RedrivePolicy…), values as SQS takes them.
 	Attributes map[string]string
-	FIFO       bool
+	// FIFO is set for a FIFO queue.
+	FIFO bool
 	// VisibilityTimeout is 30 s unless the template sets it.
 	VisibilityTimeout time.Duration
 	// DeadLetterQueue is the logical ID of the dead-letter queue, "" for
@@ -118,6 +137,7 @@ type Queue struct {
 
 // SQSEvent is an SQS event source of a function.
 type SQSEvent struct {
+	// Function is the logical ID of the function the event invokes.
 	Function string
 	// Queue is the logical ID of the queue.
 	Queue     string
@@ -128,7 +148,8 @@ type SQSEvent struct {
 	ReportBatchItemFailures bool
 	// MaxConcurrency is ScalingConfig.MaximumConcurrency, 0 when not set.
 	MaxConcurrency int
-	Enabled        bool
+	// Enabled is false when the template switches the event off.
+	Enabled bool
 }
 
 // Resolve evaluates the template for the deployment o describes.

@@ -109,28 +109,43 @@ type Options struct {
 // Info says where everything of a running stack is. The command writes it
 // as JSON to the state file.
 type Info struct {
-	APIURL      string `json:"apiUrl"`
+	// APIURL is the HTTP API's base URL.
+	APIURL string `json:"apiUrl"`
+	// AWSEndpoint is moto_server's URL, for DynamoDB and SQS, in Region.
 	AWSEndpoint string `json:"awsEndpoint"`
 	Region      string `json:"region"`
-	TableName   string `json:"tableName"`
-	QueueURL    string `json:"queueUrl"`
-	DLQURL      string `json:"dlqUrl"`
-	BedrockURL  string `json:"bedrockUrl"`
+	// TableName is the table; QueueURL the extractor's queue and DLQURL
+	// its dead-letter queue.
+	TableName string `json:"tableName"`
+	QueueURL  string `json:"queueUrl"`
+	DLQURL    string `json:"dlqUrl"`
+	// BedrockURL is the Converse stand-in's URL (its control endpoint is
+	// under /_control/).
+	BedrockURL string `json:"bedrockUrl"`
 	// LambdaURL serves Lambda's Invoke API for the functions
 	// (POST /2015-03-31/functions/{name}/invocations) and GET /stats.
-	LambdaURL   string            `json:"lambdaUrl"`
-	JWKSURL     string            `json:"jwksUrl"`
-	Issuer      string            `json:"issuer"`
-	Audience    string            `json:"audience"`
-	TenantClaim string            `json:"tenantClaim"`
-	UserScope   string            `json:"userScope"`
-	AdminScope  string            `json:"adminScope"`
-	Functions   map[string]string `json:"functions"` // logical ID → function name
-	Extractor   string            `json:"extractor"` // logical ID of the queue's function
-	StateDir    string            `json:"stateDir"`
-	KeyFile     string            `json:"keyFile"`
-	LogDir      string            `json:"logDir"`
-	PID         int               `json:"pid"`
+	LambdaURL string `json:"lambdaUrl"`
+	// JWKSURL publishes the issuer's key; Issuer and Audience are what the
+	// authorizer accepts and the tokens must carry.
+	JWKSURL  string `json:"jwksUrl"`
+	Issuer   string `json:"issuer"`
+	Audience string `json:"audience"`
+	// TenantClaim, UserScope and AdminScope are the functions' settings,
+	// from the template.
+	TenantClaim string `json:"tenantClaim"`
+	UserScope   string `json:"userScope"`
+	AdminScope  string `json:"adminScope"`
+	// Functions maps each function's logical ID to its name; Extractor is
+	// the logical ID of the function the queue feeds.
+	Functions map[string]string `json:"functions"`
+	Extractor string            `json:"extractor"`
+	// StateDir, KeyFile and LogDir are the state folder, the issuer's key
+	// and the logs' folder.
+	StateDir string `json:"stateDir"`
+	KeyFile  string `json:"keyFile"`
+	LogDir   string `json:"logDir"`
+	// PID is the process running the stack.
+	PID int `json:"pid"`
 }
 
 // Stack is a running local stack.
