@@ -30,7 +30,8 @@ func WithModel(m Model) Option { return func(s *Store) { s.model = m } }
 // WithUsageGate sets the gate asked before every model call.
 func WithUsageGate(g UsageGate) Option { return func(s *Store) { s.gate = g } }
 
-// WithClock sets the clock; the default is time.Now in UTC.
+// WithClock sets the clock; the default is time.Now. The store keeps times
+// in UTC to the millisecond, the precision the repository stores.
 func WithClock(c Clock) Option { return func(s *Store) { s.now = c } }
 
 // New returns a Store over repo. It returns a *Error with CodeInvalidConfig
@@ -42,10 +43,12 @@ func New(repo Repository, cfg Config, opts ...Option) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{repo: repo, cfg: cfg.WithDefaults(), now: func() time.Time { return time.Now().UTC() }}
+	s := &Store{repo: repo, cfg: cfg.WithDefaults(), now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
+	clock := s.now
+	s.now = func() time.Time { return clock().UTC().Truncate(time.Millisecond) }
 	return s, nil
 }
 
