@@ -50,7 +50,7 @@ coldstart() { # binary event → milliseconds from process start to first respon
   p=$(freeport); q=$(freeport)
   t0=$(date +%s%N)
   env TABLE_NAME="$table" AWS_ENDPOINT_URL="$USERMEMORY_AWS_ENDPOINT" AWS_REGION=us-east-1 \
-    AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_EC2_METADATA_DISABLED=true \
+    AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
     "$work/rie" --runtime-interface-emulator-address "127.0.0.1:$p" --runtime-api-address "127.0.0.1:$q" "$1" \
     >"$work/rie.log" 2>&1 &
   pid=$!
