@@ -2,11 +2,19 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 
-.PHONY: test lint unit run build bench
+.PHONY: test lint unit run build bench browser
 
-## test: every check and every test, with moto_server started for them.
-test: lint
-	./scripts/with-moto.sh $(GO) test -race -count=1 ./...
+## test: every check and every test, with moto_server started for them;
+## the end-to-end and browser tests start the local stack themselves.
+test: lint browser
+	./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
+
+## browser: Debian's Chromium for the page's tests, installed where missing.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 ## lint: gofmt, go vet, staticcheck and (once the template exists) cfn-lint.
 lint:
@@ -17,13 +25,21 @@ lint:
 	  command -v cfn-lint >/dev/null || { echo "error: cfn-lint missing: python3 -m pip install cfn-lint"; exit 1; }; \
 	  cfn-lint template.yaml; fi
 
+## run: the whole service on this machine (the local stack).
+run:
+	$(GO) run ./localtest up
+
 ## unit: the tests without the race detector, quick.
-unit:
+unit: browser
 	./scripts/with-moto.sh $(GO) test -count=1 ./...
 
-## bench: the benchmarks of BENCHMARKS.md.
+## bench: the benchmarks of BENCHMARKS.md (core and repository, extraction
+## overhead and figures, API sizes, cold start and warm latency).
 bench:
-	./scripts/with-moto.sh $(GO) test -run '^$$' -bench . -benchmem ./memory/... ./dynamorepo/...
+	./scripts/with-moto.sh $(GO) test -run '^$$' -bench . -benchmem ./dynamorepo/...
+	./scripts/with-moto.sh $(GO) test -run '^$$' -bench ServiceOverhead -benchtime 300x ./functions/extractor/
+	$(GO) test -count=1 -run 'TestFigure' -v ./functions/extractor/ | grep -E 'figure|calls|ratio|chars' || true
+	RUNS=5 BENCHTIME=2s ./scripts/bench-api.sh
 
 # ---- Lambda builds (functions/, template.yaml) --------------------------
 # sam build runs `make build-<LogicalId>` in CodeUri (the repository root)

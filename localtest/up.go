@@ -38,6 +38,7 @@ func up(ctx context.Context, args []string) error {
 	i := s.Info
 	fmt.Printf(`usermemory local stack ready in %.1fs
   API (HTTP API emulator)   %s
+  memory page               %s   (open %s/#token=$TOKEN)
   AWS endpoint (moto)       %s   region %s
   table                     %s
   queue                     %s
@@ -55,7 +56,7 @@ Try it:
   curl -s -H "Authorization: Bearer $TOKEN" %s/v1/me/facts
 
 Ctrl-C stops everything.
-`, time.Since(start).Seconds(), i.APIURL, i.AWSEndpoint, i.Region, i.TableName, i.QueueURL, i.DLQURL,
+`, time.Since(start).Seconds(), i.APIURL, i.PageURL, i.PageURL, i.AWSEndpoint, i.Region, i.TableName, i.QueueURL, i.DLQURL,
 		i.BedrockURL, i.LambdaURL, i.JWKSURL, i.Issuer, i.Audience, i.LogDir, path, i.APIURL, i.APIURL)
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "\nstopping…")

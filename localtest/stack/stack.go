@@ -40,6 +40,7 @@ import (
 	"github.com/usermemory/usermemory/localtest/sam"
 	"github.com/usermemory/usermemory/localtest/sqsevents"
 	"github.com/usermemory/usermemory/localtest/token"
+	"github.com/usermemory/usermemory/web"
 )
 
 // Local deployment values.
@@ -111,6 +112,8 @@ type Options struct {
 type Info struct {
 	// APIURL is the HTTP API's base URL.
 	APIURL string `json:"apiUrl"`
+	// PageURL serves the "What I remember about you" page.
+	PageURL string `json:"pageUrl"`
 	// AWSEndpoint is moto_server's URL, for DynamoDB and SQS, in Region.
 	AWSEndpoint string `json:"awsEndpoint"`
 	Region      string `json:"region"`
@@ -165,7 +168,13 @@ type Stack struct {
 	log      *slog.Logger
 	closeMu  sync.Mutex
 	closed   bool
+	// dynamoURL is the serialising proxy in front of moto's DynamoDB.
+	dynamoURL string
 }
+
+// CORSParameter is the template parameter that lists the origins CORS
+// allows; the stack adds the memory page's origin to it.
+const CORSParameter = "CorsAllowOrigins"
 
 // Start builds and starts the stack and returns once it serves. On error
 // it stops whatever it had started.
@@ -210,6 +219,21 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	for k, v := range o.Parameters {
 		params[k] = v
 	}
+	// The memory page is served at its own origin, which the API's CORS
+	// configuration must allow, as a frontend's would be in production.
+	pageLn, err := listen()
+	if err != nil {
+		return nil, err
+	}
+	pageURL := "http://" + pageLn.Addr().String()
+	origins := params[CORSParameter]
+	if origins == "" {
+		origins, _ = tmpl.ParameterDefault(CORSParameter)
+	}
+	if origins != "" {
+		origins += ","
+	}
+	params[CORSParameter] = origins + pageURL
 	issParams, audParams := tmpl.JWTParameters()
 	for _, p := range issParams {
 		params[p] = issuerURL
@@ -261,6 +285,16 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
 	}
 	ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
+	serial, err := serialDynamoDB(s.moto.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	ddbLn, err := listen()
+	if err != nil {
+		return nil, err
+	}
+	s.dynamoURL = "http://" + ddbLn.Addr().String()
+	s.serve(ddbLn, serial)
 	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
 	var table string
 	var tableErr, queueErr error
@@ -354,6 +388,10 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		s.Info.APIURL = "http://" + ln.Addr().String()
 		s.serve(ln, gw)
 	}
+
+	// The memory page, at its own origin.
+	s.Info.PageURL = pageURL
+	s.serve(pageLn, web.Handler(s.Info.APIURL))
 
 	// Lambda's Invoke API, for the invoke command.
 	ln, err := listen()
@@ -475,7 +513,7 @@ func (s *Stack) environment(f *sam.Function) []string {
 		"AWS_CONFIG_FILE":                  os.DevNull,
 		"AWS_SHARED_CREDENTIALS_FILE":      os.DevNull,
 		"AWS_EC2_METADATA_DISABLED":        "true",
-		"AWS_ENDPOINT_URL_DYNAMODB":        s.moto.Endpoint,
+		"AWS_ENDPOINT_URL_DYNAMODB":        s.dynamoURL,
 		"AWS_ENDPOINT_URL_SQS":             s.moto.Endpoint,
 		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": s.model.URL(),
 		"AWS_EXECUTION_ENV":                "AWS_Lambda_" + f.Runtime,

@@ -1,0 +1,29 @@
+package stack
+
+import (
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+)
+
+// serialDynamoDB returns a reverse proxy to moto_server that lets one
+// DynamoDB request through at a time. moto serves each request on its own
+// thread with no lock per item, so two conditional writes to one item sent
+// at once can both pass their condition; DynamoDB applies each request to
+// an item atomically. The functions reach DynamoDB through this proxy, so
+// the local stack keeps DynamoDB's guarantee and a lost update seen
+// locally is a real bug. SQS requests go to moto directly.
+func serialDynamoDB(motoEndpoint string) (http.Handler, error) {
+	target, err := url.Parse(motoEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}), nil
+}

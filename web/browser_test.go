@@ -1,0 +1,366 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/localtest/token"
+	"github.com/usermemory/usermemory/producer"
+)
+
+// The browser tests run the page, served by the local stack, in Debian's
+// headless Chromium against the real fact API of the stack. A screenshot
+// of every state is kept in test-artifacts/browser.
+
+var (
+	st        *stack.Stack
+	chromium  string
+	artifacts string
+	httpc     = &http.Client{Timeout: 30 * time.Second}
+)
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	var err error
+	chromium, err = findChromium()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "web: the browser tests need Chromium:", err)
+		return 1
+	}
+	artifacts, _ = filepath.Abs(filepath.Join("..", "test-artifacts", "browser"))
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	state, err := os.MkdirTemp("", "usermemory-web")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(state)
+	st, err = stack.Start(context.Background(), stack.Options{StateDir: state})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "web: the local stack did not start:", err)
+		return 1
+	}
+	defer st.Close()
+	return m.Run()
+}
+
+func findChromium() (string, error) {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no chromium on PATH: install Debian's package with  apt-get install -y chromium  (make test does it)")
+}
+
+func tokenFor(t *testing.T, user string, admin bool) string {
+	t.Helper()
+	scopes := []string{st.Info.UserScope}
+	if admin {
+		scopes = append(scopes, st.Info.AdminScope)
+	}
+	tok, err := st.Issuer().Sign(token.Claims{
+		Issuer: st.Info.Issuer, Audience: st.Info.Audience, Subject: user,
+		TenantClaim: st.Info.TenantClaim, Tenant: "acme", Scopes: scopes,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// api calls the fact API as the holder of tok and returns the status and
+// the decoded body.
+func api(t *testing.T, tok, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	var rd *bytes.Reader
+	if body != "" {
+		rd = bytes.NewReader([]byte(body))
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, _ := http.NewRequest(method, st.Info.APIURL+path, rd)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := httpc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func factValues(t *testing.T, tok, path string) map[string]string {
+	t.Helper()
+	status, body := api(t, tok, http.MethodGet, path, "")
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", path, status, body)
+	}
+	out := map[string]string{}
+	facts, _ := body["facts"].([]any)
+	for _, f := range facts {
+		m := f.(map[string]any)
+		out[m["key"].(string)] = m["value"].(string)
+	}
+	return out
+}
+
+// browser starts a headless Chromium for one test and returns its context
+// and a counter of JavaScript dialogs (alert, confirm) the page opened.
+func browser(t *testing.T) (context.Context, *atomic.Int32) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1000, 900),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelC := chromedp.NewContext(actx)
+	// The first action starts the browser; it must not run under a
+	// timeout, which would stop the whole browser when it ends.
+	if err := chromedp.Do(bctx); err != nil {
+		cancelC()
+		cancelA()
+		t.Fatalf("chromium did not start: %v", err)
+	}
+	ctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	var dialogs atomic.Int32
+	events := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for _, err := range events {
+			if err != nil {
+				return
+			}
+			dialogs.Add(1)
+			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}
+	}()
+	return ctx, &dialogs
+}
+
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(artifacts, name+".png"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run1(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// waitText waits until the text of sel contains want.
+func waitText(t *testing.T, ctx context.Context, sel, want string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	var got string
+	for time.Now().Before(deadline) {
+		short, cancel := context.WithTimeout(ctx, time.Second)
+		text, err := chromedp.Run(short, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
+		cancel()
+		if err == nil {
+			got = text
+			if strings.Contains(got, want) {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("text of %s is %q, want it to contain %q", sel, got, want)
+}
+
+// evaluate runs a JavaScript expression in the page and returns its value.
+func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+func factSel(key, part string) string {
+	return fmt.Sprintf(`#facts li[data-key=%q] %s`, key, part)
+}
+
+func TestMemoryPage(t *testing.T) {
+	user := "page-ana"
+	tok := tokenFor(t, user, false)
+	const hostile = `<img src=x onerror=alert(1)>`
+	for k, v := range map[string]string{"name": "Ana", "home_city": "Lisbon", "preferred_language": "Portuguese", "note": hostile} {
+		if status, body := api(t, tok, http.MethodPut, "/v1/me/facts/"+k, fmt.Sprintf(`{"value":%q}`, v)); status != http.StatusOK {
+			t.Fatalf("PUT %s: %d %v", k, status, body)
+		}
+	}
+	// One fact learned from a conversation: the gateway's message goes
+	// through the queue, the extractor and the Bedrock stand-in.
+	gateway := producer.New(sqs.New(sqs.Options{
+		Region: st.Info.Region, Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+		BaseEndpoint: aws.String(st.Info.AWSEndpoint),
+	}), st.Info.QueueURL)
+	err := gateway.Send(context.Background(), producer.Message{TenantID: "acme", UserID: user, ThreadID: "th-page-1", TurnCount: 2,
+		Turns: []producer.Turn{{Role: "user", Text: "By the way, I work as a nurse."}, {Role: "assistant", Text: "Good to know!"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); factValues(t, tok, "/v1/me/facts")["role"] == ""; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the extraction did not store the role within 30 s")
+		}
+	}
+	ctx, dialogs := browser(t)
+
+	// Load: the facts written through the API and the extraction, with the caps.
+	run1(t, ctx, "open the page", chromedp.Navigate(st.Info.PageURL+"/#token="+tok))
+	waitText(t, ctx, "#caps", "5 of 30 facts")
+	waitText(t, ctx, factSel("role", ".fact-meta"), "learned from conversation th-page-1")
+	waitText(t, ctx, factSel("home_city", ".fact-value"), "Lisbon")
+	waitText(t, ctx, factSel("name", ".fact-meta"), "set by hand")
+	shot(t, ctx, "1-loaded")
+
+	// A stored value that looks like HTML is shown as text and never runs.
+	imgs := evaluate[int](t, ctx, `document.querySelectorAll("#facts img").length`)
+	shown := evaluate[string](t, ctx, `document.querySelector('#facts li[data-key="note"] .fact-value').textContent`)
+	if imgs != 0 || shown != hostile || dialogs.Load() != 0 {
+		t.Errorf("hostile value: %d img elements, text %q, %d dialogs; want 0, the raw text, 0", imgs, shown, dialogs.Load())
+	}
+	url, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(url, "token=") {
+		t.Errorf("the token stays in the address bar: %s", url)
+	}
+
+	// Edit one: the new value is what the API returns afterwards.
+	run1(t, ctx, "edit home_city",
+		chromedp.Click(chromedp.CSS(factSel("home_city", ".fact-edit"))),
+		chromedp.SetValue(chromedp.CSS("#edit-value"), "Porto"),
+		chromedp.Click(chromedp.CSS("#edit-save")))
+	waitText(t, ctx, factSel("home_city", ".fact-value"), "Porto")
+	if got := factValues(t, tok, "/v1/me/facts")["home_city"]; got != "Porto" {
+		t.Errorf("after the edit the API says home_city = %q, want Porto", got)
+	}
+	shot(t, ctx, "2-edited")
+
+	// A value over the cap: the API's userMessage is shown, nothing stored.
+	run1(t, ctx, "save a too-long value",
+		chromedp.SetValue(chromedp.CSS("#edit-key"), "bio"),
+		chromedp.SetValue(chromedp.CSS("#edit-value"), strings.Repeat("a", 250)),
+		chromedp.Click(chromedp.CSS("#edit-save")))
+	waitText(t, ctx, "#edit-error", "too long")
+	if _, ok := factValues(t, tok, "/v1/me/facts")["bio"]; ok {
+		t.Error("a too-long value was stored")
+	}
+	shot(t, ctx, "3-too-long")
+
+	// Forget one.
+	run1(t, ctx, "forget the name", chromedp.Click(chromedp.CSS(factSel("name", ".fact-forget"))))
+	waitText(t, ctx, "#caps", "4 of 30 facts")
+	if _, ok := factValues(t, tok, "/v1/me/facts")["name"]; ok {
+		t.Error("the API still has the forgotten fact")
+	}
+	shot(t, ctx, "4-forgot-one")
+
+	// Forget all, behind a confirmation: cancel first, then confirm.
+	run1(t, ctx, "cancel forget all",
+		chromedp.Click(chromedp.CSS("#forget-all")),
+		chromedp.WaitVisible(chromedp.CSS("#confirm-ok")))
+	shot(t, ctx, "5-confirm-forget-all")
+	run1(t, ctx, "cancel", chromedp.Click(chromedp.CSS("#confirm-cancel")), chromedp.WaitNotVisible(chromedp.CSS("#confirm")))
+	if n := len(factValues(t, tok, "/v1/me/facts")); n != 4 {
+		t.Fatalf("after cancel: %d facts, want 4", n)
+	}
+	run1(t, ctx, "confirm forget all",
+		chromedp.Click(chromedp.CSS("#forget-all")),
+		chromedp.WaitVisible(chromedp.CSS("#confirm-ok")),
+		chromedp.Click(chromedp.CSS("#confirm-ok")))
+	waitText(t, ctx, "#caps", "0 of 30 facts")
+	waitText(t, ctx, "#empty", "Nothing remembered yet")
+	if n := len(factValues(t, tok, "/v1/me/facts")); n != 0 {
+		t.Errorf("after forget all: %d facts", n)
+	}
+	shot(t, ctx, "6-forgot-all")
+	if dialogs.Load() != 0 {
+		t.Errorf("the page opened %d JavaScript dialogs", dialogs.Load())
+	}
+}
+
+func TestAdminView(t *testing.T) {
+	userTok := tokenFor(t, "page-bob", false)
+	for k, v := range map[string]string{"name": "Bob", "role": "nurse"} {
+		if status, _ := api(t, userTok, http.MethodPut, "/v1/me/facts/"+k, fmt.Sprintf(`{"value":%q}`, v)); status != http.StatusOK {
+			t.Fatalf("PUT %s: %d", k, status)
+		}
+	}
+	ctx, _ := browser(t)
+
+	// A user token shows no admin tab.
+	run1(t, ctx, "open as a user", chromedp.Navigate(st.Info.PageURL+"/#token="+userTok))
+	waitText(t, ctx, "#caps", "2 of 30 facts")
+	if !evaluate[bool](t, ctx, `document.getElementById("tab-admin").hidden`) {
+		t.Error("a user token shows the admin tab")
+	}
+
+	adminTok := tokenFor(t, "page-admin", true)
+	run1(t, ctx, "open as an admin",
+		chromedp.Navigate(st.Info.PageURL+"/?admin#token="+adminTok),
+		chromedp.WaitVisible(chromedp.CSS("#tab-admin")),
+		chromedp.Click(chromedp.CSS("#tab-admin")),
+		chromedp.SetValue(chromedp.CSS("#lookup-user"), "page-bob"),
+		chromedp.Click(chromedp.CSS(`#lookup-form button[type=submit]`)))
+	waitText(t, ctx, "#admin-caps", "page-bob: 2 of 30 facts")
+	waitText(t, ctx, "#admin-facts", "nurse")
+	shot(t, ctx, "7-admin-lookup")
+
+	run1(t, ctx, "erase",
+		chromedp.Click(chromedp.CSS("#erase")),
+		chromedp.WaitVisible(chromedp.CSS("#confirm-ok")))
+	waitText(t, ctx, "#confirm-text", "Erasure removes every fact")
+	shot(t, ctx, "8-confirm-erase")
+	run1(t, ctx, "confirm erase", chromedp.Click(chromedp.CSS("#confirm-ok")))
+	waitText(t, ctx, "#status", "Erased page-bob: 2 facts removed.")
+	if n := len(factValues(t, userTok, "/v1/me/facts")); n != 0 {
+		t.Errorf("after erasure the user has %d facts", n)
+	}
+	shot(t, ctx, "9-erased")
+}
