@@ -187,10 +187,12 @@ func (s *Store) saveLoop(ctx context.Context, sc Scope, rec Record, change func(
 }
 
 // conflictBackoff waits a random time of up to 2^attempt milliseconds
-// (capped at 64 ms) before a write is merged again, so that writers that
-// collided do not collide again at once.
+// (capped at about one second) before a write is merged again ("full
+// jitter"), so that writers that collided spread out instead of colliding
+// again at once. A write that keeps losing waits longer each time; the
+// context's deadline ends the wait.
 func conflictBackoff(ctx context.Context, attempt int) error {
-	ceiling := time.Millisecond << min(attempt, 6)
+	ceiling := time.Millisecond << min(attempt, 10)
 	t := time.NewTimer(rand.N(ceiling) + time.Millisecond/4)
 	defer t.Stop()
 	select {
