@@ -3,15 +3,20 @@
 //
 // The answer is structured by a forced tool call: the request offers one
 // tool, the request's operations tool, and a toolChoice that names it, at
-// temperature 0 and with a bounded maxTokens. The tool input is validated
-// against the tool's JSON Schema and decoded by memory.ParseOperations; any
-// answer that is not exactly one call of that tool with valid input, after
-// the stop reason tool_use, is an error wrapping memory.ErrMalformedAnswer.
+// temperature 0 and with a bounded maxTokens. The tool input is decoded by
+// memory.ParseOperations, which refuses anything but an object whose one
+// member is an "operations" array of objects with string members op, key
+// and value; any answer that is not exactly one call of that tool with
+// such input, after the stop reason tool_use, is an error wrapping
+// memory.ErrMalformedAnswer. The operations themselves (their number, op,
+// key and value) are checked by the store, which treats them as untrusted
+// input. The tool's JSON Schema is sent to the model, not interpreted
+// here: no JSON Schema library is linked into the functions.
 //
 // Some models refuse a forced tool choice. For them, [OutputJSON] is the
 // documented fallback: no toolConfig, a system prompt that asks for only a
 // JSON object {"operations":[…]} matching the same schema, and the text
-// answer validated the same way. In [OutputTool] mode a refusal of the tool
+// answer decoded the same way. In [OutputTool] mode a refusal of the tool
 // choice comes back as an error wrapping [ErrToolChoiceUnsupported] that
 // says to set MODEL_OUTPUT_MODE=json.
 //
@@ -126,7 +131,6 @@ type Model struct {
 	attemptTimeout time.Duration
 	margin         time.Duration
 	observe        func(Call)
-	schemas        schemaCache
 }
 
 var _ memory.Model = (*Model)(nil)
@@ -191,7 +195,7 @@ func New(client API, opts ...Option) *Model {
 //
 // Errors: one wrapping memory.ErrMalformedAnswer when the answer is not
 // the expected structure (another stop reason, no call or another tool's,
-// input outside the schema); one wrapping ErrToolChoiceUnsupported when
+// input that memory.ParseOperations refuses); one wrapping ErrToolChoiceUnsupported when
 // the model refuses the forced tool choice; the last call's error
 // (a smithy.APIError such as AccessDeniedException, or the context's
 // error) when the call failed, after the retries it allows.
@@ -216,9 +220,8 @@ func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (
 	if req.ModelID == "" {
 		return memory.ModelAnswer{}, errors.New("bedrock: no model ID")
 	}
-	schema, err := m.schemas.get(req.Tool.InputSchema)
-	if err != nil {
-		return memory.ModelAnswer{}, err
+	if _, err := decodeSchema(req.Tool.InputSchema); err != nil {
+		return memory.ModelAnswer{}, fmt.Errorf("bedrock: tool %s: %w", req.Tool.Name, err)
 	}
 	if strings.TrimSpace(req.Transcript) == "" {
 		// Nothing to read: Converse refuses an empty message, and the
@@ -244,12 +247,11 @@ func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (
 	if err != nil {
 		return ans, err
 	}
-	if err := validateInput(schema, input); err != nil {
-		return ans, err
-	}
 	ops, err := memory.ParseOperations(input)
 	if err != nil {
-		return ans, fmt.Errorf("bedrock: %w", err)
+		// Not ParseOperations' text: a JSON error may quote a member name,
+		// and the model may put anything in a name.
+		return ans, malformed(`tool input is not {"operations":[{"op","key","value"},…]} with string members`)
 	}
 	ans.Operations = ops
 	return ans, nil

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/memory"
 )
@@ -75,80 +72,4 @@ func decodeSchema(raw json.RawMessage) (map[string]any, error) {
 		return nil, errors.New("the input schema has trailing data")
 	}
 	return schema, nil
-}
-
-// schemaCache holds the compiled tool schemas, keyed by their text: a
-// schema is compiled once, whatever the number of calls.
-type schemaCache struct {
-	mu sync.Mutex
-	m  map[string]*jsonschema.Schema
-}
-
-// maxCachedSchemas bounds the cache; a store builds its tool from a fixed
-// configuration, so more than a handful of schemas means a misuse, and the
-// cache then starts over rather than grow.
-const maxCachedSchemas = 64
-
-func (c *schemaCache) get(raw json.RawMessage) (*jsonschema.Schema, error) {
-	key := string(raw)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.m[key]; ok {
-		return s, nil
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("bedrock: the tool's input schema is not JSON: %w", err)
-	}
-	comp := jsonschema.NewCompiler()
-	comp.UseLoader(noLoader{})
-	const loc = "urn:usermemory:tool-input"
-	if err := comp.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("bedrock: the tool's input schema: %w", err)
-	}
-	s, err := comp.Compile(loc)
-	if err != nil {
-		return nil, fmt.Errorf("bedrock: the tool's input schema does not compile: %w", err)
-	}
-	if c.m == nil || len(c.m) >= maxCachedSchemas {
-		c.m = make(map[string]*jsonschema.Schema)
-	}
-	c.m[key] = s
-	return s, nil
-}
-
-// noLoader refuses every external reference: a tool schema is
-// self-contained and never makes the model client read a file or the
-// network.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema reference %q not allowed", url)
-}
-
-// validateInput checks input against the schema. Its error names the
-// place and the keyword that failed, never a value.
-func validateInput(s *jsonschema.Schema, input []byte) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
-	if err != nil {
-		return malformed("tool input is not JSON")
-	}
-	err = s.Validate(inst)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return malformed("tool input does not match the tool's schema")
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	keyword := ""
-	if ve.ErrorKind != nil {
-		if kp := ve.ErrorKind.KeywordPath(); len(kp) > 0 {
-			keyword = kp[len(kp)-1]
-		}
-	}
-	return malformed("tool input does not match the tool's schema at /%s (%s)", strings.Join(ve.InstanceLocation, "/"), keyword)
 }
