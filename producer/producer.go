@@ -27,11 +27,13 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/schema"
 )
 
 // DefaultMaxBytes is the SQS limit of one message, body and attributes
-// together: 256 KiB. Queues configured for more take [WithMaxBytes].
-const DefaultMaxBytes = 256 * 1024
+// together: 256 KiB (schema.MaxMessageBytes). Queues configured for more
+// take [WithMaxBytes].
+const DefaultMaxBytes = schema.MaxMessageBytes
 
 // API is the part of *sqs.Client a Producer calls.
 type API interface {
@@ -178,7 +180,7 @@ func (p *Producer) check(m Message) error {
 }
 
 // maxCount is the largest turn count the schema accepts.
-const maxCount = 1<<31 - 1
+const maxCount = schema.MaxCount
 
 // size returns the SQS size of a message with body: the body plus, for
 // each attribute, its name, data type and value.

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,6 +22,7 @@ import (
 	"github.com/usermemory/usermemory/localtest/moto"
 	"github.com/usermemory/usermemory/producer"
 	"github.com/usermemory/usermemory/schema"
+	"github.com/usermemory/usermemory/schema/schematest"
 )
 
 var endpoint string
@@ -94,7 +93,7 @@ func receiveAll(t *testing.T, c *sqs.Client, url string) []sqstypes.Message {
 
 func compiled(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	sch, err := schema.CompileExtractionMessageV1()
+	sch, err := schematest.CompileExtractionMessageV1()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +113,15 @@ func checkBody(t *testing.T, sch *jsonschema.Schema, body string) producer.Messa
 	var m producer.Message
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		t.Fatalf("decode body: %v", err)
+	}
+	// The extractor's reader, which the schema package holds to the
+	// library, reads the same message.
+	got, err := schema.DecodeExtractionMessageV1([]byte(body))
+	if err != nil {
+		t.Fatalf("DecodeExtractionMessageV1: %v", err)
+	}
+	if !got.SentAt.Equal(m.SentAt) || !reflect.DeepEqual(got.Turns, m.Turns) || got.TenantID != m.TenantID || got.TurnCount != m.TurnCount {
+		t.Fatalf("DecodeExtractionMessageV1 = %+v, encoding/json reads %+v", got, m)
 	}
 	return m
 }
@@ -358,77 +366,5 @@ func TestGroupIDStaysWithinSQSLimit(t *testing.T) {
 	}
 	if a, b := producer.DeduplicationID("a", "b", "c", 1), producer.DeduplicationID("a", "b", "c1", 0); a == b || len(a) != 64 {
 		t.Errorf("DeduplicationID: %q and %q must differ and be 64 hex characters", a, b)
-	}
-}
-
-// jsonMembers returns the JSON member names of a struct type and whether
-// each is written when empty.
-func jsonMembers(t reflect.Type) map[string]bool {
-	out := map[string]bool{}
-	for i := range t.NumField() {
-		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		out[name] = opts != "omitempty"
-	}
-	return out
-}
-
-// TestGoTypeMatchesSchema holds the Go types to the schema: every JSON
-// member of Message, Turn and Meta is a property of the schema at the same
-// place and vice versa, and the members a Go type always writes are the
-// schema's required ones.
-func TestGoTypeMatchesSchema(t *testing.T) {
-	type object struct {
-		Required   []string                   `json:"required"`
-		Properties map[string]json.RawMessage `json:"properties"`
-		Items      json.RawMessage            `json:"items"`
-	}
-	var top object
-	if err := json.Unmarshal(schema.ExtractionMessageV1(), &top); err != nil {
-		t.Fatal(err)
-	}
-	var turns, turn, meta object
-	for _, x := range []struct {
-		raw json.RawMessage
-		dst *object
-	}{{top.Properties["turns"], &turns}, {top.Properties["meta"], &meta}} {
-		if err := json.Unmarshal(x.raw, x.dst); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := json.Unmarshal(turns.Items, &turn); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		goType reflect.Type
-		obj    object
-	}{
-		{reflect.TypeFor[producer.Message](), top},
-		{reflect.TypeFor[producer.Turn](), turn},
-		{reflect.TypeFor[producer.Meta](), meta},
-	}
-	for _, tt := range tests {
-		members := jsonMembers(tt.goType)
-		for name := range members {
-			if _, ok := tt.obj.Properties[name]; !ok {
-				t.Errorf("%s member %q is not in the schema", tt.goType, name)
-			}
-		}
-		for name := range tt.obj.Properties {
-			if _, ok := members[name]; !ok {
-				t.Errorf("schema property %q is not a member of %s", name, tt.goType)
-			}
-		}
-		var always []string
-		for name, written := range members {
-			if written {
-				always = append(always, name)
-			}
-		}
-		sort.Strings(always)
-		required := append([]string(nil), tt.obj.Required...)
-		sort.Strings(required)
-		if !slices.Equal(always, required) {
-			t.Errorf("%s always writes %v, the schema requires %v", tt.goType, always, required)
-		}
 	}
 }

@@ -1,14 +1,17 @@
-// Package schema holds the JSON Schemas of the messages usermemory accepts
-// from other systems, embedded so that a program validates against the very
-// file the repository publishes as the contract.
+// Package schema holds the contract of the messages usermemory accepts from
+// other systems: the JSON Schema files, embedded so that a program reads the
+// very file the repository publishes, their Go types, and a validator
+// written for each schema that decodes a message only when the schema
+// accepts it.
+//
+// The validators use the standard library only, so that the functions link
+// no JSON Schema library; package schematest holds the library-backed
+// reference that tests hold them to.
 package schema
 
 import (
 	"bytes"
 	_ "embed"
-	"fmt"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 //go:embed extraction-message.v1.json
@@ -22,27 +25,4 @@ const ExtractionMessageV1URL = "https://github.com/usermemory/usermemory/schema/
 // the SQS message a gateway sends after every answer, version 1.
 func ExtractionMessageV1() []byte {
 	return bytes.Clone(extractionMessageV1)
-}
-
-// CompileExtractionMessageV1 compiles the schema of the extraction message,
-// version 1, with formats (date-time) asserted. Compile it once, at start:
-// the result is safe for concurrent use. Validate values decoded by
-// jsonschema.UnmarshalJSON, which keeps numbers exact. It fails only when
-// the embedded file is not a valid schema.
-func CompileExtractionMessageV1() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(extractionMessageV1))
-	if err != nil {
-		return nil, fmt.Errorf("schema: parse extraction message schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	if err := c.AddResource(ExtractionMessageV1URL, doc); err != nil {
-		return nil, fmt.Errorf("schema: add extraction message schema: %w", err)
-	}
-	sch, err := c.Compile(ExtractionMessageV1URL)
-	if err != nil {
-		return nil, fmt.Errorf("schema: compile extraction message schema: %w", err)
-	}
-	return sch, nil
 }

@@ -7,10 +7,11 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/schema"
+	"github.com/usermemory/usermemory/schema/schematest"
 )
 
 func TestExtractionMessageV1(t *testing.T) {
-	sch, err := schema.CompileExtractionMessageV1()
+	sch, err := schematest.CompileExtractionMessageV1()
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
@@ -55,6 +56,9 @@ func TestExtractionMessageV1(t *testing.T) {
 			err = sch.Validate(v)
 			if (err == nil) != tt.ok {
 				t.Errorf("Validate = %v, want ok %v", err, tt.ok)
+			}
+			if _, err := schema.DecodeExtractionMessageV1([]byte(doc)); (err == nil) != tt.ok {
+				t.Errorf("DecodeExtractionMessageV1 = %v, want ok %v", err, tt.ok)
 			}
 		})
 	}

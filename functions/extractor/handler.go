@@ -13,10 +13,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/memory"
-	"github.com/usermemory/usermemory/producer"
 	"github.com/usermemory/usermemory/schema"
 )
 
@@ -32,7 +30,7 @@ const (
 	// model outages do not fill the dead-letter queue.
 	DefaultMaxModelReceives = 3
 	// DefaultMaxBodyBytes is the largest body accepted: the SQS limit.
-	DefaultMaxBodyBytes = producer.DefaultMaxBytes
+	DefaultMaxBodyBytes = schema.MaxMessageBytes
 	// DefaultNamespace is the CloudWatch namespace of the metrics.
 	DefaultNamespace = "usermemory/extractor"
 	// finishReserve is kept from the invocation's deadline for every
@@ -57,7 +55,6 @@ const (
 // source delivers. It is safe for concurrent use.
 type Handler struct {
 	store            *memory.Store
-	schema           *jsonschema.Schema
 	log              *slog.Logger
 	metrics          io.Writer
 	namespace        string
@@ -96,20 +93,15 @@ func WithTransient(f func(error) bool) Option { return func(h *Handler) { h.tran
 // WithClock sets the clock of durations and metric timestamps.
 func WithClock(now func() time.Time) Option { return func(h *Handler) { h.now = now } }
 
-// NewHandler returns a Handler that extracts through store. It compiles
-// the message schema once; it fails only when the embedded schema does
-// not compile.
+// NewHandler returns a Handler that extracts through store. It checks
+// each message with schema.DecodeExtractionMessageV1; it fails only when
+// store is nil.
 func NewHandler(store *memory.Store, opts ...Option) (*Handler, error) {
 	if store == nil {
 		return nil, errors.New("extractor: NewHandler needs a store")
 	}
-	sch, err := schema.CompileExtractionMessageV1()
-	if err != nil {
-		return nil, err
-	}
 	h := &Handler{
 		store:            store,
-		schema:           sch,
 		log:              slog.New(slog.DiscardHandler),
 		metrics:          io.Discard,
 		namespace:        DefaultNamespace,
@@ -210,7 +202,7 @@ func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) 
 		r.failed = true
 		return r
 	}
-	if g := rec.Attributes["MessageGroupId"]; g != "" && g != producer.GroupID(m.TenantID, m.UserID) {
+	if g := rec.Attributes["MessageGroupId"]; g != "" && g != schema.GroupID(m.TenantID, m.UserID) {
 		// The body names another user than the group it was sent in.
 		r.outcome, r.reason, r.failed = outcomeMalformed, "group ID does not match tenantId/userId", true
 		return r

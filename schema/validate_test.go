@@ -1,0 +1,366 @@
+package schema_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/usermemory/usermemory/schema"
+	"github.com/usermemory/usermemory/schema/schematest"
+)
+
+// validBody is a message with every member, to mutate.
+const validBody = `{"version":1,"tenantId":"acme","userId":"u-123","threadId":"th-9",
+	"previousTurnCount":0,"turnCount":2,
+	"turns":[{"role":"user","text":"Hi"},{"role":"assistant","text":"Olá"}],
+	"sentAt":"2026-11-29T22:00:00Z","cheapModelId":"us.amazon.nova-micro-v1:0",
+	"meta":{"requestId":"r-1","traceId":"Root=1-a;Sampled=1"}}`
+
+func reference(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	sch, err := schematest.CompileExtractionMessageV1()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+// eventBodies returns the body of every record of the extractor's sample
+// events, events/extractor-*.json.
+func eventBodies(t testing.TB) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "events", "extractor-*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no extractor events (%v)", err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev struct {
+			Records []struct {
+				Body string `json:"body"`
+			}
+		}
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for i, r := range ev.Records {
+			out[filepath.Base(f)+"#"+string(rune('0'+i))] = r.Body
+		}
+	}
+	return out
+}
+
+// edits are literal replacements in validBody, for what a mutation of the
+// decoded value cannot write: number spellings, escapes, names in another
+// case, bytes that are not UTF-8, trailing data.
+var edits = [][2]string{
+	{`"version":1`, `"version":1.0`}, {`"version":1`, `"version":1e0`}, {`"version":1`, `"version":10e-1`},
+	{`"version":1`, `"version":"1"`}, {`"version":1`, `"version":1.0000000000000000001`}, {`"version":1`, `"version":1e999999999`},
+	{`"turnCount":2`, `"turnCount":2.0`}, {`"turnCount":2`, `"turnCount":2e0`}, {`"turnCount":2`, `"turnCount":-0`},
+	{`"turnCount":2`, `"turnCount":2147483647`}, {`"turnCount":2`, `"turnCount":2147483648`}, {`"turnCount":2`, `"turnCount":2147483647.0`},
+	{`"turnCount":2`, `"turnCount":21474836470e-1`}, {`"turnCount":2`, `"turnCount":1e400`}, {`"turnCount":2`, `"turnCount":-1.5`},
+	{`"turnCount":2`, `"turnCount":1e-400`}, {`"turnCount":2`, `"turnCount":0.5e1`},
+	{`"acme"`, `"ac\u0023me"`}, {`"acme"`, `"acme\n"`}, {`"acme"`, `"acm\u00e9"`}, {`"acme"`, "\"acm\xff\""}, {`"acme"`, `"a\/b"`},
+	{`"acme"`, `"` + strings.Repeat("a", 128) + `"`}, {`"acme"`, `"` + strings.Repeat("a", 129) + `"`},
+	{`"r-1"`, `""`}, {`"r-1"`, `"r 1"`}, {`"r-1"`, `"` + strings.Repeat("~", 256) + `"`}, {`"r-1"`, `"` + strings.Repeat("~", 257) + `"`},
+	{`"us.amazon.nova-micro-v1:0"`, `""`}, {`"us.amazon.nova-micro-v1:0"`, `"arn:aws:bedrock:us-east-1::foundation-model/x+y"`},
+	{`"us.amazon.nova-micro-v1:0"`, `"` + strings.Repeat("m", 257) + `"`}, {`"us.amazon.nova-micro-v1:0"`, `"a|b"`},
+	{`"tenantId"`, `"TenantId"`}, {`"role":"user"`, `"Role":"user"`}, {`"requestId"`, `"RequestId"`},
+	{`"role":"user"`, `"role":"USER"`}, {`"role":"user"`, `"role":"tool"`}, {`"role":"user"`, `"role":"system"`},
+	{`"version":1,`, `"version":1,"version":1,`}, {`"tenantId":"acme",`, `"tenantId":"a#b","tenantId":"acme",`},
+	{`"tenantId":"acme",`, `"tenantId":"acme","tenantId":"a#b",`},
+	{`"meta":{"requestId":"r-1","traceId":"Root=1-a;Sampled=1"}`, `"meta":{}`},
+	{`"turns":[{"role":"user","text":"Hi"},{"role":"assistant","text":"Olá"}]`, `"turns":[]`},
+	{`}}`, `}} `}, {`}}`, `}}}`}, {`}}`, `}} {}`}, {`}}`, `}}x`}, {`{"version"`, ` {"version"`}, {`{"version"`, "\ufeff{\"version\""},
+	{`{"version"`, `[{"version"`}, {`"text":"Hi"`, `"text":"\ud800"`}, {`"text":"Hi"`, "\"text\":\"\x00\""},
+}
+
+// dateTimes are values of sentAt around the edges of the library's
+// date-time check.
+var dateTimes = []string{
+	"2026-11-29T22:00:00Z", "2026-11-29t22:00:00z", "2026-11-29T22:00:00.5Z", "2026-11-29T22:00:00.123456789123Z",
+	"2026-11-29T22:00:00+01:00", "2026-11-29T22:00:00-23:59", "2026-11-29T22:00:00+24:00", "2026-11-29T22:00:00+23:60",
+	"2026-11-29T22:00:00+0100", "2026-11-29T22:00:00+01:0", "2026-11-29T22:00:00 01:00", "2026-11-29T22:00:00",
+	"2026-11-29T22:00", "2026-11-29 22:00:00Z", "2026-11-29T24:00:00Z", "2026-11-29T23:60:00Z", "2026-11-29T23:59:61Z",
+	"2026-12-31T23:59:60Z", "2026-12-31T22:59:60-01:00", "2026-12-31T23:59:60+00:01", "2027-01-01T00:58:60+00:59",
+	"2026-12-31T23:59:60.999Z", "2026-12-31T12:00:60Z", "2026-02-29T00:00:00Z", "2028-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+	"2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z",
+	"26-11-29T22:00:00Z", "2026-1-29T22:00:00Z", "2026-11-29T+1:+2:+3Z", "2026-11-29T-0:00:00Z", "2026-11-29T22:00:00++1:00",
+	"2026-11-29T22:00:00+-0:00", "2026-11-29T22:00:00.Z", "2026-11-29T22:00:00.5", "2026-11-29T22:00:00.5x", "2026-11-29T22:00:00,5Z",
+	"2026-11-29T2:00:00Z", "2026-11-29T22:0:00Z", "2026-11-29T22:00:0Z", "2026-11-29T22::0:00Z", "2026-11-29T22:00:00.٣Z",
+	"２026-11-29T22:00:00Z", "2026-11-29T22:00:00.5+01:00", "2026-11-29T23:59:60-23:59", "2026-11-29T00:00:60+23:59",
+	"2026-11-29T22:00:00Zjunk", "2026-11-29T22:00:00+01:00junk", "", "yesterday",
+}
+
+// mutate returns validBody with the member at path (slash-separated, an
+// index for an array) set to value, or removed when value is remove.
+func mutate(t testing.TB, path string, value any) string {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal([]byte(validBody), &doc); err != nil {
+		t.Fatal(err)
+	}
+	toks := strings.Split(path, "/")
+	parent := doc
+	for _, tok := range toks[:len(toks)-1] {
+		switch p := parent.(type) {
+		case map[string]any:
+			parent = p[tok]
+		case []any:
+			parent = p[tok[0]-'0']
+		}
+	}
+	last := toks[len(toks)-1]
+	switch p := parent.(type) {
+	case map[string]any:
+		if value == remove {
+			delete(p, last)
+		} else {
+			p[last] = value
+		}
+	case []any:
+		p[last[0]-'0'] = value
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+type removal struct{}
+
+var remove any = removal{}
+
+// values are what a mutation puts in place of a member.
+var values = []any{remove, nil, true, 0, -1, 1, 2, 2.5, "", "x", "a#b", "a/b", "user", "Hi there", strings.Repeat("i", 129),
+	"2026-11-29T22:00:00Z", []any{}, []any{"x"}, []any{map[string]any{"role": "user", "text": "t"}},
+	map[string]any{}, map[string]any{"role": "user"}, map[string]any{"role": "user", "text": "t", "x": 1},
+	map[string]any{"requestId": "r", "extra": "x"}}
+
+var paths = []string{"version", "tenantId", "userId", "threadId", "previousTurnCount", "turnCount", "turns", "sentAt",
+	"cheapModelId", "meta", "unknown", "turns/0", "turns/1/role", "turns/1/text", "turns/1/extra", "meta/requestId",
+	"meta/traceId", "meta/userName"}
+
+// corpus returns the bodies the differential test runs, by name.
+func corpus(t testing.TB) map[string]string {
+	t.Helper()
+	out := eventBodies(t)
+	out["valid"] = validBody
+	for i, e := range edits {
+		if !strings.Contains(validBody, e[0]) {
+			t.Fatalf("validBody lacks %q", e[0])
+		}
+		out["edit "+string(rune('A'+i%26))+string(rune('a'+i/26))+" "+e[1]] = strings.Replace(validBody, e[0], e[1], 1)
+	}
+	for _, d := range dateTimes {
+		out["sentAt "+d] = mutate(t, "sentAt", d)
+	}
+	for _, p := range paths {
+		for _, v := range values {
+			b, _ := json.Marshal(v)
+			if v == remove {
+				b = []byte("removed")
+			}
+			out["set "+p+" = "+string(b)] = mutate(t, p, v)
+		}
+	}
+	many := make([]any, schema.MaxTurns+1)
+	for i := range many {
+		many[i] = map[string]any{"role": "tool", "text": ""}
+	}
+	out["turns over maxItems"] = mutate(t, "turns", many)
+	out["turns at maxItems"] = mutate(t, "turns", many[1:])
+	many[7] = map[string]any{"role": "bot"}
+	out["turns over maxItems with a bad one"] = mutate(t, "turns", many)
+	out["not JSON"] = `{"version"`
+	out["empty"] = ``
+	out["null"] = `null`
+	out["array"] = `[]`
+	out["every rule broken"] = `{"version":2,"tenantId":"a#","userId":7,"threadId":"","previousTurnCount":-1,"turnCount":0.5,` +
+		`"turns":[{"role":"x"},"t",{"role":"user","text":1,"y":2}],"sentAt":"now","cheapModelId":"a b","meta":{"traceId":" ","z":1},"extra":1}`
+	return out
+}
+
+// same runs the library and the validator on body and reports any
+// difference: in the verdict, in the violations, or, for a valid body, in
+// the message when encoding/json can decode it too.
+func same(t testing.TB, sch *jsonschema.Schema, body []byte) {
+	t.Helper()
+	want := schematest.Check(sch, body)
+	got, err := schema.DecodeExtractionMessageV1(body)
+	var inv *schema.InvalidError
+	if err != nil && !errors.As(err, &inv) {
+		t.Fatalf("error %T %v, want an *InvalidError", err, err)
+	}
+	switch {
+	case !want.JSON:
+		if inv == nil || !inv.NotJSON {
+			t.Fatalf("the library reads no JSON; the validator says %v", err)
+		}
+		return
+	case inv != nil && inv.NotJSON:
+		t.Fatalf("the library reads JSON; the validator says it is not")
+	}
+	var gotV []string
+	if inv != nil {
+		for _, v := range inv.Violations {
+			gotV = append(gotV, v.String())
+		}
+		slices.Sort(gotV)
+		if len(inv.Violations) == 0 {
+			t.Fatalf("an *InvalidError without violations")
+		}
+	}
+	if !slices.Equal(gotV, want.Violations) {
+		t.Fatalf("violations:\n got  %q\n want %q (the library's)", gotV, want.Violations)
+	}
+	if inv != nil {
+		return
+	}
+	var ref schema.ExtractionMessage
+	if err := json.Unmarshal(body, &ref); err != nil {
+		// 2.0 as a count, or a date-time that time.Time does not read:
+		// valid, but with no second reader to compare with.
+		return
+	}
+	if !ref.SentAt.Equal(got.SentAt) || got.SentAt.Location() != time.UTC {
+		t.Fatalf("sentAt = %v, want %v in UTC", got.SentAt, ref.SentAt)
+	}
+	ref.SentAt = got.SentAt
+	if !reflect.DeepEqual(got, ref) {
+		t.Fatalf("message =\n%+v\nwant (encoding/json)\n%+v", got, ref)
+	}
+}
+
+// TestDecodeAgreesWithTheLibrary holds the validator to the schema as the
+// library reads it, on the events' bodies, valid and invalid samples, and
+// mutations of every member.
+func TestDecodeAgreesWithTheLibrary(t *testing.T) {
+	sch := reference(t)
+	valid, invalid := 0, 0
+	for name, body := range corpus(t) {
+		t.Run(name, func(t *testing.T) {
+			same(t, sch, []byte(body))
+		})
+		if v := schematest.Check(sch, []byte(body)); v.JSON && len(v.Violations) == 0 {
+			valid++
+		} else {
+			invalid++
+		}
+	}
+	if valid < 20 || invalid < 100 {
+		t.Errorf("corpus of %d valid and %d invalid bodies; want at least 20 and 100", valid, invalid)
+	}
+}
+
+// FuzzDecodeExtractionMessageV1 runs the same differential check on any
+// body; its seeds, the corpus of TestDecodeAgreesWithTheLibrary, run under
+// a plain go test.
+func FuzzDecodeExtractionMessageV1(f *testing.F) {
+	for _, body := range corpus(f) {
+		if len(body) < 64<<10 {
+			f.Add([]byte(body))
+		}
+	}
+	sch := reference(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		same(t, sch, body)
+	})
+}
+
+// TestDateTimeAsTheLibraryReadsIt pins the instant read from sentAt where
+// the library's reading and time.Time's differ, and checks that where
+// both read a value they read the same instant.
+func TestDateTimeAsTheLibraryReadsIt(t *testing.T) {
+	sch := reference(t)
+	tests := []struct {
+		in   string
+		want time.Time // zero: refused
+	}{
+		{"2026-11-29t22:00:00z", time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)},
+		{"2026-12-31T23:59:60Z", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"2026-12-31T22:59:60-01:00", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"2026-11-29T+1:+2:+3Z", time.Date(2026, 11, 29, 1, 2, 3, 0, time.UTC)},
+		{"2026-11-29T22:00:00.123456789123Z", time.Date(2026, 11, 29, 22, 0, 0, 123456789, time.UTC)},
+		{"2026-11-29T22:00:00+01:00", time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)},
+		{"2026-11-29T22:00:00+24:00", time.Time{}},
+		{"2026-12-31T12:00:60Z", time.Time{}},
+		{"2026-04-31T00:00:00Z", time.Time{}},
+	}
+	for _, tt := range tests {
+		body := mutate(t, "sentAt", tt.in)
+		libOK := len(schematest.Check(sch, []byte(body)).Violations) == 0
+		m, err := schema.DecodeExtractionMessageV1([]byte(body))
+		if libOK != (err == nil) || libOK == tt.want.IsZero() {
+			t.Errorf("%s: library accepts %v, validator error %v, want accepted %v", tt.in, libOK, err, !tt.want.IsZero())
+			continue
+		}
+		if err == nil && !m.SentAt.Equal(tt.want) {
+			t.Errorf("%s: sentAt = %v, want %v", tt.in, m.SentAt, tt.want)
+		}
+	}
+	for _, d := range dateTimes {
+		std, stdErr := time.Parse(time.RFC3339, d)
+		m, err := schema.DecodeExtractionMessageV1([]byte(mutate(t, "sentAt", d)))
+		if err == nil && stdErr == nil && !m.SentAt.Equal(std) {
+			t.Errorf("%s: sentAt = %v, time.Parse reads %v", d, m.SentAt, std)
+		}
+	}
+}
+
+// TestErrorsNameNoValue checks that an error names places and rules, never
+// the values nor the names of unknown members.
+func TestErrorsNameNoValue(t *testing.T) {
+	body := strings.NewReplacer(`"acme"`, `"Ana#Lisbon"`, `"role":"user"`, `"role":"Ana says hi"`,
+		`"version":1`, `"version":1,"Ana lives in Lisbon":true`).Replace(validBody)
+	_, err := schema.DecodeExtractionMessageV1([]byte(body))
+	var inv *schema.InvalidError
+	if !errors.As(err, &inv) {
+		t.Fatalf("error = %v, want an *InvalidError", err)
+	}
+	want := "schema: not the schema at / (additionalProperties), /tenantId (pattern), /turns/0/role (enum)"
+	if err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+	if strings.Contains(err.Error(), "Ana") {
+		t.Errorf("error %q holds content of the body", err)
+	}
+	_, err = schema.DecodeExtractionMessageV1([]byte(`{"version":2,"tenantId":1,"userId":1,"threadId":1,"turns":1,"sentAt":1,"meta":1}`))
+	if !errors.As(err, &inv) || !strings.HasSuffix(err.Error(), ", and 3 more") || len(inv.Violations) != 8 {
+		t.Errorf("error = %v, want the first 5 of 8 violations and 3 more", err)
+	}
+	if _, err := schema.DecodeExtractionMessageV1([]byte(`{"version":`)); !errors.As(err, &inv) || !inv.NotJSON || err.Error() != "schema: not JSON" {
+		t.Errorf("error = %v, want not JSON", err)
+	}
+}
+
+func TestDecodeValid(t *testing.T) {
+	got, err := schema.DecodeExtractionMessageV1([]byte(strings.Replace(validBody, `"turnCount":2`, `"turnCount":2.0`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := schema.ExtractionMessage{Version: 1, TenantID: "acme", UserID: "u-123", ThreadID: "th-9", TurnCount: 2,
+		Turns:        []schema.Turn{{Role: "user", Text: "Hi"}, {Role: "assistant", Text: "Olá"}},
+		SentAt:       time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC),
+		CheapModelID: "us.amazon.nova-micro-v1:0", Meta: &schema.Meta{RequestID: "r-1", TraceID: "Root=1-a;Sampled=1"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("decode =\n%+v\nwant\n%+v", got, want)
+	}
+	if b, _ := json.Marshal(got); !bytes.Contains(b, []byte(`"turnCount":2,`)) {
+		t.Errorf("re-encoded: %s", b)
+	}
+}
