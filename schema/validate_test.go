@@ -364,3 +364,45 @@ func TestDecodeValid(t *testing.T) {
 		t.Errorf("re-encoded: %s", b)
 	}
 }
+
+// benchBody is a message of 20 turns of 500 bytes each.
+func benchBody(b *testing.B) []byte {
+	b.Helper()
+	turns := make([]any, 20)
+	for i := range turns {
+		turns[i] = map[string]any{"role": []string{"user", "assistant"}[i%2], "text": strings.Repeat("Olá, I live in Lisbon. ", 22)}
+	}
+	return []byte(mutate(b, "turns", turns))
+}
+
+// BenchmarkDecodeExtractionMessageV1 is the extractor's decode now.
+func BenchmarkDecodeExtractionMessageV1(b *testing.B) {
+	body := benchBody(b)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := schema.DecodeExtractionMessageV1(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLibraryThenDecode is the extractor's decode before: the library
+// reads and validates the body, then encoding/json decodes it again.
+func BenchmarkLibraryThenDecode(b *testing.B) {
+	body := benchBody(b)
+	sch := reference(b)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sch.Validate(v); err != nil {
+			b.Fatal(err)
+		}
+		var m schema.ExtractionMessage
+		if err := json.Unmarshal(body, &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
