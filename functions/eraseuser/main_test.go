@@ -4,47 +4,19 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
-	"github.com/usermemory/usermemory/memory"
-	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
 func TestMain(m *testing.M) { httpapitest.Main(m) }
 
-var (
-	ana      = memory.Scope{TenantID: "acme", UserID: "u-123"}
-	bob      = memory.Scope{TenantID: "acme", UserID: "u-456"}
-	otherAna = memory.Scope{TenantID: "globex", UserID: "u-123"}
-	user     = &httpapitest.Token{Sub: "u-123", Tenant: "acme", Scope: "memory/user"}
-	admin    = &httpapitest.Token{Sub: "admin-7", Tenant: "acme", Scope: "memory/admin"}
-)
-
-func seeded(t testing.TB, repo memory.Repository) {
-	httpapitest.Seed(t, repo, ana, "language", "Portuguese", "city", "Lisbon")
-	httpapitest.Seed(t, repo, bob, "language", "German")
-	httpapitest.Seed(t, repo, otherAna, "language", "Finnish")
-}
-
-func handlerOn(t testing.TB, repo memory.Repository) httpapitest.HandlerFunc {
-	t.Helper()
-	h, err := newHandler(httpapitest.NewStore(t, repo), httpapi.Auth{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h.Handle
-}
+// fixture is this function with the standard users seeded.
+var fixture = httpapitest.Fixture{NewHandler: newHandler}
 
 func TestEvents(t *testing.T) {
-	httpapitest.RunEvents(t, "eraseuser-", map[string]httpapitest.Want{
+	fixture.RunEvents(t, "eraseuser-", map[string]httpapitest.Want{
 		"eraseuser-admin.json":      {Status: http.StatusOK},
 		"eraseuser-user-scope.json": {Status: http.StatusForbidden, Code: httpapi.CodeForbidden},
-	}, func(t *testing.T) httpapitest.HandlerFunc {
-		repo := memorytest.NewRepo()
-		seeded(t, repo)
-		return handlerOn(t, repo)
 	})
 }
 
@@ -52,74 +24,54 @@ func TestRoutesMatchTemplateAndDocument(t *testing.T) {
 	httpapitest.CheckRoutes(t, "EraseUserFunction", routes)
 }
 
+// TestErasure shows that an admin's erasure removes Ana's facts and leaves
+// a fence, touches neither Bob nor Ana's namesake in another tenant, and
+// that erasing again removes nothing more and keeps the fence.
 func TestErasure(t *testing.T) {
-	spec := httpapitest.LoadSpec(t)
-	repo := memorytest.NewRepo()
-	seeded(t, repo)
-	h := handlerOn(t, repo)
-	resp := httpapitest.Exchange(t, spec, h, httpapitest.ReadEvent(t, "eraseuser-admin.json"))
-	if resp.StatusCode != 200 || resp.Body != `{"removedFacts":2}` {
-		t.Fatalf("got %d %s, want 200 {\"removedFacts\":2}", resp.StatusCode, resp.Body)
-	}
-	rec, ok := repo.Record(ana)
-	if !ok || len(rec.Facts) != 0 || !rec.ErasedAt.Equal(httpapitest.Now) {
-		t.Errorf("ana's record after erasure: %+v, want a fence at %v", rec, httpapitest.Now)
-	}
-	if diff := cmp.Diff(map[string]string{"language": "German"}, httpapitest.Facts(t, repo, bob)); diff != "" {
-		t.Errorf("bob (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(map[string]string{"language": "Finnish"}, httpapitest.Facts(t, repo, otherAna)); diff != "" {
-		t.Errorf("the same user ID in another tenant (-want +got):\n%s", diff)
-	}
-	again := httpapitest.Exchange(t, spec, h, httpapitest.ReadEvent(t, "eraseuser-admin.json"))
-	if again.StatusCode != 200 || again.Body != `{"removedFacts":0}` {
-		t.Errorf("second erasure: got %d %s", again.StatusCode, again.Body)
+	repo := fixture.Repo(t)
+	h := fixture.Handler(t, repo)
+	for _, c := range []httpapitest.Case{
+		{Name: "first", Event: "eraseuser-admin.json", Status: 200, Answer: `{"removedFacts":2}`,
+			Stored: httpapitest.UserFacts{httpapitest.Bob: {"language": "German"}, httpapitest.OtherAna: {"language": "Finnish"}}},
+		{Name: "again", Event: "eraseuser-admin.json", Status: 200, Answer: `{"removedFacts":0}`},
+	} {
+		httpapitest.Send(t, h, repo, c)
+		rec, ok := repo.Record(httpapitest.Ana)
+		if !ok || len(rec.Facts) != 0 || !rec.ErasedAt.Equal(httpapitest.Now) {
+			t.Errorf("%s: ana's record after erasure: %+v, want a fence at %v", c.Name, rec, httpapitest.Now)
+		}
 	}
 }
 
+// TestErasureKeepsToTheTokensTenant shows that an admin erases the user
+// of the path in the token's tenant only.
+func TestErasureKeepsToTheTokensTenant(t *testing.T) {
+	fixture.RunCases(t, []httpapitest.Case{
+		{Name: "admin of globex erases u-123", Route: "DELETE /v1/users/{userId}", Token: httpapitest.AdminToken("globex"),
+			Params: map[string]string{"userId": "u-123"}, Status: 200, Answer: `{"removedFacts":1}`,
+			Stored: httpapitest.UserFacts{httpapitest.Ana: {"language": "Portuguese", "city": "Lisbon"},
+				httpapitest.Bob: {"language": "German"}, httpapitest.OtherAna: {}}},
+	})
+}
+
+// TestRefusals shows that a refused erasure erases nothing: it does not
+// even call the repository.
 func TestRefusals(t *testing.T) {
-	spec := httpapitest.LoadSpec(t)
-	tests := []struct {
-		name   string
-		tok    *httpapitest.Token
-		params map[string]string
-		status int
-	}{
-		{"user scope", user, map[string]string{"userId": "u-123"}, 403},
-		{"user erasing themselves with both scopes in another tenant's name",
-			&httpapitest.Token{Sub: "u-123", Tenant: "globex", Scope: "memory/user"}, map[string]string{"userId": "u-123"}, 403},
-		{"no tenant claim", &httpapitest.Token{Sub: "admin-7", Scope: "memory/admin"}, map[string]string{"userId": "u-123"}, 401},
-		{"invalid user ID", admin, map[string]string{"userId": "u-123/../u-456"}, 400},
-		{"empty user ID", admin, map[string]string{"userId": ""}, 400},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			repo := memorytest.NewRepo()
-			seeded(t, repo)
-			ev := httpapitest.NewEvent("DELETE /v1/users/{userId}", tt.tok, tt.params, "")
-			resp := httpapitest.Invoke(t, handlerOn(t, repo), httpapitest.Marshal(t, ev))
-			spec.Check(t, ev, resp)
-			if resp.StatusCode != tt.status {
-				t.Fatalf("got %d %s, want %d", resp.StatusCode, resp.Body, tt.status)
-			}
-			if n := repo.Calls("Erase"); n != 0 {
-				t.Errorf("a refused erasure called Erase %d times", n)
-			}
-		})
-	}
+	const route = "DELETE /v1/users/{userId}"
+	admin, ana := httpapitest.AdminToken("acme"), map[string]string{"userId": "u-123"}
+	fixture.RunCases(t, []httpapitest.Case{
+		{Name: "user scope", Route: route, Token: httpapitest.UserToken(), Params: ana, Status: 403},
+		{Name: "user erasing themselves with both scopes in another tenant's name", Route: route,
+			Token: &httpapitest.Token{Sub: "u-123", Tenant: "globex", Scope: "memory/user"}, Params: ana, Status: 403},
+		{Name: "no tenant claim", Route: route, Token: &httpapitest.Token{Sub: "admin-7", Scope: "memory/admin"},
+			Params: ana, Status: 401},
+		{Name: "invalid user ID", Route: route, Token: admin, Params: map[string]string{"userId": "u-123/../u-456"}, Status: 400},
+		{Name: "empty user ID", Route: route, Token: admin, Params: map[string]string{"userId": ""}, Status: 400},
+	})
 }
 
 func TestOnDynamoDB(t *testing.T) {
-	repo := httpapitest.MotoRepo(t, httpapitest.Endpoint)
-	seeded(t, repo)
-	resp := httpapitest.Exchange(t, httpapitest.LoadSpec(t), handlerOn(t, repo), httpapitest.ReadEvent(t, "eraseuser-admin.json"))
-	if resp.StatusCode != 200 || resp.Body != `{"removedFacts":2}` {
-		t.Fatalf("got %d %s", resp.StatusCode, resp.Body)
-	}
-	if got := httpapitest.Facts(t, repo, ana); len(got) != 0 {
-		t.Errorf("ana's facts after erasure: %v", got)
-	}
-	if diff := cmp.Diff(map[string]string{"language": "Finnish"}, httpapitest.Facts(t, repo, otherAna)); diff != "" {
-		t.Errorf("other tenant (-want +got):\n%s", diff)
-	}
+	fixture.RunSequence(t, fixture.MotoRepo(t), httpapitest.Case{Event: "eraseuser-admin.json", Status: 200,
+		Answer: `{"removedFacts":2}`,
+		Stored: httpapitest.UserFacts{httpapitest.Ana: {}, httpapitest.OtherAna: {"language": "Finnish"}}})
 }

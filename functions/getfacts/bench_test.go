@@ -25,7 +25,7 @@ func benchTable(b *testing.B) (*dynamodb.Client, string) {
 		b.Fatal(err)
 	}
 	repo := dynamorepo.New(client, table)
-	httpapitest.Seed(b, repo, ana, "language", "Portuguese", "city", "Lisbon", "role", "data engineer")
+	httpapitest.Seed(b, repo, httpapitest.Ana, "language", "Portuguese", "city", "Lisbon", "role", "data engineer")
 	return client, table
 }
 

@@ -2,7 +2,9 @@
 // events of events/, builds API Gateway HTTP API events (payload format
 // 2.0, JWT authorizer), invokes handlers through the Lambda runtime's own
 // JSON path, holds requests and responses to api/openapi.yaml, and reads
-// template.yaml with its CloudFormation short-form tags.
+// template.yaml with its CloudFormation short-form tags. A [Fixture] runs
+// a function's table of [Case] values on the standard users ([Ana], [Bob],
+// [OtherAna]), so that each function's tests hold only its cases.
 package httpapitest
 
 import (
