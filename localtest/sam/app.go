@@ -2,7 +2,9 @@ package sam
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -198,7 +200,7 @@ func (t *Template) Resolve(o Options) (*App, error) {
 		}
 	}
 	// Names first: Refs between resources need them.
-	for _, id := range sortedKeys(t.resources) {
+	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
 		r := t.resources[id]
 		if r.condition != "" {
 			on, err := e.condition(r.condition)
@@ -212,7 +214,7 @@ func (t *Template) Resolve(o Options) (*App, error) {
 		}
 		r.name = id
 	}
-	for _, id := range sortedKeys(t.resources) {
+	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
 		r := t.resources[id]
 		if r.typ == TypeQueue || r.typ == TypeTable || r.typ == TypeFunction {
 			n, err := t.physicalName(e, r)
@@ -222,7 +224,7 @@ func (t *Template) Resolve(o Options) (*App, error) {
 			r.name = n
 		}
 	}
-	for _, id := range sortedKeys(t.resources) {
+	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
 		r := t.resources[id]
 		props, err := e.resolve(r.props)
 		if err != nil {
@@ -290,7 +292,7 @@ func (t *Template) function(app *App, r *resource, p map[string]any) error {
 		return err
 	}
 	app.Functions[r.id] = f
-	for _, evName := range sortedKeys(mapOf(p["Events"])) {
+	for _, evName := range slices.Sorted(maps.Keys(mapOf(p["Events"]))) {
 		ev := mapOf(mapOf(p["Events"])[evName])
 		ep := mapOf(ev["Properties"])
 		switch ev["Type"] {

@@ -83,7 +83,7 @@ func Load(path string) (*Template, error) {
 // Parse parses a template. Errors in intrinsic functions show only when
 // [Template.Resolve] evaluates them.
 func Parse(src []byte) (*Template, error) {
-	raw, err := decode(src)
+	raw, err := Decode(src)
 	if err != nil {
 		return nil, err
 	}

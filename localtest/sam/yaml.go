@@ -8,12 +8,12 @@ import (
 	"github.com/goccy/go-yaml/parser"
 )
 
-// decode parses a YAML (or JSON) CloudFormation document into plain Go
+// Decode parses a YAML (or JSON) CloudFormation document into plain Go
 // values: map[string]any, []any, string, int64, uint64, float64, bool and
 // nil. The short-form tags of CloudFormation become their long forms:
 // !Ref x is {"Ref": x}, !GetAtt a.b is {"Fn::GetAtt": [a, b]}, and any
 // other !Name v is {"Fn::Name": v}.
-func decode(src []byte) (map[string]any, error) {
+func Decode(src []byte) (map[string]any, error) {
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		return nil, err

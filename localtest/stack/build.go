@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -83,7 +85,7 @@ func build(ctx context.Context, root, templateDir, cache, state string, fns map[
 	}
 	pkgs := map[string]string{}
 	var args []string
-	for _, id := range sortedKeys(fns) {
+	for _, id := range slices.Sorted(maps.Keys(fns)) {
 		dir, err := packageDir(root, templateDir, fns[id])
 		if err != nil {
 			return nil, "", err

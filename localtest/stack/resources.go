@@ -3,6 +3,8 @@ package stack
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -73,7 +75,7 @@ func createQueues(ctx context.Context, api *sqs.Client, app *sam.App, visibility
 		done[id] = true
 		return nil
 	}
-	for _, id := range sortedKeys(app.Queues) {
+	for _, id := range slices.Sorted(maps.Keys(app.Queues)) {
 		if err := create(id); err != nil {
 			return err
 		}

@@ -18,11 +18,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -326,7 +327,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	for _, ev := range app.SQSEvents {
 		sources[ev.Function] = max(sources[ev.Function], ev.MaxConcurrency)
 	}
-	for _, id := range sortedKeys(app.Functions) {
+	for _, id := range slices.Sorted(maps.Keys(app.Functions)) {
 		f := app.Functions[id]
 		s.Info.Functions[id] = f.Name
 		logf, err := s.logFile(logDir, id+".log")
@@ -524,7 +525,7 @@ func (s *Stack) environment(f *sam.Function) []string {
 		env[k] = v
 	}
 	out := make([]string, 0, len(env))
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}
 	return out
@@ -693,13 +694,4 @@ func or(v, def string) string {
 		return def
 	}
 	return v
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

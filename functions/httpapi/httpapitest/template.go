@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"github.com/usermemory/usermemory/localtest/sam"
 )
 
 // Template is template.yaml as plain values: maps, lists, strings,
@@ -33,92 +32,14 @@ func LoadTemplate(t testing.TB) Template {
 	return tpl
 }
 
-// ParseTemplate parses a CloudFormation template in YAML.
+// ParseTemplate parses a CloudFormation template in YAML with the local
+// stack's reader, so that the tests and the stack read it alike.
 func ParseTemplate(raw []byte) (Template, error) {
-	f, err := parser.ParseBytes(raw, 0)
+	m, err := sam.Decode(raw)
 	if err != nil {
 		return nil, err
-	}
-	if len(f.Docs) != 1 {
-		return nil, fmt.Errorf("want one YAML document, got %d", len(f.Docs))
-	}
-	v, err := plain(f.Docs[0].Body)
-	if err != nil {
-		return nil, err
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("the template is not a mapping")
 	}
 	return m, nil
-}
-
-func plain(n ast.Node) (any, error) {
-	switch n := n.(type) {
-	case nil, *ast.NullNode:
-		return nil, nil
-	case *ast.DocumentNode:
-		return plain(n.Body)
-	case *ast.AnchorNode:
-		return plain(n.Value)
-	case *ast.MappingNode:
-		m := map[string]any{}
-		for _, mv := range n.Values {
-			if err := addPair(m, mv); err != nil {
-				return nil, err
-			}
-		}
-		return m, nil
-	case *ast.MappingValueNode:
-		m := map[string]any{}
-		return m, addPair(m, n)
-	case *ast.SequenceNode:
-		out := make([]any, 0, len(n.Values))
-		for _, x := range n.Values {
-			v, err := plain(x)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	case *ast.TagNode:
-		v, err := plain(n.Value)
-		if err != nil {
-			return nil, err
-		}
-		name := strings.TrimPrefix(n.Start.Value, "!")
-		switch {
-		case strings.HasPrefix(name, "!"): // A standard tag such as !!str.
-			return v, nil
-		case name == "Ref" || name == "Condition":
-			return map[string]any{name: v}, nil
-		case name == "GetAtt":
-			if s, ok := v.(string); ok {
-				res, attr, _ := strings.Cut(s, ".")
-				return map[string]any{"Fn::GetAtt": []any{res, attr}}, nil
-			}
-		}
-		return map[string]any{"Fn::" + name: v}, nil
-	case *ast.LiteralNode:
-		return n.Value.Value, nil
-	case ast.ScalarNode:
-		return n.GetValue(), nil
-	}
-	return nil, fmt.Errorf("%s: unexpected YAML node %T", n.GetToken().Position, n)
-}
-
-func addPair(m map[string]any, mv *ast.MappingValueNode) error {
-	k, err := plain(mv.Key)
-	if err != nil {
-		return err
-	}
-	v, err := plain(mv.Value)
-	if err != nil {
-		return err
-	}
-	m[fmt.Sprint(k)] = v
-	return nil
 }
 
 // Resources returns the template's resources by logical ID.
