@@ -3,10 +3,8 @@ package producer
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strconv"
 
-	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/schema"
 )
 
@@ -46,26 +44,4 @@ func DeduplicationID(tenantID, userID, threadID string, turnCount int) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-var (
-	modelIDPattern    = regexp.MustCompile(`^[A-Za-z0-9._:/+-]{1,256}$`)
-	traceValuePattern = regexp.MustCompile(`^[!-~]{0,256}$`)
-)
-
-// ValidModelID reports whether id may be sent as cheapModelId: 1 to 256
-// characters of letters, digits and . _ : / + -.
-func ValidModelID(id string) bool { return modelIDPattern.MatchString(id) }
-
-// ValidTraceValue reports whether v may be sent as a Meta field: at most
-// 256 printable ASCII characters, no spaces.
-func ValidTraceValue(v string) bool { return traceValuePattern.MatchString(v) }
-
-// ValidRole reports whether role is one of the roles of a turn.
-func ValidRole(role string) bool {
-	switch role {
-	case memory.RoleUser, memory.RoleAssistant, memory.RoleTool:
-		return true
-	}
-	return false
 }

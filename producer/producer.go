@@ -26,7 +26,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/schema"
 )
 
@@ -117,14 +116,12 @@ func (p *Producer) Send(ctx context.Context, m Message) error {
 // Turn counts are left as they are: they count the thread, not the
 // message.
 //
-// Errors: one wrapping [ErrInvalid] for an ID that is not memory.ValidID, a
-// negative or decreasing turn count, an unknown role, an invalid
-// cheapModelId or Meta value, or a queue URL without ".fifo"; one wrapping
-// [ErrTooLarge] when no turn fits.
+// Errors: one wrapping [ErrInvalid] for a queue URL without ".fifo" or a
+// message that [schema.ExtractionMessage.Validate] refuses (an ID that is
+// not memory.ValidID, a negative or decreasing turn count, an unknown
+// role, text that is not UTF-8, an invalid cheapModelId or Meta value),
+// naming the rules broken; one wrapping [ErrTooLarge] when no turn fits.
 func (p *Producer) Build(m Message) (*sqs.SendMessageInput, error) {
-	if err := p.check(m); err != nil {
-		return nil, err
-	}
 	m.Version = Version
 	if m.SentAt.IsZero() {
 		m.SentAt = p.now()
@@ -135,6 +132,9 @@ func (p *Producer) Build(m Message) (*sqs.SendMessageInput, error) {
 		turns = turns[len(turns)-MaxTurns:]
 	}
 	m.Turns = append(make([]Turn, 0, len(turns)), turns...)
+	if err := p.check(m); err != nil {
+		return nil, err
+	}
 	body, err := p.fit(m)
 	if err != nil {
 		return nil, err
@@ -151,36 +151,21 @@ func (p *Producer) Build(m Message) (*sqs.SendMessageInput, error) {
 	return in, nil
 }
 
+// check refuses a queue that is not FIFO and a message that
+// schema.ExtractionMessage.Validate refuses, naming each rule it breaks.
 func (p *Producer) check(m Message) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+	if !strings.HasSuffix(p.queueURL, ".fifo") {
+		return fmt.Errorf("%w: the queue URL must name a FIFO queue (ending in .fifo)", ErrInvalid)
 	}
-	switch {
-	case !strings.HasSuffix(p.queueURL, ".fifo"):
-		return bad("the queue URL must name a FIFO queue (ending in .fifo)")
-	case !memory.ValidID(m.TenantID):
-		return bad("tenant ID must be 1 to %d letters, digits or - _ . : @ | + =", memory.MaxIDLen)
-	case !memory.ValidID(m.UserID):
-		return bad("user ID must be 1 to %d letters, digits or - _ . : @ | + =", memory.MaxIDLen)
-	case !memory.ValidID(m.ThreadID):
-		return bad("thread ID must be 1 to %d letters, digits or - _ . : @ | + =", memory.MaxIDLen)
-	case m.PreviousTurnCount < 0 || m.TurnCount < m.PreviousTurnCount || m.TurnCount > maxCount:
-		return bad("turn counts must satisfy 0 ≤ previousTurnCount (%d) ≤ turnCount (%d) ≤ %d", m.PreviousTurnCount, m.TurnCount, maxCount)
-	case m.CheapModelID != "" && !ValidModelID(m.CheapModelID):
-		return bad("cheapModelId must be 1 to 256 letters, digits or . _ : / + -")
-	case m.Meta != nil && (!ValidTraceValue(m.Meta.RequestID) || !ValidTraceValue(m.Meta.TraceID)):
-		return bad("meta values must be at most 256 printable ASCII characters without spaces")
-	}
-	for i, t := range m.Turns {
-		if !ValidRole(t.Role) {
-			return bad("turn %d: role must be user, assistant or tool", i)
+	if err := m.Validate(); err != nil {
+		var inv *schema.InvalidError
+		if errors.As(err, &inv) {
+			return fmt.Errorf("%w: %s", ErrInvalid, inv.Explain())
 		}
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	return nil
 }
-
-// maxCount is the largest turn count the schema accepts.
-const maxCount = schema.MaxCount
 
 // size returns the SQS size of a message with body: the body plus, for
 // each attribute, its name, data type and value.

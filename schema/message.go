@@ -23,7 +23,8 @@ const (
 // ExtractionMessage is the SQS message a gateway sends after every answer
 // of a thread, version 1: the Go form of extraction-message.v1.json, whose
 // JSON members its fields are. The producer writes it and the extractor
-// reads it with [DecodeExtractionMessageV1].
+// reads it with [DecodeExtractionMessageV1]; both apply
+// [ExtractionMessage.Validate].
 type ExtractionMessage struct {
 	// Version is ExtractionMessageVersion.
 	Version int `json:"version"`

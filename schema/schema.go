@@ -1,12 +1,11 @@
 // Package schema holds the contract of the messages usermemory accepts from
 // other systems: the JSON Schema files, embedded so that a program reads the
-// very file the repository publishes, their Go types, and a validator
-// written for each schema that decodes a message only when the schema
-// accepts it.
+// very file the repository publishes, and their Go types, each with a
+// Validate method and a strict decoder, used by the side that writes a
+// message and the side that reads it.
 //
-// The validators use the standard library only, so that the functions link
-// no JSON Schema library; package schematest holds the library-backed
-// reference that tests hold them to.
+// The functions link no JSON Schema library; package schematest holds the
+// library-backed reference that tests hold the Go types to.
 package schema
 
 import (

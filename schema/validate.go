@@ -1,26 +1,32 @@
 package schema
 
 import (
-	"bytes"
-	"encoding/json"
+	stdjson "encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"math/big"
-	"sort"
-	"strconv"
+	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/usermemory/usermemory/memory"
 )
 
-// Violation is one rule of a schema that a message breaks: where, as a
-// JSON pointer (RFC 6901, "" for the whole message), and the keyword of
-// the rule, such as "pattern" or "additionalProperties". It never holds a
+// Violation is one rule of the message that a message breaks: where, as a
+// JSON pointer (RFC 6901, "" for the whole message), the keyword of the
+// rule, as the schema names it ("pattern", "required",
+// "additionalProperties"…, or "duplicate", "utf8" and "order" for the
+// rules the schema cannot state), and the rule in words. It never holds a
 // value of the message: a pointer names only members of the schema and
-// array indices (an unknown member is reported at the object that holds
-// it, with additionalProperties).
+// array indices (an unknown or repeated member is reported at the object
+// that holds it).
 type Violation struct {
 	Pointer string
 	Keyword string
+	Rule    string
 }
 
 // String returns the pointer and the keyword, as "/turns/1/role (enum)";
@@ -33,9 +39,9 @@ func (v Violation) String() string {
 	return p + " (" + v.Keyword + ")"
 }
 
-// InvalidError is the error of a body that is not a valid message: not
-// one JSON value (NotJSON), or a JSON value that breaks the rules listed
-// in Violations, sorted and without repeats.
+// InvalidError is the error of a message that is not valid: a body that is
+// not one JSON value (NotJSON), or a message that breaks the rules listed
+// in Violations, in the order found.
 type InvalidError struct {
 	NotJSON    bool
 	Violations []Violation
@@ -44,7 +50,7 @@ type InvalidError struct {
 // maxListed is the most violations an error text lists.
 const maxListed = 5
 
-// Error says where the body fails, never what its values are.
+// Error says where the message fails, never what its values are.
 func (e *InvalidError) Error() string {
 	if e.NotJSON {
 		return "schema: not JSON"
@@ -65,360 +71,262 @@ func (e *InvalidError) Where() string {
 	return strings.Join(list, ", ")
 }
 
-// DecodeExtractionMessageV1 returns the message in body when body is an
-// extraction message as extraction-message.v1.json describes it, and an
-// *InvalidError otherwise.
-//
-// It reads the JSON as the JSON Schema library does (one value, numbers
-// kept exact, white space around it only) and applies the schema's rules
-// with the library's semantics, format date-time included: a number is an
-// integer when its value is (2.0 and 1e2 are), and sentAt follows the
-// library's reading of RFC 3339, leap second included (23:59:60Z is
-// 00:00:00Z of the next day). A test holds it to the library on a corpus
-// and a fuzz target. SentAt comes back in UTC.
-func DecodeExtractionMessageV1(body []byte) (ExtractionMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return ExtractionMessage{}, &InvalidError{NotJSON: true}
+// Explain lists the violations with their rules in words, for a person:
+// "/tenantId: 1 to 128 ASCII letters, digits or - _ . : @ | + =".
+func (e *InvalidError) Explain() string {
+	if e.NotJSON {
+		return "not one JSON value"
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return ExtractionMessage{}, &InvalidError{NotJSON: true}
-	}
-	var c checker
-	m := c.message(doc)
-	if len(c.violations) > 0 {
-		sort.Slice(c.violations, func(i, j int) bool {
-			a, b := c.violations[i], c.violations[j]
-			if a.Pointer != b.Pointer {
-				return a.Pointer < b.Pointer
-			}
-			return a.Keyword < b.Keyword
-		})
-		out := c.violations[:0]
-		for i, v := range c.violations {
-			if i == 0 || v != c.violations[i-1] {
-				out = append(out, v)
-			}
+	list := make([]string, 0, len(e.Violations))
+	for _, v := range e.Violations {
+		p := v.Pointer
+		if p == "" {
+			p = "/"
 		}
-		return ExtractionMessage{}, &InvalidError{Violations: out}
+		list = append(list, p+": "+v.Rule)
 	}
-	return m, nil
+	return strings.Join(list, "; ")
 }
 
-// checker collects the violations of one message while it reads it.
-type checker struct {
-	violations []Violation
-}
+// The rules in words.
+const (
+	ruleID      = "1 to 128 ASCII letters, digits or - _ . : @ | + ="
+	ruleCount   = "an integer from 0 to 2147483647"
+	ruleModelID = "1 to 256 letters, digits or . _ : / + -"
+	ruleTrace   = "at most 256 printable ASCII characters, no spaces"
+	ruleRole    = "user, assistant or tool"
+)
 
-func (c *checker) fail(pointer, keyword string) {
-	c.violations = append(c.violations, Violation{Pointer: pointer, Keyword: keyword})
-}
-
-// object checks the type, required and additionalProperties rules of an
-// object whose properties are known, and returns it (nil when it is not
-// an object).
-func (c *checker) object(v any, pointer string, required []string, known func(string) bool) map[string]any {
-	obj, ok := v.(map[string]any)
-	if !ok {
-		c.fail(pointer, "type")
-		return nil
+// Validate reports whether m is a valid extraction message of version 1:
+// the rules of extraction-message.v1.json (IDs as [memory.ValidID] has
+// them, counts, at most [MaxTurns] turns, the roles, cheapModelId and Meta
+// values) and the ones a JSON Schema cannot state: a sentAt that is set,
+// turnCount at least previousTurnCount, and text that is valid UTF-8 (a
+// Go string may hold any bytes; JSON may not). It returns nil or an
+// *InvalidError listing every violation. Size is the producer's check.
+func (m ExtractionMessage) Validate() error {
+	var v []Violation
+	fail := func(pointer, keyword, rule string) { v = append(v, Violation{pointer, keyword, rule}) }
+	if m.Version != ExtractionMessageVersion {
+		fail("/version", "const", "1")
 	}
-	for _, name := range required {
-		if _, ok := obj[name]; !ok {
-			c.fail(pointer, "required")
-			break
+	for _, id := range []struct{ name, value string }{{"tenantId", m.TenantID}, {"userId", m.UserID}, {"threadId", m.ThreadID}} {
+		if !memory.ValidID(id.value) {
+			fail("/"+id.name, "pattern", ruleID)
 		}
 	}
-	for name := range obj {
-		if !known(name) {
-			c.fail(pointer, "additionalProperties")
-			break
+	for _, c := range []struct {
+		name  string
+		value int
+	}{{"previousTurnCount", m.PreviousTurnCount}, {"turnCount", m.TurnCount}} {
+		if c.value < 0 {
+			fail("/"+c.name, "minimum", ruleCount)
+		} else if c.value > MaxCount {
+			fail("/"+c.name, "maximum", ruleCount)
 		}
 	}
-	return obj
-}
-
-var messageRequired = []string{"version", "tenantId", "userId", "threadId", "previousTurnCount", "turnCount", "turns", "sentAt"}
-
-func messageMember(name string) bool {
-	switch name {
-	case "version", "tenantId", "userId", "threadId", "previousTurnCount", "turnCount", "turns", "sentAt", "cheapModelId", "meta":
-		return true
+	if m.TurnCount < m.PreviousTurnCount {
+		fail("/turnCount", "order", "at least previousTurnCount")
 	}
-	return false
-}
-
-// message checks the whole message and returns what it could read.
-func (c *checker) message(v any) ExtractionMessage {
-	var m ExtractionMessage
-	obj := c.object(v, "", messageRequired, messageMember)
-	for name, val := range obj {
-		p := "/" + name
-		switch name {
-		case "version":
-			if !isNumber(val, 1) {
-				c.fail(p, "const")
-			}
-			m.Version = ExtractionMessageVersion
-		case "tenantId":
-			m.TenantID = c.pattern(val, p, idByte, 1, 128)
-		case "userId":
-			m.UserID = c.pattern(val, p, idByte, 1, 128)
-		case "threadId":
-			m.ThreadID = c.pattern(val, p, idByte, 1, 128)
-		case "previousTurnCount":
-			m.PreviousTurnCount = c.count(val, p)
-		case "turnCount":
-			m.TurnCount = c.count(val, p)
-		case "turns":
-			m.Turns = c.turns(val, p)
-		case "sentAt":
-			s, ok := val.(string)
-			if !ok {
-				c.fail(p, "type")
-				break
-			}
-			t, ok := parseDateTime(s)
-			if !ok {
-				c.fail(p, "format")
-			}
-			m.SentAt = t
-		case "cheapModelId":
-			m.CheapModelID = c.pattern(val, p, modelIDByte, 1, 256)
-		case "meta":
-			m.Meta = c.meta(val, p)
+	if len(m.Turns) > MaxTurns {
+		fail("/turns", "maxItems", fmt.Sprintf("at most %d turns", MaxTurns))
+	}
+	for i, t := range m.Turns {
+		switch t.Role {
+		case memory.RoleUser, memory.RoleAssistant, memory.RoleTool:
+		default:
+			fail(fmt.Sprintf("/turns/%d/role", i), "enum", ruleRole)
+		}
+		if !utf8.ValidString(t.Text) {
+			fail(fmt.Sprintf("/turns/%d/text", i), "utf8", "valid UTF-8")
 		}
 	}
-	return m
-}
-
-var turnRequired = []string{"role", "text"}
-
-func turnMember(name string) bool { return name == "role" || name == "text" }
-
-func (c *checker) turns(v any, pointer string) []Turn {
-	arr, ok := v.([]any)
-	if !ok {
-		c.fail(pointer, "type")
-		return nil
+	if m.SentAt.IsZero() {
+		fail("/sentAt", "format", "an RFC 3339 date-time")
 	}
-	if len(arr) > MaxTurns {
-		c.fail(pointer, "maxItems")
+	if m.CheapModelID != "" && !matches(m.CheapModelID, 1, 256, modelIDByte) {
+		fail("/cheapModelId", "pattern", ruleModelID)
 	}
-	out := make([]Turn, len(arr))
-	for i, item := range arr {
-		p := pointer + "/" + strconv.Itoa(i)
-		obj := c.object(item, p, turnRequired, turnMember)
-		for name, val := range obj {
-			s, ok := val.(string)
-			switch name {
-			case "role":
-				if !ok || (s != "user" && s != "assistant" && s != "tool") {
-					c.fail(p+"/role", "enum")
-				}
-				out[i].Role = s
-			case "text":
-				if !ok {
-					c.fail(p+"/text", "type")
-				}
-				out[i].Text = s
-			}
+	if m.Meta != nil {
+		if !matches(m.Meta.RequestID, 0, 256, traceByte) {
+			fail("/meta/requestId", "pattern", ruleTrace)
+		}
+		if !matches(m.Meta.TraceID, 0, 256, traceByte) {
+			fail("/meta/traceId", "pattern", ruleTrace)
 		}
 	}
-	return out
+	if len(v) > 0 {
+		return &InvalidError{Violations: v}
+	}
+	return nil
 }
 
-func metaMember(name string) bool { return name == "requestId" || name == "traceId" }
-
-func (c *checker) meta(v any, pointer string) *Meta {
-	obj := c.object(v, pointer, nil, metaMember)
-	if obj == nil {
-		return nil
-	}
-	m := &Meta{}
-	for name, val := range obj {
-		switch name {
-		case "requestId":
-			m.RequestID = c.pattern(val, pointer+"/requestId", traceByte, 0, 256)
-		case "traceId":
-			m.TraceID = c.pattern(val, pointer+"/traceId", traceByte, 0, 256)
-		}
-	}
-	return m
-}
-
-// pattern checks a string against a pattern of the form ^[class]{lo,hi}$
-// whose class is ASCII: every byte in the class, lo to hi bytes. A byte
-// outside ASCII is outside the class, so bytes count as characters.
-func (c *checker) pattern(v any, pointer string, in func(byte) bool, lo, hi int) string {
-	s, ok := v.(string)
-	if !ok {
-		c.fail(pointer, "type")
-		return ""
-	}
+// matches reports whether s is lo to hi bytes, each allowed by in.
+func matches(s string, lo, hi int, in func(byte) bool) bool {
 	if len(s) < lo || len(s) > hi {
-		c.fail(pointer, "pattern")
-		return s
+		return false
 	}
 	for i := 0; i < len(s); i++ {
 		if !in(s[i]) {
-			c.fail(pointer, "pattern")
-			break
+			return false
 		}
 	}
-	return s
+	return true
 }
 
-// idByte is the class of $defs/id: [A-Za-z0-9_.:@|+=-].
-func idByte(b byte) bool {
-	return alnum(b) || strings.IndexByte("_.:@|+=-", b) >= 0
-}
-
-// modelIDByte is the class of cheapModelId: [A-Za-z0-9._:/+-].
 func modelIDByte(b byte) bool {
-	return alnum(b) || strings.IndexByte("._:/+-", b) >= 0
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("._:/+-", b) >= 0
 }
 
-// traceByte is the class of $defs/traceValue: [!-~].
 func traceByte(b byte) bool { return b >= '!' && b <= '~' }
 
-func alnum(b byte) bool {
-	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9'
+// DecodeExtractionMessageV1 returns the message in body when body is a
+// valid extraction message, version 1, and an *InvalidError otherwise.
+//
+// The decode is strict: one JSON object and nothing after it, in UTF-8,
+// no member twice, no unknown member, no null, every required member
+// present, integers written as integers, and sentAt an RFC 3339 date-time
+// as Go's time package reads it; then [ExtractionMessage.Validate]. It is
+// stricter than the JSON Schema in a few named ways (2.0 as a count, a
+// repeated member, a leap second, a lower-case "t" or "z" in sentAt), each
+// held to the library in the tests. SentAt comes back in UTC.
+func DecodeExtractionMessageV1(body []byte) (ExtractionMessage, error) {
+	var m ExtractionMessage
+	if err := json.Unmarshal(body, &m, json.RejectUnknownMembers(true)); err != nil {
+		return ExtractionMessage{}, decodeError(err, body)
+	}
+	var shape messageShape
+	if err := json.Unmarshal(body, &shape); err != nil {
+		return ExtractionMessage{}, decodeError(err, body) // Read once already: not reached.
+	}
+	v := shape.violations()
+	if err := m.Validate(); err != nil {
+		var inv *InvalidError
+		errors.As(err, &inv)
+		v = append(v, inv.Violations...)
+	}
+	if len(v) > 0 {
+		return ExtractionMessage{}, &InvalidError{Violations: v}
+	}
+	m.SentAt = m.SentAt.UTC()
+	return m, nil
 }
 
-// count checks $defs/count: an integer (a number whose value is one) in
-// [0, MaxCount]. A number that is not an integer breaks only "type", as
-// the library stops at the type.
-func (c *checker) count(v any, pointer string) int {
-	r, ok := rat(v)
-	if !ok || !r.IsInt() {
-		c.fail(pointer, "type")
-		return 0
+// decodeError turns an error of the JSON decoder into an *InvalidError
+// that names places and rules only, never a value or an unknown name.
+func decodeError(err error, body []byte) error {
+	var syn *jsontext.SyntacticError
+	var sem *json.SemanticError
+	switch {
+	case errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName):
+		return &InvalidError{Violations: []Violation{{parent(syn.JSONPointer), "duplicate", "each member at most once"}}}
+	case errors.As(err, &syn) && stdjson.Valid(body):
+		// JSON to a lenient reader, which would replace the bytes or the
+		// lone surrogate escape that this one refuses.
+		return &InvalidError{Violations: []Violation{{string(syn.JSONPointer), "utf8", "valid UTF-8, no lone surrogate escape"}}}
+	case errors.As(err, &sem) && errors.Is(sem.Err, json.ErrUnknownName):
+		return &InvalidError{Violations: []Violation{{parent(sem.JSONPointer), "additionalProperties", "no member but those of the schema"}}}
+	case errors.As(err, &sem) && sem.GoType == reflect.TypeFor[time.Time]():
+		return &InvalidError{Violations: []Violation{{string(sem.JSONPointer), "format", "an RFC 3339 date-time"}}}
+	case errors.As(err, &sem) && sem.JSONPointer != "":
+		return &InvalidError{Violations: []Violation{{string(sem.JSONPointer), "type", "a " + kindName(sem.GoType)}}}
+	case errors.As(err, &sem):
+		return &InvalidError{Violations: []Violation{{"", "type", "an object"}}}
 	}
-	if r.Sign() < 0 {
-		c.fail(pointer, "minimum")
-		return 0
-	}
-	if r.Cmp(big.NewRat(MaxCount, 1)) > 0 {
-		c.fail(pointer, "maximum")
-		return 0
-	}
-	return int(r.Num().Int64())
+	return &InvalidError{NotJSON: true}
 }
 
-// rat returns the exact value of a JSON number, as the library reads it;
-// false for anything else, and for a number whose exponent is out of
-// big.Rat's range.
-func rat(v any) (*big.Rat, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return nil, false
+// parent returns the pointer of the object that holds the member p points
+// to, so that an error never names a member the sender made up.
+func parent(p jsontext.Pointer) string { return string(p.Parent()) }
+
+// kindName names the JSON kind a Go type is read from.
+func kindName(t reflect.Type) string {
+	if t == nil {
+		return "value of another type"
 	}
-	return new(big.Rat).SetString(string(n))
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int64:
+		return "integer"
+	case reflect.Slice:
+		return "array"
+	case reflect.Struct, reflect.Pointer:
+		return "object"
+	}
+	return "value of another type"
 }
 
-// isNumber reports whether v is a JSON number equal to want.
-func isNumber(v any, want int64) bool {
-	r, ok := rat(v)
-	return ok && r.Cmp(big.NewRat(want, 1)) == 0
+// messageShape records which members a body has and which are null, the
+// two things a decode into ExtractionMessage cannot tell from a zero
+// value. A member left out is empty; a null one is "null". It is read
+// only from a body that decoded into ExtractionMessage, so every member
+// has the right type or is null.
+type messageShape struct {
+	Version           jsontext.Value `json:"version"`
+	TenantID          jsontext.Value `json:"tenantId"`
+	UserID            jsontext.Value `json:"userId"`
+	ThreadID          jsontext.Value `json:"threadId"`
+	PreviousTurnCount jsontext.Value `json:"previousTurnCount"`
+	TurnCount         jsontext.Value `json:"turnCount"`
+	Turns             jsontext.Value `json:"turns"`
+	SentAt            jsontext.Value `json:"sentAt"`
+	CheapModelID      jsontext.Value `json:"cheapModelId"`
+	Meta              jsontext.Value `json:"meta"`
 }
 
-// parseDateTime reads a date-time as the library's format check does
-// (RFC 3339 section 5.6, read by santhosh-tekuri/jsonschema v6), with its
-// edge cases: t or T, z or Z, any number of fraction digits, fields read
-// by strconv.Atoi (so "+1" is an hour), a leap second only at 23:59 UTC.
-// It returns the instant in UTC, fractions past nanoseconds dropped, a leap
-// second counted as the first second of the next minute.
-func parseDateTime(s string) (time.Time, bool) {
-	if len(s) < 20 || (s[10] != 't' && s[10] != 'T') {
-		return time.Time{}, false
-	}
-	date, err := time.Parse("2006-01-02", s[:10])
-	if err != nil {
-		return time.Time{}, false
-	}
-	str := s[11:] // at least 9 bytes
-	if str[2] != ':' || str[5] != ':' {
-		return time.Time{}, false
-	}
-	var hms []int
-	for _, tok := range strings.SplitN(str[:8], ":", 3) {
-		i, err := strconv.Atoi(tok)
-		if err != nil || i < 0 {
-			return time.Time{}, false
-		}
-		hms = append(hms, i)
-	}
-	if len(hms) != 3 {
-		return time.Time{}, false
-	}
-	h, m, sec := hms[0], hms[1], hms[2]
-	if h > 23 || m > 59 || sec > 60 {
-		return time.Time{}, false
-	}
-	str = str[8:]
+type turnShape struct {
+	Role jsontext.Value `json:"role"`
+	Text jsontext.Value `json:"text"`
+}
 
-	nanos := 0
-	if rem, ok := strings.CutPrefix(str, "."); ok {
-		digits := 0
-		for digits < len(rem) && rem[digits] >= '0' && rem[digits] <= '9' {
-			digits++
-		}
-		if digits == 0 {
-			return time.Time{}, false
-		}
-		for i := range 9 {
-			nanos *= 10
-			if i < digits {
-				nanos += int(rem[i] - '0')
-			}
-		}
-		str = rem[digits:]
-	}
+type metaShape struct {
+	RequestID jsontext.Value `json:"requestId"`
+	TraceID   jsontext.Value `json:"traceId"`
+}
 
-	east := 0 // the offset, in minutes east of UTC
-	if str != "z" && str != "Z" {
-		if len(str) != 6 {
-			return time.Time{}, false
-		}
-		sign := 1
-		switch str[0] {
-		case '+':
-		case '-':
-			sign = -1
+// violations lists the required members missing and the null members.
+func (s *messageShape) violations() []Violation {
+	var v []Violation
+	check := func(pointer string, value jsontext.Value, required bool) bool {
+		switch {
+		case len(value) == 0 && required:
+			p := jsontext.Pointer(pointer)
+			v = append(v, Violation{parent(p), "required", "has " + p.LastToken()})
+		case len(value) > 0 && value.Kind() == 'n':
+			v = append(v, Violation{pointer, "type", "not null"})
 		default:
-			return time.Time{}, false
+			return len(value) > 0
 		}
-		str = str[1:]
-		if str[2] != ':' {
-			return time.Time{}, false
-		}
-		var zhm []int
-		for _, tok := range strings.SplitN(str, ":", 2) {
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 {
-				return time.Time{}, false
+		return false
+	}
+	check("/version", s.Version, true)
+	check("/tenantId", s.TenantID, true)
+	check("/userId", s.UserID, true)
+	check("/threadId", s.ThreadID, true)
+	check("/previousTurnCount", s.PreviousTurnCount, true)
+	check("/turnCount", s.TurnCount, true)
+	if check("/turns", s.Turns, true) {
+		var items []jsontext.Value
+		_ = json.Unmarshal(s.Turns, &items)
+		for i, item := range items {
+			at := fmt.Sprintf("/turns/%d", i)
+			var t turnShape
+			if check(at, item, true) && json.Unmarshal(item, &t) == nil {
+				check(at+"/role", t.Role, true)
+				check(at+"/text", t.Text, true)
 			}
-			zhm = append(zhm, i)
-		}
-		if zhm[0] > 23 || zhm[1] > 59 {
-			return time.Time{}, false
-		}
-		east = sign * (zhm[0]*60 + zhm[1])
-	}
-
-	// A leap second is at 23:59 UTC. (Not reduced modulo a day, as in the
-	// library: 23:59-23:59 is minute 2878.)
-	if utc := h*60 + m - east; sec >= 60 {
-		if utc < 0 {
-			utc += 24 * 60
-		}
-		if utc/60 != 23 || utc%60 != 59 {
-			return time.Time{}, false
 		}
 	}
-	t := time.Date(date.Year(), date.Month(), date.Day(), h, m, sec, nanos, time.UTC)
-	return t.Add(-time.Duration(east) * time.Minute), true
+	check("/sentAt", s.SentAt, true)
+	if check("/cheapModelId", s.CheapModelID, false) && string(s.CheapModelID) == `""` {
+		v = append(v, Violation{"/cheapModelId", "pattern", ruleModelID})
+	}
+	var m metaShape
+	if check("/meta", s.Meta, false) && json.Unmarshal(s.Meta, &m) == nil {
+		check("/meta/requestId", m.RequestID, false)
+		check("/meta/traceId", m.TraceID, false)
+	}
+	return v
 }

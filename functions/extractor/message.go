@@ -20,11 +20,11 @@ func (e *errMalformed) Error() string { return "malformed message: " + e.reason 
 // errOversized is the cause of a record whose body is over the size limit.
 var errOversized = errors.New("message over the size limit")
 
-// decode checks the size of body, validates it against the schema and
-// returns the message. Errors: errOversized, or an *errMalformed whose
-// reason is "not JSON", "not the schema at" and where (JSON pointers and
-// keywords, the names of unknown members left out), or "turnCount below
-// previousTurnCount".
+// decode checks the size of body, decodes it strictly and validates it
+// (schema.DecodeExtractionMessageV1) and returns the message. Errors:
+// errOversized, or an *errMalformed whose reason is "not JSON" or "not the
+// schema at" and where (JSON pointers and keywords, never a value, nor the
+// name of an unknown member).
 func (h *Handler) decode(body string) (schema.ExtractionMessage, error) {
 	if len(body) > h.maxBodyBytes {
 		return schema.ExtractionMessage{}, errOversized
@@ -38,9 +38,6 @@ func (h *Handler) decode(body string) (schema.ExtractionMessage, error) {
 		return schema.ExtractionMessage{}, &errMalformed{reason: "not the schema at " + bad.Where()}
 	case err != nil:
 		return schema.ExtractionMessage{}, &errMalformed{reason: "unreadable"}
-	}
-	if m.TurnCount < m.PreviousTurnCount {
-		return schema.ExtractionMessage{}, &errMalformed{reason: "turnCount below previousTurnCount"}
 	}
 	return m, nil
 }
