@@ -35,8 +35,20 @@ import (
 	"github.com/usermemory/usermemory/localtest/sam"
 )
 
-// MaxBody is the largest request body API Gateway accepts: 10 MB.
+// MaxBody is the largest request body an HTTP API accepts: its payload
+// size quota, 10 MB. A larger body is answered 413
+// {"message":"Request Entity Too Large"} and reaches no function.
 const MaxBody = 10 << 20
+
+// MaxInvokePayload is the event size from which Lambda refuses a
+// synchronous invocation: its Invoke API answers
+// RequestEntityTooLargeException, "Request must be smaller than 6291556
+// bytes" (6 MiB + 100 bytes, the Runtime Interface Emulator's
+// MaxPayloadSize). The event counts, not the body: a binary body is
+// base64-encoded in it, and headers and claims come with it. An HTTP API
+// answers such a request 413 {"message":"Request Entity Too Large"}, as
+// AWS's Lambda Test Tool emulates it; the function never runs.
+const MaxInvokePayload = 6<<20 + 100
 
 // InvokeFunc invokes the function with logical ID fn. Lambda gives the
 // invocation its own request ID, not API Gateway's.
@@ -164,6 +176,12 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) st
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		message(w, http.StatusInternalServerError, "Internal Server Error")
+		return rt.Key()
+	}
+	if len(payload) >= MaxInvokePayload {
+		g.cfg.Log.Warn("the event is too large for a synchronous Lambda invocation; the function was not invoked",
+			"requestId", reqID, "function", rt.Function, "eventBytes", len(payload), "limit", MaxInvokePayload-1)
+		message(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large")
 		return rt.Key()
 	}
 	res, err := g.cfg.Invoke(r.Context(), rt.Function, payload)

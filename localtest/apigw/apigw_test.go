@@ -365,3 +365,51 @@ func TestClaimString(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsTooLargeForLambda sends bodies around Lambda's 6 MB
+// synchronous payload limit and the HTTP API's 10 MB payload quota.
+func TestRequestsTooLargeForLambda(t *testing.T) {
+	srv, iss, f := setup(t)
+	tok := signed(t, iss, nil)
+	for _, c := range []struct {
+		name        string
+		size        int
+		contentType string
+		want        int
+	}{
+		{"text just under 6 MiB", 6<<20 - 16<<10, "application/json", http.StatusOK},
+		{"text of 6 MiB: the event is over the limit", 6 << 20, "application/json", http.StatusRequestEntityTooLarge},
+		{"binary of 5 MiB: base64 makes the event 6.7 MB", 5 << 20, "application/octet-stream", http.StatusRequestEntityTooLarge},
+		{"text of 8 MiB", 8 << 20, "application/json", http.StatusRequestEntityTooLarge},
+		{"text of 10 MiB", MaxBody, "application/json", http.StatusRequestEntityTooLarge},
+		{"text over 10 MiB", MaxBody + 1, "application/json", http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f.mu.Lock()
+			before := len(f.events)
+			f.mu.Unlock()
+			req, _ := http.NewRequest(http.MethodPut, srv.URL+"/v1/me/facts/k", strings.NewReader(strings.Repeat("a", c.size)))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Content-Type", c.contentType)
+			resp, body := do(t, req)
+			f.mu.Lock()
+			invoked := len(f.events) - before
+			f.mu.Unlock()
+			if resp.StatusCode != c.want {
+				t.Fatalf("status %d %s, want %d", resp.StatusCode, body, c.want)
+			}
+			if c.want == http.StatusOK {
+				if invoked != 1 {
+					t.Errorf("invocations = %d, want 1", invoked)
+				}
+				return
+			}
+			if body != `{"message":"Request Entity Too Large"}` || resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("answer %s %q, want application/json {\"message\":\"Request Entity Too Large\"}", resp.Header.Get("Content-Type"), body)
+			}
+			if invoked != 0 {
+				t.Errorf("invocations = %d, want none", invoked)
+			}
+		})
+	}
+}

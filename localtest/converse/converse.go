@@ -140,8 +140,11 @@ func Answer(ops ...Operation) Step {
 // Call is what the stand-in recorded of one call: sizes and IDs, never
 // text.
 type Call struct {
-	ModelID       string    `json:"modelId"`
+	ModelID string `json:"modelId"`
+	// At is when the call came; Done when it was answered (after any
+	// scripted delay).
 	At            time.Time `json:"at"`
+	Done          time.Time `json:"done"`
 	RequestBytes  int       `json:"requestBytes"`
 	ResponseBytes int       `json:"responseBytes"`
 	Status        int       `json:"status"`
@@ -168,6 +171,7 @@ type Server struct {
 	refuse map[string]bool
 	calls  []Call
 	count  int
+	active int
 	nextID int
 
 	srv *http.Server
@@ -268,6 +272,14 @@ func (s *Server) Calls() (int, []Call) {
 	return s.count, append([]Call(nil), s.calls...)
 }
 
+// Active returns the number of calls being answered now, a scripted delay
+// included.
+func (s *Server) Active() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active
+}
+
 // ServeHTTP serves the Converse route and the control endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.EscapedPath()
@@ -352,6 +364,14 @@ type contentInBody struct {
 
 func (s *Server) converse(w http.ResponseWriter, r *http.Request, modelID string) {
 	start := time.Now()
+	s.mu.Lock()
+	s.active++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.active--
+		s.mu.Unlock()
+	}()
 	body, err := readAll(r, 8<<20)
 	call := Call{ModelID: modelID, At: start.UTC(), RequestBytes: len(body), MaxTokens: -1, Temperature: -1}
 	var req request
@@ -482,6 +502,7 @@ func (s *Server) next() (Step, bool) {
 }
 
 func (s *Server) record(c Call) {
+	c.Done = time.Now().UTC()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.count++

@@ -504,3 +504,31 @@ func TestRefuseToolChoice(t *testing.T) {
 		t.Errorf("after reset: %v", err)
 	}
 }
+
+func TestActiveCallsAndDoneTimes(t *testing.T) {
+	s, c := start(t)
+	s.Script(converse.Slow(400 * time.Millisecond))
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Converse(context.Background(), input("User: I'm Ana", true))
+		done <- err
+	}()
+	for deadline := time.Now().Add(2 * time.Second); s.Active() != 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Active = %d while a slow call is answered, want 1", s.Active())
+		}
+	}
+	if n, _ := s.Calls(); n != 0 {
+		t.Errorf("Calls = %d before the slow call is answered, want 0", n)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Converse: %v", err)
+	}
+	if a := s.Active(); a != 0 {
+		t.Errorf("Active = %d after the answer, want 0", a)
+	}
+	_, calls := s.Calls()
+	if len(calls) != 1 || calls[0].Done.Sub(calls[0].At) < 400*time.Millisecond {
+		t.Errorf("calls = %+v, want one answered at least 400ms after it came", calls)
+	}
+}

@@ -91,6 +91,50 @@ func TestUserEditsForgetsOneForgetsAll(t *testing.T) {
 	}
 }
 
+// slowFirst is how long the stand-in holds the first extraction of the
+// order tests: well under the stack's 2 s visibility timeout, so that the
+// message is not redelivered meanwhile.
+const slowFirst = 1500 * time.Millisecond
+
+// holdFirstExtraction sends a user's first message, whose model call the
+// stand-in holds for slowFirst, and a second one of the same user (so of
+// the same FIFO message group) while the first is with the model.
+func holdFirstExtraction(t *testing.T, user string) {
+	t.Helper()
+	st.Converse().Script(converse.Slow(slowFirst))
+	sendTurns(t, user, "th-a", 0, 2, "I'm Ana and I live in Lisbon.", "Hi Ana")
+	waitFor(t, "the first extraction with the model", func() bool { return st.Converse().Active() == 1 })
+	sendTurns(t, user, "th-b", 0, 2, "Please answer in Portuguese.", "Claro")
+}
+
+func TestOneUsersMessagesRunInOrder(t *testing.T) {
+	st.Converse().Reset()
+	user := newUser("order")
+	tok := userToken(t, tenant, user)
+	holdFirstExtraction(t, user)
+	// While the first is held, the second stays in the queue.
+	for end := time.Now().Add(slowFirst / 2); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if a := st.Converse().Active(); a > 1 {
+			t.Fatalf("%d extractions of one user with the model at once, want 1", a)
+		}
+	}
+	waitFacts(t, tok, map[string]string{"name": "Ana", "home_city": "Lisbon", "preferred_language": "Portuguese"})
+	n, calls := st.Converse().Calls()
+	if n != 2 || len(calls) != 2 {
+		t.Fatalf("model calls = %d, want 2", n)
+	}
+	first, second := calls[0], calls[1]
+	if second.At.Before(first.At) {
+		first, second = second, first
+	}
+	if first.Done.Sub(first.At) < slowFirst {
+		t.Errorf("the first call took %s, want the scripted %s", first.Done.Sub(first.At), slowFirst)
+	}
+	if second.At.Before(first.Done) {
+		t.Errorf("the second message reached the model %s before the first was answered", first.Done.Sub(second.At))
+	}
+}
+
 func TestAdminErasesUserWhileAMessageWaits(t *testing.T) {
 	st.Converse().Reset()
 	user := newUser("erase")
@@ -98,16 +142,22 @@ func TestAdminErasesUserWhileAMessageWaits(t *testing.T) {
 	if r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": "Porto"}); r.status != http.StatusOK {
 		t.Fatalf("PUT = %d %s", r.status, r.body)
 	}
-	// The first extraction of the user is slow; the second message waits
-	// behind it in the user's FIFO group.
-	st.Converse().Script(converse.Slow(1500 * time.Millisecond))
-	sendTurns(t, user, "th-a", 0, 2, "I'm Ana and I live in Lisbon.", "Hi Ana")
-	waitFor(t, "the first extraction to reach the model", func() bool { return st.Converse().Pending() == 0 })
-	sendTurns(t, user, "th-b", 0, 2, "Please answer in Portuguese.", "Claro")
+	// The first extraction of the user is with the model; the second
+	// message waits behind it in the user's FIFO group.
+	holdFirstExtraction(t, user)
 	admin := adminToken(t, tenant, newUser("admin"))
 	r := call(t, http.MethodDelete, "/v1/users/"+user, admin, nil)
 	if r.status != http.StatusOK {
 		t.Fatalf("erase = %d %s, want 200", r.status, r.body)
+	}
+	// The erasure came while the first extraction was still with the
+	// model and before the second reached it.
+	answered, _ := st.Converse().Calls()
+	switch active := st.Converse().Active(); {
+	case active != 1:
+		t.Fatalf("at the erasure the first extraction was no longer with the model (%d calls answered, %d in progress): a loaded machine may need a longer slowFirst", answered, active)
+	case answered != 0:
+		t.Fatalf("at the erasure %d model calls were answered while the first extraction was still with the model: the second message of the user did not wait", answered)
 	}
 	var erased struct {
 		RemovedFacts int `json:"removedFacts"`
@@ -121,6 +171,11 @@ func TestAdminErasesUserWhileAMessageWaits(t *testing.T) {
 	}
 	if got := facts(t, "/v1/users/"+user+"/facts", admin); len(got) != 0 {
 		t.Errorf("the admin reads %v after the erasure, want none", got)
+	}
+	// The second message, sent before the erasure and handled after it,
+	// never reached the model: only the first extraction did.
+	if n, _ := st.Converse().Calls(); n != 1 {
+		t.Errorf("model calls = %d, want 1: the message that waited behind the erasure must be dropped unread", n)
 	}
 }
 
