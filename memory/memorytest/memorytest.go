@@ -72,7 +72,7 @@ func (r *Repo) nextVersion() string {
 
 func clone(rec memory.Record) memory.Record {
 	if rec.Facts != nil {
-		rec.Facts = append([]memory.Fact(nil), rec.Facts...)
+		rec.Facts = slices.Clone(rec.Facts)
 	}
 	if rec.Threads != nil {
 		rec.Threads = maps.Clone(rec.Threads)
