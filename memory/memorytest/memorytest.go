@@ -1,6 +1,7 @@
 // Package memorytest provides an in-memory [memory.Repository] with the
 // same conditional semantics as the DynamoDB one, for the core's table
-// tests and the handlers' tests, and a scripted [memory.Model].
+// tests and the handlers' tests, and a scripted [memory.Model]. Both
+// repositories pass the contract suite of memory/repotest.
 package memorytest
 
 import (
