@@ -199,3 +199,85 @@ func TestConcurrentExtractAndUpserts(t *testing.T) {
 		t.Errorf("%d facts stored, want %d", len(rec.Facts), extractions+upserts)
 	}
 }
+
+// TestConcurrentFirstFacts writes 640 distinct keys through memory.Store,
+// 64 for each of 10 users that have no record yet, from 16 and from 64
+// goroutines at once (each user's 64 writes start together, so that the
+// first facts race). No write may be refused, and every acknowledged fact
+// must be stored. Then 16 goroutines write one key of a new user with 16
+// values: every write is acknowledged and the stored value is one of them.
+func TestConcurrentFirstFacts(t *testing.T) {
+	const users, keysEach = 10, 64
+	for _, writers := range []int{16, 64} {
+		t.Run(fmt.Sprintf("writers=%d", writers), func(t *testing.T) {
+			f := newFixture(t)
+			s := newStore(t, f, memory.Config{MaxFacts: keysEach})
+			var refused, failed, acked atomic.Int64
+			for u := range users {
+				sc := memory.Scope{TenantID: "acme", UserID: fmt.Sprintf("new-%d", u)}
+				var wg sync.WaitGroup
+				for w := range writers {
+					wg.Go(func() {
+						for k := w; k < keysEach; k += writers {
+							_, err := s.UpsertFact(ctx, sc, fmt.Sprintf("key_%02d", k), fmt.Sprintf("value %d", k))
+							switch {
+							case err == nil:
+								acked.Add(1)
+							case memory.ErrorCode(err) == memory.CodeConflict:
+								refused.Add(1)
+							default:
+								failed.Add(1)
+								t.Errorf("UpsertFact: %v", err)
+							}
+						}
+					})
+				}
+				wg.Wait()
+			}
+			lost := 0
+			for u := range users {
+				facts, err := s.GetFacts(ctx, memory.Scope{TenantID: "acme", UserID: fmt.Sprintf("new-%d", u)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				lost += keysEach - len(facts)
+			}
+			updates, condFailed := f.count.get("UpdateItem")
+			puts, _ := f.count.get("PutItem")
+			t.Logf("%d writers: %d of %d writes refused, %d acknowledged, %d lost; %d UpdateItem (%d refused by their condition), %d PutItem",
+				writers, refused.Load(), users*keysEach, acked.Load(), lost, updates, condFailed, puts)
+			if refused.Load() != 0 || failed.Load() != 0 || lost != 0 || acked.Load() != users*keysEach {
+				t.Errorf("%d refused, %d failed, %d lost of %d writes; want all acknowledged and stored", refused.Load(), failed.Load(), lost, users*keysEach)
+			}
+			if puts != 0 {
+				t.Errorf("%d PutItem: distinct keys under the cap never need a whole-record save", puts)
+			}
+		})
+	}
+
+	t.Run("same key", func(t *testing.T) {
+		f := newFixture(t)
+		s := newStore(t, f, memory.Config{})
+		sc := memory.Scope{TenantID: "acme", UserID: "new-same"}
+		var wg sync.WaitGroup
+		for w := range 16 {
+			wg.Go(func() {
+				if _, err := s.UpsertFact(ctx, sc, "home_city", fmt.Sprintf("city %d", w)); err != nil {
+					t.Errorf("UpsertFact: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		facts, err := s.GetFacts(ctx, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if len(facts) != 1 || facts[0].Key != "home_city" {
+			t.Fatalf("facts = %+v, want home_city alone", facts)
+		}
+		if _, err := fmt.Sscanf(facts[0].Value, "city %d", &n); err != nil || n < 0 || n >= 16 {
+			t.Errorf("home_city = %q, want one of the written values", facts[0].Value)
+		}
+	})
+}

@@ -21,6 +21,10 @@
 //	          Save's condition compares it
 //	threads   map: thread ID -> {n: extracted turn count, t: unix ms}, the
 //	          per-thread extraction watermarks
+//	removed   map: canonical key -> unix ms rounded up, the tombstones of
+//	          keys removed by hand; present with facts (an item written
+//	          before tombstones existed lacks it until its next Save)
+//	clearedAt number, unix ms rounded up: the last clear
 //	erasedAt  number, unix ms rounded up: the last erasure, kept across
 //	          every later write
 //	expiresAt number, unix seconds: the TTL, present on a fence only
@@ -41,18 +45,30 @@
 // # Round trips
 //
 // Every method makes the least possible requests: Get one consistent
-// GetItem; SetFact one UpdateItem that applies when the record exists and
-// either holds the key or is under the cap, and otherwise returns the
-// current record with the condition failure (ALL_OLD), so that the store's
-// merge and Save make two round trips at most; DeleteFact, ClearFacts one
-// UpdateItem each; Erase and Save one PutItem each. User keys reach
+// GetItem; SetFact one UpdateItem that applies when the record has facts
+// and either holds the key or is under the cap, and otherwise returns the
+// current record with the condition failure (ALL_OLD). When that record
+// has no facts (no item, or a fence), a second UpdateItem creates the
+// facts map with the fact, on the condition attribute_not_exists(facts),
+// which a concurrent writer of another key can only make fail by creating
+// the map first, after which the first UpdateItem applies: the first fact
+// takes two round trips, or three when it loses that race, and is never
+// refused. At the cap the store merges and Saves: two round trips.
+// DeleteFact one UpdateItem that removes the fact and records its
+// tombstone (under the bound of tombstones; otherwise ALL_OLD and the
+// store's Save); ClearFacts one unconditional UpdateItem; Erase and Save
+// one PutItem each. User keys reach
 // expressions only through ExpressionAttributeNames, written by hand: the
 // SDK's expression builder would split them on dots. An empty name is
 // refused before any request (DynamoDB rejects it; moto does not).
 //
-// The condition of SetFact counts the stored facts with size() on the
-// facts map, which DynamoDB documents for maps (the number of elements)
-// and moto_server implements the same way; the tests check it at the cap.
+// The conditions of SetFact and DeleteFact count the stored facts and
+// tombstones with size() on their maps, which DynamoDB documents for maps
+// (the number of elements) and moto_server implements the same way; the
+// tests check it at the caps. DynamoDB refuses an update of a path inside
+// a map that does not exist (facts.<key> without facts), and an
+// expression whose paths overlap (facts and facts.<key>), so the first
+// fact takes its own UpdateItem; moto_server refuses both the same way.
 //
 // # Budget
 //

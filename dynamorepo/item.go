@@ -20,6 +20,8 @@ const (
 	attrVersion  = "ver"
 	attrThreads  = "threads"
 	attrErasedAt = "erasedAt"
+	attrRemoved  = "removed"
+	attrCleared  = "clearedAt"
 
 	// Inside a fact.
 	attrValue     = "v"
@@ -107,8 +109,19 @@ func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.At
 		}
 		it[attrThreads] = &types.AttributeValueMemberM{Value: threads}
 	}
+	removed := make(map[string]types.AttributeValue, len(rec.Tombstones))
+	for key, at := range rec.Tombstones {
+		if key == "" {
+			return nil, errors.New("dynamorepo: a tombstone with an empty key cannot be stored")
+		}
+		removed[key] = num(ceilMilli(at))
+	}
+	it[attrRemoved] = &types.AttributeValueMemberM{Value: removed}
 	if !rec.ErasedAt.IsZero() {
 		it[attrErasedAt] = num(ceilMilli(rec.ErasedAt))
+	}
+	if !rec.ClearedAt.IsZero() {
+		it[attrCleared] = num(ceilMilli(rec.ClearedAt))
 	}
 	return it, nil
 }
@@ -133,6 +146,18 @@ func decodeRecord(it map[string]types.AttributeValue) (memory.Record, error) {
 			return memory.Record{}, err
 		}
 		rec.ErasedAt = time.UnixMilli(ms).UTC()
+	}
+	if av, ok := it[attrCleared]; ok {
+		ms, err := numberOf(av, attrCleared)
+		if err != nil {
+			return memory.Record{}, err
+		}
+		rec.ClearedAt = time.UnixMilli(ms).UTC()
+	}
+	if av, ok := it[attrRemoved]; ok {
+		if rec.Tombstones, err = decodeTombstones(av); err != nil {
+			return memory.Record{}, err
+		}
 	}
 	if av, ok := it[attrFacts]; ok {
 		if rec.Facts, err = decodeFacts(av); err != nil {
@@ -177,6 +202,22 @@ func decodeFacts(av types.AttributeValue) ([]memory.Fact, error) {
 	}
 	sort.Slice(facts, func(i, j int) bool { return facts[i].Key < facts[j].Key })
 	return facts, nil
+}
+
+func decodeTombstones(av types.AttributeValue) (map[string]time.Time, error) {
+	m, ok := av.(*types.AttributeValueMemberM)
+	if !ok {
+		return nil, corrupt(attrRemoved, "is not a map")
+	}
+	out := make(map[string]time.Time, len(m.Value))
+	for key, tv := range m.Value {
+		ms, err := numberOf(tv, attrRemoved+" entry")
+		if err != nil {
+			return nil, err
+		}
+		out[key] = time.UnixMilli(ms).UTC()
+	}
+	return out, nil
 }
 
 func decodeThreads(av types.AttributeValue) (map[string]memory.ThreadMark, error) {

@@ -41,11 +41,12 @@ func TestItemSize(t *testing.T) {
 
 // TestFullRecordFitsTheBudget builds the largest record a valid config
 // allows (every key and value at maxFactChars runes of 4 bytes, every
-// source thread ID and watermark at MaxIDLen bytes) and checks that its
+// source thread ID and watermark at MaxIDLen bytes, every tombstone with a
+// key of maxFactChars runes of 4 bytes) and checks that its
 // item is within the config's bound, within memory.ItemBudget, and stored
 // by moto.
 func TestFullRecordFitsTheBudget(t *testing.T) {
-	cfg := memory.Config{MaxFacts: 18, MaxFactChars: memory.MaxMaxFactChars, MaxThreads: memory.DefaultMaxThreads}
+	cfg := memory.Config{MaxFacts: 12, MaxFactChars: memory.MaxMaxFactChars, MaxThreads: memory.DefaultMaxThreads}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
 	}
@@ -69,7 +70,13 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 	for i := range cfg.MaxThreads {
 		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at}
 	}
+	rec.Tombstones = map[string]time.Time{}
+	for i := range cfg.MaxTombstones {
+		k := "gone" + strconv.Itoa(i)
+		rec.Tombstones[k+strings.Repeat("𝒜", cfg.MaxFactChars-len(k))] = at
+	}
 	rec.ErasedAt = at
+	rec.ClearedAt = at
 	it, err := dynamorepo.EncodeRecord(scope, rec)
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ type API interface {
 // DefaultFenceLifetime is how long the fence an erasure leaves lasts before
 // DynamoDB's TTL deletes it. It must outlast the redelivery of any message
 // sent before the erasure: SQS keeps a message 14 days at most.
-const DefaultFenceLifetime = 15 * 24 * time.Hour
+const DefaultFenceLifetime = memory.DeletionFenceLifetime
 
 // Option configures a [Repo] or a [Budget].
 type Option func(*options)
@@ -137,11 +137,15 @@ func (r *Repo) Get(ctx context.Context, s memory.Scope) (memory.Record, error) {
 	return decodeRecord(out.Item)
 }
 
-// SetFact implements [memory.Repository.SetFact] with one UpdateItem that
-// sets facts.<key> and a new version on the condition that the record has
-// facts and either holds the key or fewer than maxFacts of them. When the
-// condition fails nothing is written and the current item, returned with
-// the failure, is decoded into current (zero when there is none).
+// SetFact implements [memory.Repository.SetFact]. First one UpdateItem
+// that sets facts.<key>, removes removed.<key> and sets a new version on
+// the condition that the record has facts and a tombstone map and either
+// holds the key or fewer than maxFacts facts. When that condition fails on
+// an item without facts (none, or an erasure fence), a second UpdateItem
+// creates the facts map with f alone on the condition that there is still
+// none: when a concurrent writer created it first, the first UpdateItem is
+// tried again. It never loses to a write of another key. Otherwise the
+// current item, returned with the failure, is decoded into current.
 func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFacts int) (bool, memory.Record, error) {
 	key, err := r.key(s)
 	if err != nil {
@@ -150,16 +154,98 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 	if f.Key == "" {
 		return false, memory.Record{}, errors.New("dynamorepo: set fact: empty key")
 	}
-	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	// Two rounds at most: the create fails only when another writer
+	// created the facts, after which the first write's condition holds
+	// unless the record is at the cap.
+	for range 2 {
+		_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:        aws.String(r.table),
+			Key:              key,
+			UpdateExpression: aws.String("SET #facts.#k = :f, #ver = :new REMOVE #removed.#k, #ttl"),
+			ConditionExpression: aws.String("attribute_exists(#facts) AND attribute_exists(#removed) AND " +
+				"(attribute_exists(#facts.#k) OR size(#facts) < :max)"),
+			ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#k": f.Key, "#ver": attrVersion, "#ttl": TTLAttribute},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":f":   factValue(f),
+				":new": str(newVersion()),
+				":max": &types.AttributeValueMemberN{Value: strconv.Itoa(maxFacts)},
+			},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+		ccf := conditionFailed(err)
+		if ccf == nil {
+			if err != nil {
+				return false, memory.Record{}, fmt.Errorf("dynamorepo: set fact: %w", err)
+			}
+			return true, memory.Record{}, nil
+		}
+		cur, err := decodeRecord(ccf.Item)
+		if err != nil {
+			return false, memory.Record{}, err
+		}
+		if cur.Facts != nil {
+			return false, cur, nil // at the cap, or stored without a tombstone map
+		}
+		created, err := r.createFacts(ctx, key, f)
+		if err != nil || created {
+			return created, memory.Record{}, err
+		}
+	}
+	return false, memory.Record{}, fmt.Errorf("dynamorepo: set fact: the facts map was created and removed again during the write")
+}
+
+// createFacts creates the facts of an item that has none (no item, or an
+// erasure fence) with f alone, an empty tombstone map and a new version,
+// dropping the fence's TTL and keeping its erasedAt, in one UpdateItem on
+// the condition that there are still no facts. It returns false when a
+// concurrent writer created them first.
+func (r *Repo) createFacts(ctx context.Context, key map[string]types.AttributeValue, f memory.Fact) (bool, error) {
+	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(r.table),
 		Key:                      key,
-		UpdateExpression:         aws.String("SET #facts.#k = :f, #ver = :new REMOVE #ttl"),
-		ConditionExpression:      aws.String("attribute_exists(#facts) AND (attribute_exists(#facts.#k) OR size(#facts) < :max)"),
-		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#k": f.Key, "#ver": attrVersion, "#ttl": TTLAttribute},
+		UpdateExpression:         aws.String("SET #facts = :facts, #removed = :empty, #ver = :new REMOVE #ttl"),
+		ConditionExpression:      aws.String("attribute_not_exists(#facts)"),
+		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#ver": attrVersion, "#ttl": TTLAttribute},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":f":   factValue(f),
+			":facts": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{f.Key: factValue(f)}},
+			":empty": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+			":new":   str(newVersion()),
+		},
+	})
+	if conditionFailed(err) != nil {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("dynamorepo: set fact: %w", err)
+	}
+	return true, nil
+}
+
+// DeleteFact implements [memory.Repository.DeleteFact] with one UpdateItem
+// that removes facts.<key> and sets removed.<key> to at (unix ms, rounded
+// up) and a new version, on the condition that the record has facts and a
+// tombstone map that holds key or fewer than maxTombstones entries. When
+// the condition fails nothing is written and the current item, returned
+// with the failure, is decoded into current (zero when there is none).
+func (r *Repo) DeleteFact(ctx context.Context, s memory.Scope, key string, at time.Time, maxTombstones int) (bool, memory.Record, error) {
+	k, err := r.key(s)
+	if err != nil {
+		return false, memory.Record{}, err
+	}
+	if key == "" {
+		return false, memory.Record{}, errors.New("dynamorepo: delete fact: empty key")
+	}
+	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(r.table),
+		Key:              k,
+		UpdateExpression: aws.String("REMOVE #facts.#k SET #removed.#k = :at, #ver = :new"),
+		ConditionExpression: aws.String("attribute_exists(#facts) AND attribute_exists(#removed) AND " +
+			"(attribute_exists(#removed.#k) OR size(#removed) < :max)"),
+		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#k": key, "#ver": attrVersion},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":at":  num(ceilMilli(at)),
 			":new": str(newVersion()),
-			":max": &types.AttributeValueMemberN{Value: strconv.Itoa(maxFacts)},
+			":max": &types.AttributeValueMemberN{Value: strconv.Itoa(maxTombstones)},
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
@@ -171,61 +257,32 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 		return false, cur, nil
 	}
 	if err != nil {
-		return false, memory.Record{}, fmt.Errorf("dynamorepo: set fact: %w", err)
+		return false, memory.Record{}, fmt.Errorf("dynamorepo: delete fact: %w", err)
 	}
 	return true, memory.Record{}, nil
 }
 
-// DeleteFact implements [memory.Repository.DeleteFact] with one UpdateItem
-// that removes facts.<key> on the condition that it exists; it returns
-// false, having written nothing, when it does not.
-func (r *Repo) DeleteFact(ctx context.Context, s memory.Scope, key string) (bool, error) {
-	k, err := r.key(s)
-	if err != nil {
-		return false, err
-	}
-	if key == "" {
-		return false, errors.New("dynamorepo: delete fact: empty key")
-	}
-	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(r.table),
-		Key:                       k,
-		UpdateExpression:          aws.String("REMOVE #facts.#k SET #ver = :new"),
-		ConditionExpression:       aws.String("attribute_exists(#facts.#k)"),
-		ExpressionAttributeNames:  map[string]string{"#facts": attrFacts, "#k": key, "#ver": attrVersion},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":new": str(newVersion())},
-	})
-	if conditionFailed(err) != nil {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("dynamorepo: delete fact: %w", err)
-	}
-	return true, nil
-}
-
 // ClearFacts implements [memory.Repository.ClearFacts] with one UpdateItem
-// that empties facts, keeping the watermarks, on the condition that the
-// record has facts; with no record (or a fence) it writes nothing.
-func (r *Repo) ClearFacts(ctx context.Context, s memory.Scope) error {
+// without a condition that empties facts and removed, sets clearedAt to
+// at (unix ms, rounded up) and a new version and drops a fence's TTL,
+// keeping the watermarks and erasedAt; with no item it creates one.
+func (r *Repo) ClearFacts(ctx context.Context, s memory.Scope, at time.Time) error {
 	key, err := r.key(s)
 	if err != nil {
 		return err
 	}
+	empty := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}
 	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(r.table),
 		Key:                      key,
-		UpdateExpression:         aws.String("SET #facts = :empty, #ver = :new"),
-		ConditionExpression:      aws.String("attribute_exists(#facts)"),
-		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#ver": attrVersion},
+		UpdateExpression:         aws.String("SET #facts = :empty, #removed = :empty, #cleared = :at, #ver = :new REMOVE #ttl"),
+		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#cleared": attrCleared, "#ver": attrVersion, "#ttl": TTLAttribute},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":empty": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+			":empty": empty,
+			":at":    num(ceilMilli(at)),
 			":new":   str(newVersion()),
 		},
 	})
-	if conditionFailed(err) != nil {
-		return nil
-	}
 	if err != nil {
 		return fmt.Errorf("dynamorepo: clear facts: %w", err)
 	}

@@ -103,7 +103,9 @@ func TestSaveAndGetRoundTrip(t *testing.T) {
 			{Key: "língua", Value: "português ✓", UpdatedAt: t0.Add(time.Second)},
 			{Key: "x.y", Value: "a key with a dot", UpdatedAt: t0.Add(2 * time.Second)},
 		},
-		Threads: map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: t0}},
+		Threads:    map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: t0}},
+		ClearedAt:  t0.Add(-time.Hour),
+		Tombstones: map[string]time.Time{"pet": t0.Add(-time.Minute), "a.b": t0},
 	}
 	ver := mustSave(t, f.repo, scope, want)
 	checkRequests(t, f.count, "PutItem:1")
@@ -134,7 +136,7 @@ func TestSaveConditions(t *testing.T) {
 	if !errors.Is(err, memory.ErrConflict) {
 		t.Fatalf("second creation: err = %v, want ErrConflict", err)
 	}
-	want := memory.Record{Version: v1, Facts: []memory.Fact{fact("a", "1", t0)}}
+	want := memory.Record{Version: v1, Facts: []memory.Fact{fact("a", "1", t0)}, Tombstones: map[string]time.Time{}}
 	if diff := cmp.Diff(want, cur); diff != "" {
 		t.Errorf("current record on conflict (-want +got):\n%s", diff)
 	}
@@ -160,20 +162,24 @@ func TestSaveConditions(t *testing.T) {
 	}
 }
 
+// The semantics of SetFact, DeleteFact and ClearFacts are the contract's
+// (TestRepositoryContract); these tests hold their round trips and the
+// stored form.
+
 func TestSetFact(t *testing.T) {
 	f := newFixture(t)
 
-	// No record: nothing written, zero current record, one request.
-	applied, cur, err := f.repo.SetFact(ctx, scope, fact("a", "1", t0), 3)
-	if err != nil || applied || cur.Version != "" {
-		t.Fatalf("SetFact on no record = %v, %+v, %v; want false, zero record", applied, cur, err)
+	// No record: two requests, the refused update and the creation.
+	applied, _, err := f.repo.SetFact(ctx, scope, fact("a", "1", t0), 3)
+	if err != nil || !applied {
+		t.Fatalf("SetFact on no record = %v, %v; want applied", applied, err)
 	}
-	checkRequests(t, f.count, "UpdateItem:1")
-	if it := f.rawItem(t, "acme#u-1"); it != nil {
-		t.Fatalf("SetFact on no record wrote %v", it)
+	checkRequests(t, f.count, "UpdateItem:2")
+	it := f.rawItem(t, "acme#u-1")
+	if diff := cmp.Diff([]string{"facts", "pk", "removed", "ver"}, slices.Sorted(maps.Keys(it))); diff != "" {
+		t.Errorf("created item attributes (-want +got):\n%s", diff)
 	}
-
-	v := mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}})
+	v := mustGet(t, f.repo, scope).Version
 	f.count.take()
 
 	// Under the cap: a new key applies in one request, with a new version.
@@ -193,94 +199,88 @@ func TestSetFact(t *testing.T) {
 		}
 		v = rec.Version
 	}
-	// At the cap: an existing key applies.
-	applied, _, err = f.repo.SetFact(ctx, scope, fact("a", "2", t0.Add(3*time.Second)), 3)
-	if err != nil || !applied {
+	// At the cap: an existing key applies in one request; a new key is
+	// refused in one.
+	if applied, _, err = f.repo.SetFact(ctx, scope, fact("a", "2", t0.Add(3*time.Second)), 3); err != nil || !applied {
 		t.Fatalf("SetFact of a stored key at the cap = %v, %v; want applied", applied, err)
 	}
 	checkRequests(t, f.count, "UpdateItem:1")
-	// At the cap: a new key does not, and the current record comes back.
-	applied, cur, err = f.repo.SetFact(ctx, scope, fact("d", "4", t0.Add(4*time.Second)), 3)
-	if err != nil || applied {
+	if applied, _, err = f.repo.SetFact(ctx, scope, fact("d", "4", t0.Add(4*time.Second)), 3); err != nil || applied {
 		t.Fatalf("SetFact of a new key at the cap = %v, %v; want not applied", applied, err)
 	}
 	checkRequests(t, f.count, "UpdateItem:1")
-	want := memory.Record{Facts: []memory.Fact{
-		fact("a", "2", t0.Add(3*time.Second)),
-		fact("b.c", "dotted key", t0.Add(time.Second)),
-		{Key: "ключ", Value: "значение", UpdatedAt: t0.Add(2 * time.Second), SourceThreadID: "th-1"},
-	}}
-	stored := mustGet(t, f.repo, scope)
-	want.Version = stored.Version
-	if diff := cmp.Diff(want, cur); diff != "" {
-		t.Errorf("current record at the cap (-want +got):\n%s", diff)
+
+	// An item stored before tombstones existed (facts, no removed map) is
+	// refused with its record, and a Save gives it the map.
+	legacy := memory.Scope{TenantID: "acme", UserID: "legacy"}
+	if _, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
+		dynamorepo.KeyAttribute: &types.AttributeValueMemberS{Value: "acme#legacy"},
+		"ver":                   &types.AttributeValueMemberS{Value: "v1"},
+		"facts":                 &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+	}}); err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, stored); diff != "" {
-		t.Errorf("stored record (-want +got):\n%s", diff)
+	f.count.take()
+	applied, cur, err := f.repo.SetFact(ctx, legacy, fact("a", "1", t0), 3)
+	if err != nil || applied || cur.Version != "v1" || cur.Tombstones != nil {
+		t.Fatalf("SetFact on an item without a removed map = %v, %+v, %v; want refused with the record", applied, cur, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
+	cur.Facts = []memory.Fact{fact("a", "1", t0)}
+	mustSave(t, f.repo, legacy, cur)
+	if _, ok := f.rawItem(t, "acme#legacy")["removed"]; !ok {
+		t.Error("Save wrote no removed map")
 	}
 }
 
 func TestDeleteFact(t *testing.T) {
 	f := newFixture(t)
-	ok, err := f.repo.DeleteFact(ctx, scope, "a")
-	if err != nil || ok {
-		t.Fatalf("DeleteFact on no record = %v, %v; want false", ok, err)
+	at := t0.Add(time.Hour + 1500*time.Microsecond) // not a whole millisecond
+	applied, cur, err := f.repo.DeleteFact(ctx, scope, "a", at, 2)
+	if err != nil || applied || cur.Version != "" {
+		t.Fatalf("DeleteFact on no record = %v, %+v, %v; want refused, zero record", applied, cur, err)
 	}
+	checkRequests(t, f.count, "UpdateItem:1")
 	if it := f.rawItem(t, "acme#u-1"); it != nil {
 		t.Fatalf("DeleteFact on no record wrote %v", it)
 	}
-	v := mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0), fact("b", "2", t0)}})
+	mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0), fact("b", "2", t0)}})
 	f.count.take()
 
-	ok, err = f.repo.DeleteFact(ctx, scope, "zzz")
-	if err != nil || ok {
-		t.Fatalf("DeleteFact of an absent key = %v, %v; want false", ok, err)
+	// A stored key and an absent one: one request each, the tombstone
+	// rounded up to the millisecond.
+	for _, k := range []string{"a", "zzz"} {
+		if applied, _, err := f.repo.DeleteFact(ctx, scope, k, at, 2); err != nil || !applied {
+			t.Fatalf("DeleteFact(%s) = %v, %v; want applied", k, applied, err)
+		}
+		checkRequests(t, f.count, "UpdateItem:1")
+	}
+	removed := f.rawItem(t, "acme#u-1")["removed"].(*types.AttributeValueMemberM).Value
+	want := strconv.FormatInt(t0.Add(time.Hour+2*time.Millisecond).UnixMilli(), 10)
+	if got := removed["a"].(*types.AttributeValueMemberN).Value; got != want {
+		t.Errorf("removed.a = %s, want %s", got, want)
+	}
+	// At the bound: a new tombstone is refused in one request.
+	if applied, cur, err := f.repo.DeleteFact(ctx, scope, "b", at, 2); err != nil || applied || len(cur.Tombstones) != 2 {
+		t.Fatalf("DeleteFact at the bound = %v, %+v, %v; want refused with the record", applied, cur, err)
 	}
 	checkRequests(t, f.count, "UpdateItem:1")
-	if rec := mustGet(t, f.repo, scope); rec.Version != v {
-		t.Errorf("DeleteFact of an absent key changed the version %s to %s", v, rec.Version)
-	}
-	f.count.take()
-
-	ok, err = f.repo.DeleteFact(ctx, scope, "a")
-	if err != nil || !ok {
-		t.Fatalf("DeleteFact of a stored key = %v, %v; want true", ok, err)
-	}
-	checkRequests(t, f.count, "UpdateItem:1")
-	rec := mustGet(t, f.repo, scope)
-	if rec.Version == v || len(rec.Facts) != 1 || rec.Facts[0].Key != "b" {
-		t.Errorf("after DeleteFact: %+v, want only b under a new version", rec)
-	}
 }
 
 func TestClearFacts(t *testing.T) {
 	f := newFixture(t)
-	if err := f.repo.ClearFacts(ctx, scope); err != nil {
+	if err := f.repo.ClearFacts(ctx, scope, t0); err != nil {
 		t.Fatalf("ClearFacts on no record: %v", err)
 	}
 	checkRequests(t, f.count, "UpdateItem:1")
-	if it := f.rawItem(t, "acme#u-1"); it != nil {
-		t.Fatalf("ClearFacts on no record wrote %v", it)
-	}
-	threads := map[string]memory.ThreadMark{"th-1": {TurnCount: 2, At: t0}}
-	v := mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}, Threads: threads})
-	f.count.take()
-	if err := f.repo.ClearFacts(ctx, scope); err != nil {
-		t.Fatal(err)
-	}
-	checkRequests(t, f.count, "UpdateItem:1")
-	rec := mustGet(t, f.repo, scope)
-	if rec.Version == v || rec.Facts == nil || len(rec.Facts) != 0 {
-		t.Errorf("after ClearFacts: %+v, want an empty non-nil facts list under a new version", rec)
-	}
-	if diff := cmp.Diff(threads, rec.Threads); diff != "" {
-		t.Errorf("ClearFacts changed the watermarks (-want +got):\n%s", diff)
+	it := f.rawItem(t, "acme#u-1")
+	if diff := cmp.Diff([]string{"clearedAt", "facts", "pk", "removed", "ver"}, slices.Sorted(maps.Keys(it))); diff != "" {
+		t.Errorf("item of a clear on no record (-want +got):\n%s", diff)
 	}
 	// An empty record still takes a fact in one request.
-	f.count.take()
 	applied, _, err := f.repo.SetFact(ctx, scope, fact("b", "2", t0), 3)
 	if err != nil || !applied {
-		t.Errorf("SetFact on an empty record = %v, %v; want applied", applied, err)
+		t.Errorf("SetFact on a cleared record = %v, %v; want applied", applied, err)
 	}
 	checkRequests(t, f.count, "UpdateItem:1")
 }
@@ -330,22 +330,16 @@ func TestEraseAndFence(t *testing.T) {
 	if _, _, err := f.repo.Save(ctx, scope, memory.Record{Facts: []memory.Fact{fact("a", "new", t0)}}); !errors.Is(err, memory.ErrConflict) {
 		t.Fatalf("Save with no version over a fence: err = %v, want ErrConflict", err)
 	}
-	// SetFact, DeleteFact and ClearFacts write nothing on a fence.
+	// DeleteFact writes nothing on a fence.
 	f.count.take()
-	applied, cur, err := f.repo.SetFact(ctx, scope, fact("a", "x", t0), 5)
+	applied, cur, err := f.repo.DeleteFact(ctx, scope, "a", at, 5)
 	if err != nil || applied {
-		t.Fatalf("SetFact on a fence = %v, %v; want not applied", applied, err)
+		t.Fatalf("DeleteFact on a fence = %v, %v; want refused", applied, err)
 	}
 	if diff := cmp.Diff(fence, cur); diff != "" {
-		t.Errorf("SetFact on a fence: current (-want +got):\n%s", diff)
+		t.Errorf("DeleteFact on a fence: current (-want +got):\n%s", diff)
 	}
-	if ok, err := f.repo.DeleteFact(ctx, scope, "a"); ok || err != nil {
-		t.Errorf("DeleteFact on a fence = %v, %v", ok, err)
-	}
-	if err := f.repo.ClearFacts(ctx, scope); err != nil {
-		t.Errorf("ClearFacts on a fence: %v", err)
-	}
-	checkRequests(t, f.count, "UpdateItem:3")
+	checkRequests(t, f.count, "UpdateItem:1")
 	if got := mustGet(t, f.repo, scope); got.Version != fence.Version {
 		t.Errorf("the fence changed: %+v", got)
 	}
@@ -366,10 +360,10 @@ func TestEraseAndFence(t *testing.T) {
 	if _, _, err := f.repo.SetFact(ctx, scope, fact("b", "2", t0), 5); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.repo.DeleteFact(ctx, scope, "a"); err != nil {
+	if _, _, err := f.repo.DeleteFact(ctx, scope, "a", at, 5); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.repo.ClearFacts(ctx, scope); err != nil {
+	if err := f.repo.ClearFacts(ctx, scope, at); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustGet(t, f.repo, scope); !got.ErasedAt.Equal(wantErased) {
@@ -437,7 +431,7 @@ func TestEmptyNamesAndInvalidScopes(t *testing.T) {
 	if _, _, err := f.repo.SetFact(ctx, scope, fact("", "v", t0), 5); err == nil {
 		t.Error("SetFact with an empty key: no error")
 	}
-	if _, err := f.repo.DeleteFact(ctx, scope, ""); err == nil {
+	if _, _, err := f.repo.DeleteFact(ctx, scope, "", t0, 5); err == nil {
 		t.Error("DeleteFact with an empty key: no error")
 	}
 	rec := mustGet(t, f.repo, scope)
@@ -459,10 +453,10 @@ func TestEmptyNamesAndInvalidScopes(t *testing.T) {
 		if _, _, err := f.repo.SetFact(ctx, s, fact("a", "1", t0), 5); memory.ErrorCode(err) != memory.CodeInvalidID {
 			t.Errorf("SetFact(%+v): err = %v, want CodeInvalidID", s, err)
 		}
-		if _, err := f.repo.DeleteFact(ctx, s, "a"); memory.ErrorCode(err) != memory.CodeInvalidID {
+		if _, _, err := f.repo.DeleteFact(ctx, s, "a", t0, 5); memory.ErrorCode(err) != memory.CodeInvalidID {
 			t.Errorf("DeleteFact(%+v): err = %v, want CodeInvalidID", s, err)
 		}
-		if err := f.repo.ClearFacts(ctx, s); memory.ErrorCode(err) != memory.CodeInvalidID {
+		if err := f.repo.ClearFacts(ctx, s, t0); memory.ErrorCode(err) != memory.CodeInvalidID {
 			t.Errorf("ClearFacts(%+v): err = %v, want CodeInvalidID", s, err)
 		}
 		if _, err := f.repo.Erase(ctx, s, t0); memory.ErrorCode(err) != memory.CodeInvalidID {
@@ -540,10 +534,10 @@ func TestStorageFailures(t *testing.T) {
 			if ok, rec, err := r.SetFact(ctx, scope, fact("a", "1", t0), 5); err == nil {
 				t.Errorf("SetFact = %v, %+v, nil; want an error", ok, rec)
 			}
-			if ok, err := r.DeleteFact(ctx, scope, "a"); err == nil {
-				t.Errorf("DeleteFact = %v, nil; want an error", ok)
+			if ok, rec, err := r.DeleteFact(ctx, scope, "a", t0, 5); err == nil {
+				t.Errorf("DeleteFact = %v, %+v, nil; want an error", ok, rec)
 			}
-			if err := r.ClearFacts(ctx, scope); err == nil {
+			if err := r.ClearFacts(ctx, scope, t0); err == nil {
 				t.Error("ClearFacts = nil; want an error")
 			}
 			if n, err := r.Erase(ctx, scope, t0); err == nil {

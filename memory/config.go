@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Defaults of [Config], chosen for a prompt that stays small: every fact
@@ -16,6 +17,13 @@ const (
 	DefaultMaxThreads         = 64
 	DefaultMaxConflictRetries = 8
 )
+
+// DeletionFenceLifetime is how long a tombstone and a ClearedAt fence the
+// extractions requested before them: past it, no message sent before them
+// can still arrive (SQS keeps a message 14 days at most), so the store
+// drops them at its next whole-record write. It is the lifetime of the
+// erasure fence too.
+const DeletionFenceLifetime = 15 * 24 * time.Hour
 
 // Bounds of [Config], checked by [Config.Validate].
 const (
@@ -38,9 +46,10 @@ const (
 // attribute names and the numbers and strings a stored fact or thread
 // watermark carries besides its key and value, rounded up.
 const (
-	factOverhead   = 16 + 3*8 + MaxIDLen
-	threadOverhead = 16 + 2*8
-	recordOverhead = 1024
+	factOverhead      = 16 + 3*8 + MaxIDLen
+	threadOverhead    = 16 + 2*8
+	tombstoneOverhead = 16 + 8
+	recordOverhead    = 1024
 )
 
 // Config is the configuration of a [Store]. The zero value of a field means
@@ -66,6 +75,10 @@ type Config struct {
 	// MaxThreads is the most per-thread extraction watermarks kept; the
 	// ones extracted longest ago are dropped first.
 	MaxThreads int
+	// MaxTombstones is the most tombstones of removed facts kept; past it,
+	// the oldest fold into ClearedAt, which then fences every key up to
+	// the newest folded removal. Default: MaxFacts.
+	MaxTombstones int
 	// MaxConflictRetries bounds how often a write is re-merged after a
 	// concurrent writer won; past it the write fails with CodeConflict.
 	MaxConflictRetries int
@@ -93,6 +106,9 @@ func (c Config) WithDefaults() Config {
 	if c.MaxOperations == 0 {
 		c.MaxOperations = 2 * c.MaxFacts
 	}
+	if c.MaxTombstones == 0 {
+		c.MaxTombstones = c.MaxFacts
+	}
 	if c.MaxThreads == 0 {
 		c.MaxThreads = DefaultMaxThreads
 	}
@@ -107,11 +123,13 @@ func (c Config) WithDefaults() Config {
 
 // MaxRecordBytes is an upper bound of the size of a stored record under c:
 // every key and value at MaxFactChars runes of 4 bytes, every fact from a
-// thread ID of MaxIDLen bytes, MaxThreads watermarks.
+// thread ID of MaxIDLen bytes, MaxThreads watermarks, MaxTombstones
+// tombstones with keys of MaxFactChars runes of 4 bytes.
 func (c Config) MaxRecordBytes() int {
 	perFact := 2*4*c.MaxFactChars + factOverhead
 	perThread := MaxIDLen + threadOverhead
-	return recordOverhead + c.MaxFacts*perFact + c.MaxThreads*perThread
+	perTombstone := 4*c.MaxFactChars + tombstoneOverhead
+	return recordOverhead + c.MaxFacts*perFact + c.MaxThreads*perThread + c.MaxTombstones*perTombstone
 }
 
 // Validate returns a *Error with CodeInvalidConfig naming the first field
@@ -135,14 +153,16 @@ func (c Config) Validate() error {
 		return bad("maxOperations %d is outside [1, 4×maxFacts]", c.MaxOperations)
 	case c.MaxThreads < 1 || c.MaxThreads > MaxMaxThreads:
 		return bad("maxThreads %d is outside [1, %d]", c.MaxThreads, MaxMaxThreads)
+	case c.MaxTombstones < 1 || c.MaxTombstones > MaxMaxFacts:
+		return bad("maxTombstones %d is outside [1, %d]", c.MaxTombstones, MaxMaxFacts)
 	case c.MaxConflictRetries < 1 || c.MaxConflictRetries > 100:
 		return bad("maxConflictRetries %d is outside [1, 100]", c.MaxConflictRetries)
 	case !strings.Contains(c.Template, "{facts}"):
 		return bad("the template must hold the placeholder {facts}")
 	}
 	if n := c.MaxRecordBytes(); n > ItemBudget {
-		return bad("a full record could reach %d bytes, over the budget of %d: lower maxFacts (%d), maxFactChars (%d) or maxThreads (%d)",
-			n, ItemBudget, c.MaxFacts, c.MaxFactChars, c.MaxThreads)
+		return bad("a full record could reach %d bytes, over the budget of %d: lower maxFacts (%d), maxFactChars (%d), maxThreads (%d) or maxTombstones (%d)",
+			n, ItemBudget, c.MaxFacts, c.MaxFactChars, c.MaxThreads, c.MaxTombstones)
 	}
 	return nil
 }

@@ -34,8 +34,10 @@ type ExtractRequest struct {
 	TurnCount         int
 	// Turns are the turns since the last extraction, oldest first.
 	Turns []Turn
-	// SentAt is when the request was made; a request made before the
-	// user's erasure writes nothing. Zero skips the check.
+	// SentAt is when the request was made (for a queued message, when the
+	// queue accepted it). A request made at or before the user's erasure
+	// or last clear writes nothing, and sets no key removed at or after
+	// it. Zero skips these checks.
 	SentAt time.Time
 	// CheapModelID overrides Config.CheapModelID when not empty.
 	CheapModelID string
@@ -53,6 +55,7 @@ const (
 	OutcomeNoTurns     Outcome = "no_turns"     // nothing to read
 	OutcomeDuplicate   Outcome = "duplicate"    // these turns were extracted already
 	OutcomeFenced      Outcome = "fenced"       // requested before the user's erasure
+	OutcomeCleared     Outcome = "cleared"      // requested before the user cleared their facts
 	OutcomeRefused     Outcome = "refused"      // the usage gate said no (silent)
 	OutcomeModelFailed Outcome = "model_failed" // the call failed (CodeModelFailed)
 	OutcomeBadAnswer   Outcome = "bad_answer"   // not the expected structure (CodeBadAnswer)
@@ -75,6 +78,9 @@ type ExtractResult struct {
 	Usage Usage
 	// Sets and Deletes count the operations that changed a fact.
 	Sets, Deletes int
+	// Forgotten counts the SETs left out because the user removed their
+	// key after the request was made.
+	Forgotten int
 }
 
 // Extract has the cheap model read the newest turns of a thread and merges
@@ -84,9 +90,15 @@ type ExtractResult struct {
 // conditional write; a conflict merges the same operations again into the
 // fresh record and never calls the model again.
 //
+// A SET of a key that the user removed (RemoveFact) at or after the time
+// the request was made is left out: deletion wins over older turns. A
+// later request that states the fact again sets it.
+//
 // The stored facts stay as they are, and are returned, when extraction is
 // switched off, when there is no turn, when the turns were extracted
-// already, when the user was erased after the request was made, when the
+// already, when the user was erased or cleared their facts at or after the
+// time the request was made (no model call, no write, the watermark stays:
+// a redelivery meets the same fence), when the
 // usage gate refuses (silently), when the model call fails (reported,
 // CodeModelFailed) or when its answer is not the expected structure,
 // including an invalid key or more than MaxOperations operations
@@ -157,7 +169,9 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 			return rec, false
 		}
 		next := rec
-		next.Facts, res.Sets, res.Deletes = mergeOperations(rec.Facts, ops, req.ThreadID, now, s.cfg.MaxFacts)
+		kept, forgotten := forgetRemoved(ops, rec.Tombstones, req.SentAt)
+		res.Forgotten = forgotten
+		next.Facts, res.Sets, res.Deletes = mergeOperations(rec.Facts, kept, req.ThreadID, now, s.cfg.MaxFacts)
 		next.Threads = markThread(rec.Threads, req.ThreadID, ThreadMark{TurnCount: req.TurnCount, At: now}, s.cfg.MaxThreads)
 		final = next
 		return next, true
@@ -187,15 +201,42 @@ func visible(rec Record, o Outcome) []Fact {
 }
 
 // skip reports whether rec makes the extraction of req moot: the user was
-// erased after req was made, or the thread was extracted up to its count.
+// erased or cleared their facts at or after the time req was made, or the
+// thread was extracted up to its count.
 func (s *Store) skip(rec Record, req ExtractRequest) (Outcome, bool) {
-	if !rec.ErasedAt.IsZero() && !req.SentAt.IsZero() && !req.SentAt.After(rec.ErasedAt) {
+	if fences(rec.ErasedAt, req.SentAt) {
 		return OutcomeFenced, true
+	}
+	if fences(rec.ClearedAt, req.SentAt) {
+		return OutcomeCleared, true
 	}
 	if m, ok := rec.Threads[req.ThreadID]; ok && m.TurnCount >= req.TurnCount {
 		return OutcomeDuplicate, true
 	}
 	return "", false
+}
+
+// fences reports whether a deletion at (zero: none) wins over a request
+// made at sentAt (zero: unknown, never fenced): it does when the request
+// was made at or before it.
+func fences(at, sentAt time.Time) bool {
+	return !at.IsZero() && !sentAt.IsZero() && !sentAt.After(at)
+}
+
+// forgetRemoved returns ops without the SETs of keys whose tombstone
+// fences a request made at sentAt, and how many it left out.
+func forgetRemoved(ops []Operation, tombs map[string]time.Time, sentAt time.Time) ([]Operation, int) {
+	if len(tombs) == 0 || sentAt.IsZero() {
+		return ops, 0
+	}
+	out := make([]Operation, 0, len(ops))
+	for _, op := range ops {
+		if op.Op == OpSet && fences(tombs[op.Key], sentAt) {
+			continue
+		}
+		out = append(out, op)
+	}
+	return out, len(ops) - len(out)
 }
 
 // callModel renders the prompt, calls the model and validates its answer.

@@ -19,6 +19,15 @@ type Record struct {
 	// ErasedAt is the time of the user's last erasure, zero when there was
 	// none. An extraction requested before it writes nothing (the fence).
 	ErasedAt time.Time
+	// ClearedAt is the time of the user's last clear of every fact, zero
+	// when there was none (or it expired). An extraction requested at or
+	// before it writes nothing.
+	ClearedAt time.Time
+	// Tombstones maps the key of a fact removed by hand (or by the forget
+	// tool) to the time of its removal. An extraction requested at or
+	// before that time does not set the key. Nil when the record has no
+	// tombstone map (see [Repository.SetFact]).
+	Tombstones map[string]time.Time
 }
 
 // ThreadMark is the extraction watermark of one thread.
@@ -34,20 +43,34 @@ type Repository interface {
 	// Get returns the user's record; a zero Record when there is none.
 	Get(ctx context.Context, s Scope) (Record, error)
 
-	// SetFact writes f in one conditional write when the stored record has
-	// facts and either already holds f.Key or holds fewer than maxFacts
-	// facts; it then returns applied true. Otherwise it writes nothing and
-	// returns applied false with the current record (zero when none), on
-	// which the store merges and calls Save.
+	// SetFact writes f, and removes the tombstone of f.Key, in one
+	// conditional write when the stored record has facts and either already
+	// holds f.Key or holds fewer than maxFacts facts; it then returns applied
+	// true. When the user has no facts at all (no record, or only an
+	// erasure fence) it creates them with f alone, in a write that a
+	// concurrent write of another key never makes fail: it either creates
+	// the facts or, when another writer created them first, adds f to
+	// them. Otherwise (a new key at the cap) it writes nothing and returns
+	// applied false with the current record, on which the store merges and
+	// calls Save. An implementation may also refuse a record it cannot
+	// update in place (for instance one stored without a tombstone map),
+	// the same way.
 	SetFact(ctx context.Context, s Scope, f Fact, maxFacts int) (applied bool, current Record, err error)
 
-	// DeleteFact removes the fact with key; it writes nothing and returns
-	// false when the key is not stored.
-	DeleteFact(ctx context.Context, s Scope, key string) (bool, error)
+	// DeleteFact removes the fact with key, if stored, and records the
+	// tombstone key → at, in one conditional write, when the stored record
+	// has facts and a tombstone map that either already holds key or holds
+	// fewer than maxTombstones; it then returns applied true. Otherwise it
+	// writes nothing and returns applied false with the current record
+	// (zero when none), on which the store merges and calls Save.
+	DeleteFact(ctx context.Context, s Scope, key string, at time.Time, maxTombstones int) (applied bool, current Record, err error)
 
-	// ClearFacts empties the user's facts, keeping the record and its
-	// watermarks; it writes nothing when there is no record.
-	ClearFacts(ctx context.Context, s Scope) error
+	// ClearFacts empties the user's facts and tombstones and sets
+	// ClearedAt to at, keeping the watermarks and ErasedAt, in one write
+	// that needs no condition: with no record (or only an erasure fence)
+	// it creates one that holds no fact, so that the clear still fences
+	// the extractions requested before it.
+	ClearFacts(ctx context.Context, s Scope, at time.Time) error
 
 	// Erase removes the user's record and everything in it, leaves in its
 	// place a fence that holds only the erasure time and expires by itself,
@@ -55,8 +78,9 @@ type Repository interface {
 	Erase(ctx context.Context, s Scope, at time.Time) (int, error)
 
 	// Save replaces the stored record by rec if the stored version is still
-	// rec.Version ("" meaning: nothing stored, or only a fence). It returns
-	// the new version. When another write came first it returns ErrConflict
+	// rec.Version ("" meaning: nothing stored). It returns the new version;
+	// the record it stores has a facts map and a tombstone map, both
+	// possibly empty. When another write came first it returns ErrConflict
 	// and the current record, so that the caller can merge again.
 	Save(ctx context.Context, s Scope, rec Record) (version string, current Record, err error)
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -117,7 +120,10 @@ func (s *Store) checkManual(key, value string, needValue bool) (string, string, 
 // UpsertFact stores one fact set by hand: the key in its canonical form
 // ([CanonicalKey]), the value trimmed, no source thread, updatedAt now. The
 // same key replaces the stored fact; over MaxFacts the fact updated longest
-// ago is dropped, never this one. It returns the stored fact.
+// ago is dropped, never this one. A tombstone of the key goes: a person
+// who sets a fact again after removing it means it. It returns the stored
+// fact. Writes of distinct keys under MaxFacts never conflict, for a new
+// user too; a new key at the cap merges and saves the whole record.
 //
 // Errors: 400 *Error with CodeInvalidID, CodeEmptyFact or CodeFactTooLong
 // (with a userMessage); 409 CodeConflict when concurrent writers won
@@ -140,6 +146,7 @@ func (s *Store) UpsertFact(ctx context.Context, sc Scope, key, value string) (Fa
 	}
 	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
 		rec.Facts = capFacts(setFact(rec.Facts, f), s.cfg.MaxFacts, f.Key)
+		rec.Tombstones = withoutTombstone(rec.Tombstones, f.Key)
 		return rec, true
 	})
 	if err != nil {
@@ -159,9 +166,10 @@ func setFact(facts []Fact, f Fact) []Fact {
 	return append(out, f)
 }
 
-// saveLoop applies change to rec and saves it, and on a conflict applies
-// the same change again to the current record, at most MaxConflictRetries
-// times. change returns false when there is nothing to write.
+// saveLoop applies change to rec, tidies the deletion fences ([Store.tidy])
+// and saves it, and on a conflict applies the same change again to the
+// current record, at most MaxConflictRetries times. change returns false
+// when there is nothing to write.
 func (s *Store) saveLoop(ctx context.Context, sc Scope, rec Record, change func(Record) (Record, bool)) error {
 	for attempt := range s.cfg.MaxConflictRetries {
 		if attempt > 0 {
@@ -173,6 +181,7 @@ func (s *Store) saveLoop(ctx context.Context, sc Scope, rec Record, change func(
 		if !write {
 			return nil
 		}
+		next = s.tidy(next)
 		_, cur, err := s.repo.Save(ctx, sc, next)
 		if err == nil {
 			return nil
@@ -203,9 +212,14 @@ func conflictBackoff(ctx context.Context, attempt int) error {
 	}
 }
 
-// RemoveFact forgets the fact with key (canonical form). A key that is not
-// there changes nothing and writes nothing. Errors: 400 *Error with
-// CodeInvalidID or CodeEmptyFact; a repository failure.
+// RemoveFact forgets the fact with key (canonical form) and leaves a
+// tombstone with the time of the removal, so that no extraction requested
+// before it sets the key again; the tombstone is written even when the key
+// is not stored (an extraction in flight may be about to set it). One
+// conditional write; at MaxTombstones a new tombstone merges and saves the
+// whole record, folding the oldest tombstones into ClearedAt. Errors: 400
+// *Error with CodeInvalidID or CodeEmptyFact; 409 CodeConflict; a
+// repository failure.
 func (s *Store) RemoveFact(ctx context.Context, sc Scope, key string) error {
 	if err := sc.Validate(); err != nil {
 		return err
@@ -217,20 +231,86 @@ func (s *Store) RemoveFact(ctx context.Context, sc Scope, key string) error {
 	if utf8.RuneCountInString(k) > s.cfg.MaxFactChars {
 		return nil // Never stored: a longer key is refused on every write.
 	}
-	if _, err := s.repo.DeleteFact(ctx, sc, k); err != nil {
+	at := s.now()
+	applied, rec, err := s.repo.DeleteFact(ctx, sc, k, at, s.cfg.MaxTombstones)
+	if err != nil {
 		return repoError(err)
 	}
-	return nil
+	if applied {
+		return nil
+	}
+	return s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
+		rec.Facts = slices.DeleteFunc(slices.Clone(rec.Facts), func(f Fact) bool { return f.Key == k })
+		rec.Tombstones = maps.Clone(rec.Tombstones)
+		if rec.Tombstones == nil {
+			rec.Tombstones = map[string]time.Time{}
+		}
+		if old := rec.Tombstones[k]; old.Before(at) {
+			rec.Tombstones[k] = at
+		}
+		return rec, true
+	})
 }
 
-// Clear forgets every fact of the user; the record stays. The erasure that
-// removes the record is DeleteByUser. Errors: 400 CodeInvalidID; a
-// repository failure.
+// withoutTombstone returns a copy of tombs without key's tombstone.
+func withoutTombstone(tombs map[string]time.Time, key string) map[string]time.Time {
+	out := maps.Clone(tombs)
+	delete(out, key)
+	return out
+}
+
+// tidy returns rec with its deletion fences kept within their bounds: a
+// tombstone or a ClearedAt older than DeletionFenceLifetime is dropped (no
+// message sent before it can still arrive), a tombstone at or before
+// ClearedAt is dropped (ClearedAt fences it already), and over
+// MaxTombstones the oldest tombstones fold into ClearedAt, which rises to
+// the newest of them: messages requested before it then set no key at
+// all, which fences more than the folded keys, never less.
+func (s *Store) tidy(rec Record) Record {
+	now := s.now()
+	expired := func(t time.Time) bool { return t.Add(DeletionFenceLifetime).Before(now) }
+	if expired(rec.ClearedAt) {
+		rec.ClearedAt = time.Time{}
+	}
+	tombs := make(map[string]time.Time, len(rec.Tombstones))
+	for k, t := range rec.Tombstones {
+		if !expired(t) && t.After(rec.ClearedAt) {
+			tombs[k] = t
+		}
+	}
+	if len(tombs) > s.cfg.MaxTombstones {
+		keys := slices.Collect(maps.Keys(tombs))
+		slices.SortFunc(keys, func(a, b string) int { // newest first, ties by key
+			if c := tombs[b].Compare(tombs[a]); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
+		for _, k := range keys[s.cfg.MaxTombstones:] {
+			if tombs[k].After(rec.ClearedAt) {
+				rec.ClearedAt = tombs[k]
+			}
+		}
+		for k, t := range tombs {
+			if !t.After(rec.ClearedAt) {
+				delete(tombs, k)
+			}
+		}
+	}
+	rec.Tombstones = tombs
+	return rec
+}
+
+// Clear forgets every fact of the user and sets ClearedAt, so that no
+// extraction requested before the clear writes anything; the record and
+// its watermarks stay, and a user without a record gets one holding only
+// ClearedAt. The erasure that removes the record is DeleteByUser. One
+// write. Errors: 400 CodeInvalidID; a repository failure.
 func (s *Store) Clear(ctx context.Context, sc Scope) error {
 	if err := sc.Validate(); err != nil {
 		return err
 	}
-	if err := s.repo.ClearFacts(ctx, sc); err != nil {
+	if err := s.repo.ClearFacts(ctx, sc, s.now()); err != nil {
 		return repoError(err)
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,13 +159,13 @@ func TestUpsertFactOverCapDropsLeastRecentlyUpdated(t *testing.T) {
 	if diff := cmp.Diff([]string{"a", "c", "d"}, keys(mustFacts(t, s, ana))); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
-	// First write: SetFact misses (no record) then Save; later writes under
-	// the cap: SetFact only.
+	// The first write creates the record in SetFact; writes under the cap
+	// are SetFact only; the new key at the cap merges and saves.
 	if got, want := repo.Calls("SetFact"), 5; got != want {
 		t.Errorf("SetFact calls = %d, want %d", got, want)
 	}
-	if got, want := repo.Calls("Save"), 2; got != want {
-		t.Errorf("Save calls = %d, want %d (first write, over the cap)", got, want)
+	if got, want := repo.Calls("Save"), 1; got != want {
+		t.Errorf("Save calls = %d, want %d (the new key over the cap)", got, want)
 	}
 }
 
@@ -209,12 +211,14 @@ func TestRemoveFactAndClear(t *testing.T) {
 	if diff := cmp.Diff([]string{"language"}, keys(mustFacts(t, s, ana))); diff != "" {
 		t.Errorf("after remove (-want +got):\n%s", diff)
 	}
-	rec, _ := repo.Record(ana)
 	if err := s.RemoveFact(ctx, ana, "not_there"); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := repo.Record(ana); after.Version != rec.Version {
-		t.Error("removing an absent key wrote")
+	// An absent key gets a tombstone too: an extraction in flight may be
+	// about to set it.
+	rec, _ := repo.Record(ana)
+	if diff := cmp.Diff([]string{"home_city", "not_there"}, slices.Sorted(maps.Keys(rec.Tombstones))); diff != "" {
+		t.Errorf("tombstones (-want +got):\n%s", diff)
 	}
 	if err := s.RemoveFact(ctx, ana, " "); memory.ErrorCode(err) != memory.CodeEmptyFact {
 		t.Errorf("RemoveFact(empty) = %v", err)
@@ -228,8 +232,14 @@ func TestRemoveFactAndClear(t *testing.T) {
 	if _, ok := repo.Record(ana); !ok {
 		t.Error("clear removed the record; only erasure does")
 	}
+	if rec, _ := repo.Record(ana); len(rec.Tombstones) != 0 || rec.ClearedAt.IsZero() {
+		t.Errorf("after clear: tombstones %v, clearedAt %v; want none and a time", rec.Tombstones, rec.ClearedAt)
+	}
 	if err := s.Clear(ctx, bob); err != nil {
 		t.Errorf("Clear of a user without a record: %v", err)
+	}
+	if rec, ok := repo.Record(bob); !ok || len(rec.Facts) != 0 || rec.ClearedAt.IsZero() {
+		t.Errorf("clear of a user without a record left %+v, %v; want a record holding only clearedAt", rec, ok)
 	}
 }
 

@@ -1,12 +1,14 @@
 // Package memorytest provides an in-memory [memory.Repository] with the
 // same conditional semantics as the DynamoDB one, for the core's table
-// tests and the handlers' tests, and a scripted [memory.Model].
+// tests and the handlers' tests, and a scripted [memory.Model]. Both
+// repositories pass the contract suite of memory/repotest.
 package memorytest
 
 import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -71,10 +73,13 @@ func (r *Repo) nextVersion() string {
 
 func clone(rec memory.Record) memory.Record {
 	if rec.Facts != nil {
-		rec.Facts = append([]memory.Fact(nil), rec.Facts...)
+		rec.Facts = slices.Clone(rec.Facts)
 	}
 	if rec.Threads != nil {
 		rec.Threads = maps.Clone(rec.Threads)
+	}
+	if rec.Tombstones != nil {
+		rec.Tombstones = maps.Clone(rec.Tombstones)
 	}
 	return rec
 }
@@ -89,7 +94,9 @@ func (r *Repo) Get(_ context.Context, s memory.Scope) (memory.Record, error) {
 	return clone(r.records[s]), nil
 }
 
-// SetFact implements memory.Repository.
+// SetFact implements memory.Repository. A record stored by Put with facts
+// but without a tombstone map is refused, as the DynamoDB repository
+// refuses an item without one.
 func (r *Repo) SetFact(_ context.Context, s memory.Scope, f memory.Fact, maxFacts int) (bool, memory.Record, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -98,6 +105,19 @@ func (r *Repo) SetFact(_ context.Context, s memory.Scope, f memory.Fact, maxFact
 	}
 	rec, ok := r.records[s]
 	if !ok || rec.Facts == nil {
+		// No facts yet (no record, or a fence): create them with f alone.
+		rec = clone(rec)
+		rec.Facts = []memory.Fact{f}
+		if rec.Tombstones == nil {
+			rec.Tombstones = map[string]time.Time{}
+		}
+		rec.Version = r.nextVersion()
+		r.records[s] = rec
+		return true, memory.Record{}, nil
+	}
+	if rec.Tombstones == nil {
+		// Stored by Put without a tombstone map: refused, as the DynamoDB
+		// repository refuses such an item.
 		return false, clone(rec), nil
 	}
 	idx := -1
@@ -115,43 +135,46 @@ func (r *Repo) SetFact(_ context.Context, s memory.Scope, f memory.Fact, maxFact
 	} else {
 		rec.Facts = append(rec.Facts, f)
 	}
+	delete(rec.Tombstones, f.Key)
 	rec.Version = r.nextVersion()
 	r.records[s] = rec
 	return true, memory.Record{}, nil
 }
 
-// DeleteFact implements memory.Repository.
-func (r *Repo) DeleteFact(_ context.Context, s memory.Scope, key string) (bool, error) {
+// DeleteFact implements memory.Repository. A record stored by Put without
+// a tombstone map is refused, like in SetFact.
+func (r *Repo) DeleteFact(_ context.Context, s memory.Scope, key string, at time.Time, maxTombstones int) (bool, memory.Record, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.begin("DeleteFact"); err != nil {
-		return false, err
+		return false, memory.Record{}, err
 	}
-	rec := clone(r.records[s])
-	for i, x := range rec.Facts {
-		if x.Key == key {
-			rec.Facts = append(rec.Facts[:i], rec.Facts[i+1:]...)
-			rec.Version = r.nextVersion()
-			r.records[s] = rec
-			return true, nil
-		}
+	rec, ok := r.records[s]
+	if !ok || rec.Facts == nil || rec.Tombstones == nil {
+		return false, clone(rec), nil
 	}
-	return false, nil
+	if _, had := rec.Tombstones[key]; !had && len(rec.Tombstones) >= maxTombstones {
+		return false, clone(rec), nil
+	}
+	rec = clone(rec)
+	rec.Facts = slices.DeleteFunc(rec.Facts, func(f memory.Fact) bool { return f.Key == key })
+	rec.Tombstones[key] = at
+	rec.Version = r.nextVersion()
+	r.records[s] = rec
+	return true, memory.Record{}, nil
 }
 
 // ClearFacts implements memory.Repository.
-func (r *Repo) ClearFacts(_ context.Context, s memory.Scope) error {
+func (r *Repo) ClearFacts(_ context.Context, s memory.Scope, at time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.begin("ClearFacts"); err != nil {
 		return err
 	}
-	rec, ok := r.records[s]
-	if !ok || rec.Facts == nil {
-		return nil
-	}
-	rec = clone(rec)
+	rec := clone(r.records[s])
 	rec.Facts = []memory.Fact{}
+	rec.Tombstones = map[string]time.Time{}
+	rec.ClearedAt = at
 	rec.Version = r.nextVersion()
 	r.records[s] = rec
 	return nil
@@ -190,6 +213,9 @@ func (r *Repo) Save(_ context.Context, s memory.Scope, rec memory.Record) (strin
 	rec = clone(rec)
 	if rec.Facts == nil {
 		rec.Facts = []memory.Fact{}
+	}
+	if rec.Tombstones == nil {
+		rec.Tombstones = map[string]time.Time{}
 	}
 	rec.ErasedAt = cur.ErasedAt
 	rec.Version = r.nextVersion()

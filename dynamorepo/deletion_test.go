@@ -1,0 +1,94 @@
+package dynamorepo_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+// TestDeletionCost asserts the requests of a removal, a clear and the
+// extractions they fence, through memory.Store on moto_server, and prints
+// the item's size as tombstones accumulate: a user with 20 facts of
+// typical length (keys of 11 characters, values of 30) removes 10 of them
+// and 10 keys it never had, then an extraction runs.
+func TestDeletionCost(t *testing.T) {
+	f := newFixture(t)
+	model := memorytest.NewModel()
+	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(stepClock()))
+	size := func() int { return dynamorepo.ItemSize(f.rawItem(t, "acme#u-1")) }
+	step := func(name, want string, op func() error) {
+		t.Helper()
+		f.count.take()
+		if err := op(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := f.count.take(); got != want {
+			t.Errorf("%s: requests = %q, want %q", name, got, want)
+		}
+	}
+	for i := range 20 {
+		if _, err := s.UpsertFact(ctx, scope, fmt.Sprintf("fact_key_%02d", i), strings.Repeat("v", 28)+fmt.Sprintf("%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := size()
+	var removedAt time.Time
+	for i := range 10 {
+		step("RemoveFact", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("fact_key_%02d", i)) })
+		if i == 0 {
+			removedAt = mustGet(t, f.repo, scope).Tombstones["fact_key_00"]
+			f.count.take()
+		}
+	}
+	afterRemovals := size()
+	for i := range 10 { // keys never stored: a tombstone alone
+		step("RemoveFact of an absent key", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("gone_key_%02d", i)) })
+	}
+	afterAbsent := size()
+
+	// Sent at the first removal: its SET of fact_key_00 is left out, the
+	// other one applies; one read, one write.
+	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "fact_key_00", Value: "back"}, {Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	var res memory.ExtractResult
+	step("Extract after tombstones", "GetItem:1 PutItem:1", func() (err error) {
+		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, removedAt))
+		return err
+	})
+	if res.Sets != 1 || res.Forgotten != 1 {
+		t.Errorf("Extract after tombstones: %d sets, %d forgotten; want 1 and 1", res.Sets, res.Forgotten)
+	}
+	afterExtract := size()
+
+	// At the bound of tombstones (default: maxFacts, 30), a removal merges
+	// and saves the whole record.
+	cfg := memory.Config{MaxTombstones: 10}
+	bounded := newStore(t, f, cfg, memory.WithClock(func() time.Time { return t0.Add(time.Hour) }))
+	step("RemoveFact at the tombstone bound", "PutItem:1 UpdateItem:1", func() error { return bounded.RemoveFact(ctx, scope, "fact_key_10") })
+
+	step("Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
+	cleared := mustGet(t, f.repo, scope).ClearedAt
+	f.count.take()
+	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	step("Extract sent before the clear", "GetItem:1", func() (err error) {
+		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, cleared))
+		return err
+	})
+	if res.Outcome != memory.OutcomeCleared {
+		t.Errorf("Extract sent before the clear: outcome %q, want cleared", res.Outcome)
+	}
+	other := memory.Scope{TenantID: "acme", UserID: "never"}
+	step("Clear of no record", "UpdateItem:1", func() error { return s.Clear(ctx, other) })
+
+	def := memory.Config{}.WithDefaults()
+	noTombs := def
+	noTombs.MaxTombstones = 0
+	t.Logf("item bytes: 20 facts %d; after 10 removals of stored facts %d (%+.1f a removal); after 10 removals of absent keys %d (%+.1f a tombstone); after the extraction %d",
+		before, afterRemovals, float64(afterRemovals-before)/10, afterAbsent, float64(afterAbsent-afterRemovals)/10, afterExtract)
+	t.Logf("bound of a full record under the defaults: %d bytes with %d tombstones, of which tombstones %d",
+		def.MaxRecordBytes(), def.MaxTombstones, def.MaxRecordBytes()-(noTombs.MaxRecordBytes()))
+}
