@@ -16,14 +16,15 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-## lint: gofmt, go vet, staticcheck and (once the template exists) cfn-lint.
+## lint: gofmt, go vet, staticcheck and (once the template exists) cfn-lint,
+## informational checks included (I3011: what happens to stateful resources).
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 	@if [ -f template.yaml ]; then \
 	  command -v cfn-lint >/dev/null || { echo "error: cfn-lint missing: python3 -m pip install cfn-lint"; exit 1; }; \
-	  cfn-lint template.yaml; fi
+	  cfn-lint --include-checks I -- template.yaml; fi
 
 ## run: the whole service on this machine (the local stack).
 run:

@@ -20,13 +20,17 @@
 // choice comes back as an error wrapping [ErrToolChoiceUnsupported] that
 // says to set MODEL_OUTPUT_MODE=json.
 //
-// The Model retries throttling, 5xx answers and timeouts itself, with
-// exponential backoff and full jitter, and returns before the caller's
-// deadline: it starts no retry that the deadline leaves no time for, and
-// ends each attempt a little before the deadline. Every
-// call it makes switches the SDK's own retryer off, so the attempts are
-// bounded by [WithMaxAttempts] alone. It never logs the prompt or the
-// answer.
+// The Model's calls go through the SDK's standard retryer
+// (aws/retry.NewStandard, built once in New): at most [WithMaxAttempts]
+// attempts, the backoff of [WithBackoff], and the one classification of
+// errors, [Retryable], that the extractor also uses to hand failures back
+// to the queue. A middleware around each attempt bounds it by
+// [WithAttemptTimeout] and a little before the caller's deadline, and
+// starts no retry that the deadline leaves no time for. The Model never
+// logs the prompt or the answer.
+//
+// Model families differ in what a tool's input schema may hold: see
+// [ToolFor] and docs/extractor.md.
 package bedrock
 
 import (
@@ -38,6 +42,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -47,6 +52,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/usermemory/usermemory/memory"
@@ -87,6 +93,10 @@ const (
 	// retry: a random wait up to min(DefaultMaxDelay, base·2^(n-1)).
 	DefaultBaseDelay = 200 * time.Millisecond
 	DefaultMaxDelay  = 4 * time.Second
+	// DefaultAttemptTimeout bounds one attempt: a hung call is abandoned
+	// and retried, time permitting. An extraction answer of at most
+	// MaxMaxTokens tokens takes well under it.
+	DefaultAttemptTimeout = 20 * time.Second
 	// DefaultDeadlineMargin is the time left before the caller's deadline
 	// under which no retry starts: a retry needs time to be answered.
 	DefaultDeadlineMargin = 1 * time.Second
@@ -99,6 +109,10 @@ const (
 // ErrToolChoiceUnsupported is wrapped by the error of a call whose model
 // refused the forced tool choice: set MODEL_OUTPUT_MODE=json (OutputJSON).
 var ErrToolChoiceUnsupported = errors.New("bedrock: the model does not support a forced tool choice")
+
+// ErrModelNotAllowed is wrapped by the error of a request that names a
+// model outside the allow-list of [WithAllowedModels]; no call is made.
+var ErrModelNotAllowed = errors.New("bedrock: the model is not allowed")
 
 // Call describes one Extract for metrics and tests: IDs, counts and
 // durations, never text.
@@ -130,7 +144,9 @@ type Model struct {
 	maxDelay       time.Duration
 	attemptTimeout time.Duration
 	margin         time.Duration
+	allowed        []string
 	observe        func(Call)
+	retryer        aws.Retryer
 }
 
 var _ memory.Model = (*Model)(nil)
@@ -156,8 +172,8 @@ func WithBackoff(base, maxDelay time.Duration) Option {
 }
 
 // WithAttemptTimeout bounds each attempt: one that takes longer is
-// abandoned and retried, time permitting. Zero (the default) leaves only
-// the caller's deadline. Either way an attempt ends a little before the
+// abandoned and retried, time permitting. The default is
+// DefaultAttemptTimeout; zero leaves only the caller's deadline. Either way an attempt ends a little before the
 // caller's deadline (100ms, or a tenth of the time left when less), so
 // that Extract returns before it.
 func WithAttemptTimeout(d time.Duration) Option { return func(x *Model) { x.attemptTimeout = d } }
@@ -166,26 +182,36 @@ func WithAttemptTimeout(d time.Duration) Option { return func(x *Model) { x.atte
 // which no retry starts; the default is DefaultDeadlineMargin.
 func WithDeadlineMargin(d time.Duration) Option { return func(x *Model) { x.margin = d } }
 
+// WithAllowedModels sets the model IDs a request may name; a request that
+// names another fails with an error wrapping [ErrModelNotAllowed] before
+// any call. No list (the default) allows every model.
+func WithAllowedModels(ids ...string) Option {
+	return func(x *Model) { x.allowed = slices.Clone(ids) }
+}
+
 // WithObserver sets a function called once at the end of every Extract
 // with what it did, for metrics and tests.
 func WithObserver(f func(Call)) Option { return func(x *Model) { x.observe = f } }
 
 // New returns a Model that calls client, usually a *bedrockruntime.Client
-// built once in main. The Model does its own retries: each call it makes
-// sets the client's retryer to aws.NopRetryer, whatever the client was
-// built with, so that one Extract makes at most WithMaxAttempts calls.
+// built once in main. Each call it makes replaces the client's retryer by
+// the Model's: the SDK's standard retryer with the Model's attempts,
+// backoff and [Retryable], whatever the client was built with, so that
+// one Extract makes at most WithMaxAttempts attempts.
 func New(client API, opts ...Option) *Model {
 	m := &Model{
-		client:      client,
-		mode:        OutputTool,
-		maxAttempts: DefaultMaxAttempts,
-		baseDelay:   DefaultBaseDelay,
-		maxDelay:    DefaultMaxDelay,
-		margin:      DefaultDeadlineMargin,
+		client:         client,
+		mode:           OutputTool,
+		maxAttempts:    DefaultMaxAttempts,
+		baseDelay:      DefaultBaseDelay,
+		maxDelay:       DefaultMaxDelay,
+		attemptTimeout: DefaultAttemptTimeout,
+		margin:         DefaultDeadlineMargin,
 	}
 	for _, o := range opts {
 		o(m)
 	}
+	m.retryer = m.newRetryer()
 	return m
 }
 
@@ -195,10 +221,13 @@ func New(client API, opts ...Option) *Model {
 //
 // Errors: one wrapping memory.ErrMalformedAnswer when the answer is not
 // the expected structure (another stop reason, no call or another tool's,
-// input that memory.ParseOperations refuses); one wrapping ErrToolChoiceUnsupported when
-// the model refuses the forced tool choice; the last call's error
-// (a smithy.APIError such as AccessDeniedException, or the context's
-// error) when the call failed, after the retries it allows.
+// input that memory.ParseOperations refuses); one wrapping
+// ErrToolChoiceUnsupported when the model refuses the forced tool choice;
+// one wrapping ErrModelNotAllowed when req names a model outside the
+// allow-list; the last attempt's error (a smithy.APIError such as
+// AccessDeniedException, an *AttemptTimeoutError, or the context's error)
+// when the call failed, after the retries it allows. [Retryable] says
+// which of these may pass on a later try.
 func (m *Model) Extract(ctx context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
 	start := time.Now()
 	c := Call{ModelID: req.ModelID, Mode: m.mode}
@@ -219,6 +248,9 @@ func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (
 	}
 	if req.ModelID == "" {
 		return memory.ModelAnswer{}, errors.New("bedrock: no model ID")
+	}
+	if m.allowed != nil && !slices.Contains(m.allowed, req.ModelID) {
+		return memory.ModelAnswer{}, fmt.Errorf("%w: %q is not in the allow-list (ALLOWED_MODEL_IDS)", ErrModelNotAllowed, cut(req.ModelID, 256))
 	}
 	if _, err := decodeSchema(req.Tool.InputSchema); err != nil {
 		return memory.ModelAnswer{}, fmt.Errorf("bedrock: tool %s: %w", req.Tool.Name, err)
@@ -288,7 +320,7 @@ func (m *Model) input(req memory.ModelRequest) (*bedrockruntime.ConverseInput, e
 	if m.mode == OutputJSON {
 		system += fmt.Sprintf(jsonInstruction, compact(req.Tool.InputSchema))
 	} else {
-		tool, err := ConverseTool(req.Tool)
+		tool, err := ToolFor(req.ModelID, req.Tool)
 		if err != nil {
 			return nil, err
 		}
@@ -311,46 +343,146 @@ func compact(raw json.RawMessage) string {
 	return b.String()
 }
 
-// converse calls the model, retrying what may pass on a second try, within
-// ctx's deadline.
+// converse makes the call through the SDK's standard retryer (built once
+// in New), with the per-attempt middleware of this call, within ctx's
+// deadline.
 func (m *Model) converse(ctx context.Context, in *bedrockruntime.ConverseInput, c *Call) (*bedrockruntime.ConverseOutput, error) {
-	noSDKRetry := func(o *bedrockruntime.Options) {
-		o.Retryer = aws.NopRetryer{}
-		o.RetryMaxAttempts = 0
+	var failed []string
+	mw := &attemptMiddleware{m: m, call: c, failed: &failed}
+	out, err := m.client.Converse(ctx, in, func(o *bedrockruntime.Options) {
+		o.Retryer = m.retryer
+		o.RetryMaxAttempts = 0 // keep m.retryer's own bound
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			return s.Finalize.Insert(mw, "Retry", middleware.After)
+		})
+	})
+	// Every failed attempt but a final failure was retried.
+	c.Retried = failed
+	if err != nil && len(failed) > 0 {
+		c.Retried = failed[:len(failed)-1]
 	}
-	for {
-		c.Attempts++
-		actx, cancel := m.attemptContext(ctx)
-		out, err := m.client.Converse(actx, in, noSDKRetry)
-		cancel()
-		if err == nil {
-			return out, nil
-		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("bedrock: converse %s: gave up after %d attempts: %w", aws.ToString(in.ModelId), c.Attempts, err)
-		}
-		if m.mode == OutputTool && refusesToolChoice(err) {
-			return nil, fmt.Errorf("%w: %s refused toolConfig.toolChoice; set MODEL_OUTPUT_MODE=json to use the JSON answer mode: %w",
-				ErrToolChoiceUnsupported, aws.ToString(in.ModelId), err)
-		}
-		code, retry := retryable(err)
-		if !retry || c.Attempts >= m.maxAttempts {
-			return nil, fmt.Errorf("bedrock: converse %s: attempt %d of %d: %w", aws.ToString(in.ModelId), c.Attempts, m.maxAttempts, err)
-		}
-		wait := m.backoff(c.Attempts)
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-wait < m.margin {
-			return nil, fmt.Errorf("bedrock: converse %s: no time left for a retry after attempt %d: %w", aws.ToString(in.ModelId), c.Attempts, err)
-		}
-		c.Retried = append(c.Retried, code)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("bedrock: converse %s: gave up after %d attempts: %w", aws.ToString(in.ModelId), c.Attempts, err)
-		case <-t.C:
-		}
+	if len(c.Retried) == 0 {
+		c.Retried = nil
 	}
+	if err == nil {
+		return out, nil
+	}
+	if c.Attempts == 0 {
+		c.Attempts = 1 // a client without the middleware stack, such as a test double
+	}
+	if m.mode == OutputTool && refusesToolChoice(err) {
+		return nil, fmt.Errorf("%w: %s refused toolConfig.toolChoice; set MODEL_OUTPUT_MODE=json to use the JSON answer mode: %w",
+			ErrToolChoiceUnsupported, aws.ToString(in.ModelId), err)
+	}
+	return nil, fmt.Errorf("bedrock: converse %s: %d attempt(s) of %d: %w", aws.ToString(in.ModelId), c.Attempts, m.maxAttempts, err)
 }
+
+// newRetryer returns the SDK's standard retryer bounded by m's attempts,
+// with m's backoff and the classification of [Retryable].
+func (m *Model) newRetryer() aws.Retryer {
+	return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
+		o.MaxAttempts = m.maxAttempts
+		o.MaxBackoff = m.maxDelay
+		o.Backoff = backoffFunc(func(attempt int, err error) (time.Duration, error) {
+			var w *waitError
+			if errors.As(err, &w) {
+				return w.wait, nil
+			}
+			return m.backoff(attempt), nil
+		})
+		o.Retryables = []awsretry.IsErrorRetryable{awsretry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+			var stop *stopError
+			if errors.As(err, &stop) || !Retryable(err) {
+				return aws.FalseTernary
+			}
+			return aws.TrueTernary
+		})}
+	})
+}
+
+// backoffFunc turns a function into an awsretry.BackoffDelayer.
+type backoffFunc func(attempt int, err error) (time.Duration, error)
+
+func (f backoffFunc) BackoffDelay(attempt int, err error) (time.Duration, error) {
+	return f(attempt, err)
+}
+
+// attemptMiddleware runs around each attempt, after the SDK's retry
+// middleware: it counts the attempts, bounds each by the attempt timeout
+// and a little before the caller's deadline, and decides, with the
+// deadline in view, whether a retryable failure leaves time for another
+// attempt. The wait it draws travels to the retryer in a *waitError.
+type attemptMiddleware struct {
+	m      *Model
+	call   *Call
+	failed *[]string
+}
+
+func (*attemptMiddleware) ID() string { return "usermemory.bedrock.Attempt" }
+
+func (a *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+	middleware.FinalizeOutput, middleware.Metadata, error,
+) {
+	a.call.Attempts++
+	actx, cancel := a.m.attemptContext(ctx)
+	out, md, err := next.HandleFinalize(actx, in)
+	timedOut := actx.Err() != nil
+	cancel()
+	if err == nil {
+		return out, md, nil
+	}
+	*a.failed = append(*a.failed, errorCode(err))
+	if ctx.Err() != nil {
+		return out, md, &stopError{err: err} // the caller's deadline or cancellation
+	}
+	if timedOut {
+		err = &AttemptTimeoutError{Err: err}
+		(*a.failed)[len(*a.failed)-1] = "timeout"
+	}
+	if !Retryable(err) || a.call.Attempts >= a.m.maxAttempts {
+		return out, md, err
+	}
+	wait := a.m.backoff(a.call.Attempts)
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-wait < a.m.margin {
+		return out, md, &stopError{err: err, noTime: true}
+	}
+	return out, md, &waitError{err: err, wait: wait}
+}
+
+// AttemptTimeoutError is the error of an attempt that outlasted the
+// attempt timeout (see [WithAttemptTimeout]) while the caller's context
+// was still live. It is retryable.
+type AttemptTimeoutError struct{ Err error }
+
+func (e *AttemptTimeoutError) Error() string { return "attempt timed out: " + e.Err.Error() }
+func (e *AttemptTimeoutError) Unwrap() error { return e.Err }
+
+// Timeout reports true: the error is a timeout.
+func (e *AttemptTimeoutError) Timeout() bool { return true }
+
+// stopError ends the retries of a call: the caller's context is done, or
+// the deadline leaves no time for another attempt.
+type stopError struct {
+	err    error
+	noTime bool
+}
+
+func (e *stopError) Error() string {
+	if e.noTime {
+		return "no time left before the deadline for a retry: " + e.err.Error()
+	}
+	return e.err.Error()
+}
+func (e *stopError) Unwrap() error { return e.err }
+
+// waitError carries the wait before the next attempt to the retryer.
+type waitError struct {
+	err  error
+	wait time.Duration
+}
+
+func (e *waitError) Error() string { return e.err.Error() }
+func (e *waitError) Unwrap() error { return e.err }
 
 // returnReserve is the time an attempt leaves before the caller's
 // deadline (at most a tenth of the time left), so that Extract returns
@@ -388,49 +520,80 @@ func (m *Model) backoff(n int) time.Duration {
 	return rand.N(ceiling) + 1
 }
 
-// Error codes retried besides any 5xx answer.
-var retriedCodes = map[string]bool{
-	"ThrottlingException":         true,
-	"TooManyRequestsException":    true,
-	"ServiceUnavailableException": true,
-	"InternalServerException":     true,
-	"ModelNotReadyException":      true,
-	"ModelTimeoutException":       true,
-	"RequestTimeout":              true,
-	"RequestTimeoutException":     true,
+// retryableCodes are the Bedrock Runtime error codes worth another
+// attempt, besides any server fault and HTTP 408, 429 or 5xx: throttling,
+// a quota that refills, a model not yet ready or slow, a timeout.
+var retryableCodes = map[string]bool{
+	"ThrottlingException":           true,
+	"TooManyRequestsException":      true,
+	"ServiceQuotaExceededException": true,
+	"ServiceUnavailableException":   true,
+	"InternalServerException":       true,
+	"ModelNotReadyException":        true,
+	"ModelTimeoutException":         true,
+	"RequestTimeout":                true,
+	"RequestTimeoutException":       true,
 }
 
-// retryable says whether err may pass on another attempt, and names it.
-// Access denied, validation, resource not found, quota and model errors
-// are final.
-func retryable(err error) (string, bool) {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		if retriedCodes[ae.ErrorCode()] {
-			return ae.ErrorCode(), true
-		}
+// Retryable reports whether a call that failed with err may succeed when
+// made again, now or later: throttling, a quota that refills, a server
+// fault, HTTP 408, 429 or 5xx, a timeout (an attempt's, the caller's
+// deadline, the network's), a connection that failed. It is the one
+// classification of model errors: the Model's retryer retries what it
+// reports, and the extractor hands the same failures back to the queue.
+//
+// Everything else is permanent: access denied, validation errors, an
+// unknown model, a model that refuses the forced tool choice
+// ([ErrToolChoiceUnsupported]), a model that is not allowed
+// ([ErrModelNotAllowed]), an answer that is not the expected structure
+// (memory.ErrMalformedAnswer), a cancelled call, no error.
+func Retryable(err error) bool {
+	switch {
+	case err == nil, errors.Is(err, memory.ErrMalformedAnswer), errors.Is(err, ErrToolChoiceUnsupported),
+		errors.Is(err, ErrModelNotAllowed), errors.Is(err, context.Canceled):
+		return false
+	case errors.Is(err, context.DeadlineExceeded):
+		return true
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		// The attempt's own timeout: the caller's ctx is still live.
-		return "timeout", true
+	var timeout *AttemptTimeoutError
+	if errors.As(err, &timeout) {
+		return true
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) && (retryableCodes[ae.ErrorCode()] || ae.ErrorFault() == smithy.FaultServer) {
+		return true
 	}
 	var re *smithyhttp.ResponseError
 	if errors.As(err, &re) && re.HTTPStatusCode() != 0 {
 		s := re.HTTPStatusCode()
-		code := fmt.Sprintf("HTTP %d", s)
-		if ae != nil {
-			code = ae.ErrorCode()
-		}
-		return code, s == http.StatusTooManyRequests || s == http.StatusRequestTimeout || s >= 500
+		return s == http.StatusTooManyRequests || s == http.StatusRequestTimeout || s >= 500
+	}
+	if ae != nil {
+		return false
+	}
+	if (awsretry.RetryableConnectionError{}).IsErrorRetryable(err) == aws.TrueTernary {
+		return true
 	}
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return "timeout", true
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// errorCode names a failed attempt for [Call].Retried: the AWS error
+// code, the HTTP status, "timeout" or "connection".
+func errorCode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
 	}
-	if awsretry.IsErrorRetryables(awsretry.DefaultRetryables).IsErrorRetryable(err) == aws.TrueTernary {
-		return "connection", true
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) && re.HTTPStatusCode() != 0 {
+		return fmt.Sprintf("HTTP %d", re.HTTPStatusCode())
 	}
-	return "", false
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return "timeout"
+	}
+	return "connection"
 }
 
 // refusesToolChoice recognises the ValidationException of a model that

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -154,10 +156,13 @@ func TestRequestOnTheWire(t *testing.T) {
 	if !strings.HasPrefix(w.auth, "AWS4-HMAC-SHA256 ") {
 		t.Errorf("Authorization = %q, want a SigV4 signature", w.auth)
 	}
-	var schema any
+	// A Nova profile: the top level of the schema holds only what Nova
+	// supports there.
+	var schema map[string]any
 	if err := json.Unmarshal(req.Tool.InputSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
+	delete(schema, "additionalProperties")
 	want := map[string]any{
 		"system":   []any{map[string]any{"text": req.System}},
 		"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"text": req.Transcript}}}},
@@ -319,6 +324,7 @@ func TestRetries(t *testing.T) {
 		{"5xx then success", []converse.Step{converse.Unavailable(), converse.InternalError()}, []string{"ServiceUnavailableException", "InternalServerException"}},
 		{"model not ready then success", []converse.Step{{Error: converse.ErrModelNotReady}}, []string{"ModelNotReadyException"}},
 		{"unmodeled 502 then success", []converse.Step{{Error: "BadGateway", Status: 502}}, []string{"BadGateway"}},
+		{"quota then success", []converse.Step{{Error: "ServiceQuotaExceededException", Status: 400}}, []string{"ServiceQuotaExceededException"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -374,7 +380,7 @@ func TestFinalErrorsAreNotRetried(t *testing.T) {
 		{converse.AccessDenied(), "AccessDeniedException"},
 		{converse.Step{Error: converse.ErrValidation, Message: "Malformed input request."}, "ValidationException"},
 		{converse.Step{Error: converse.ErrResourceNotFound, Message: "Model not found."}, "ResourceNotFoundException"},
-		{converse.Step{Error: "ServiceQuotaExceededException", Status: 400}, "ServiceQuotaExceededException"},
+		{converse.Step{Error: "ModelErrorException", Status: 424}, "ModelErrorException"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
@@ -623,5 +629,142 @@ func TestParseOutputMode(t *testing.T) {
 	}
 	if _, err := bedrock.ParseOutputMode("text"); err == nil {
 		t.Error("ParseOutputMode(text) = nil error")
+	}
+}
+
+// TestToolSchemaPerModelFamily sends the extraction through each family's
+// model IDs and checks, on the wire, the top-level keywords of the tool's
+// input schema: Nova (and any model of no known family) gets only type,
+// properties and required; Anthropic the whole schema.
+func TestToolSchemaPerModelFamily(t *testing.T) {
+	const answer = `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"record_memory_operations","input":{"operations":[]}}}]}},` +
+		`"stopReason":"tool_use","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}`
+	nova := []string{"properties", "required", "type"}
+	full := []string{"additionalProperties", "properties", "required", "type"}
+	tests := []struct {
+		modelID string
+		family  bedrock.Family
+		want    []string
+	}{
+		{"amazon.nova-micro-v1:0", bedrock.FamilyNova, nova},
+		{"us.amazon.nova-micro-v1:0", bedrock.FamilyNova, nova},
+		{"eu.amazon.nova-lite-v1:0", bedrock.FamilyNova, nova},
+		{"apac.amazon.nova-pro-v1:0", bedrock.FamilyNova, nova},
+		{"global.amazon.nova-2-lite-v1:0", bedrock.FamilyNova, nova},
+		{"arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.amazon.nova-micro-v1:0", bedrock.FamilyNova, nova},
+		{"anthropic.claude-3-haiku-20240307-v1:0", bedrock.FamilyAnthropic, full},
+		{"us.anthropic.claude-3-5-haiku-20241022-v1:0", bedrock.FamilyAnthropic, full},
+		{"global.anthropic.claude-haiku-4-5-20251001-v1:0", bedrock.FamilyAnthropic, full},
+		{"arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0", bedrock.FamilyAnthropic, full},
+		{"arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3", bedrock.FamilyOther, nova},
+		{"meta.llama3-8b-instruct-v1:0", bedrock.FamilyOther, nova},
+	}
+	for _, tt := range tests {
+		t.Run(tt.modelID, func(t *testing.T) {
+			if got := bedrock.FamilyOf(tt.modelID); got != tt.family {
+				t.Errorf("FamilyOf = %q, want %q", got, tt.family)
+			}
+			hs, got := wireServer(t, answer)
+			req := request("User: hi")
+			req.ModelID = tt.modelID
+			if _, err := bedrock.New(newClient(hs.URL)).Extract(context.Background(), req); err != nil {
+				t.Fatalf("Extract: %v", err)
+			}
+			tools, _ := w(got().body, "toolConfig", "tools").([]any)
+			if len(tools) != 1 {
+				t.Fatalf("tools = %v, want one", tools)
+			}
+			schema, _ := w(tools[0], "toolSpec", "inputSchema", "json").(map[string]any)
+			var keys []string
+			for k := range schema {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			if !cmp.Equal(keys, tt.want) {
+				t.Errorf("top-level schema keywords %q, want %q", keys, tt.want)
+			}
+			items := w(schema, "properties", "operations", "items").(map[string]any)
+			if items["additionalProperties"] != false {
+				t.Errorf("operation items lost additionalProperties:false: %v", items)
+			}
+		})
+	}
+}
+
+// w walks nested JSON objects.
+func w(v any, path ...string) any {
+	for _, p := range path {
+		m, _ := v.(map[string]any)
+		v = m[p]
+	}
+	return v
+}
+
+func TestAllowedModels(t *testing.T) {
+	s, url := standIn(t)
+	m, o := newModel(url, bedrock.WithAllowedModels(modelID))
+	req := request(anaTranscript)
+	req.ModelID = "us.anthropic.claude-3-haiku-20240307-v1:0"
+	_, err := m.Extract(context.Background(), req)
+	if !errors.Is(err, bedrock.ErrModelNotAllowed) || bedrock.Retryable(err) {
+		t.Fatalf("Extract error = %v, want ErrModelNotAllowed, permanent", err)
+	}
+	if n, _ := s.Calls(); n != 0 || o.last(t).Attempts != 0 {
+		t.Errorf("%d calls, %d attempts for a model not allowed, want none", n, o.last(t).Attempts)
+	}
+	if _, err := m.Extract(context.Background(), request(anaTranscript)); err != nil {
+		t.Fatalf("Extract with the allowed model: %v", err)
+	}
+}
+
+// TestRetryableIsTheOneClassification holds Retryable to the errors the
+// Model meets on the wire: what its retryer retried is retryable, what it
+// gave up at once is not, and so are the errors that never reach the wire.
+func TestRetryableIsTheOneClassification(t *testing.T) {
+	for _, tt := range []struct {
+		step converse.Step
+		want bool
+	}{
+		{converse.Throttle(), true},
+		{converse.Unavailable(), true},
+		{converse.InternalError(), true},
+		{converse.Step{Error: converse.ErrModelNotReady}, true},
+		{converse.Step{Error: "BadGateway", Status: 502}, true},
+		{converse.Step{Error: "ServiceQuotaExceededException", Status: 400}, true},
+		{converse.AccessDenied(), false},
+		{converse.Step{Error: converse.ErrValidation, Message: "Malformed input request."}, false},
+		{converse.Step{Error: converse.ErrResourceNotFound, Message: "Model not found."}, false},
+		{converse.ToolChoiceRefused(), false},
+	} {
+		s, url := standIn(t)
+		m, o := newModel(url, bedrock.WithMaxAttempts(2))
+		s.Script(tt.step, tt.step)
+		_, err := m.Extract(context.Background(), request(anaTranscript))
+		if err == nil {
+			t.Fatalf("%+v: no error", tt.step)
+		}
+		if got := bedrock.Retryable(err); got != tt.want {
+			t.Errorf("%+v: Retryable(%v) = %v, want %v", tt.step, err, got, tt.want)
+		}
+		if want := map[bool]int{true: 2, false: 1}[tt.want]; o.last(t).Attempts != want {
+			t.Errorf("%+v: %d attempts, want %d", tt.step, o.last(t).Attempts, want)
+		}
+	}
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{fmt.Errorf("x: %w", memory.ErrMalformedAnswer), false},
+		{fmt.Errorf("x: %w", context.DeadlineExceeded), true},
+		{fmt.Errorf("x: %w", context.Canceled), false},
+		{&bedrock.AttemptTimeoutError{Err: errors.New("slow")}, true},
+		{&smithy.GenericAPIError{Code: "SomethingNew", Fault: smithy.FaultServer}, true},
+		{&smithy.GenericAPIError{Code: "SomethingNew", Fault: smithy.FaultClient}, false},
+		{errors.New("memory: no model configured"), false},
+	} {
+		if got := bedrock.Retryable(tt.err); got != tt.want {
+			t.Errorf("Retryable(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
@@ -14,20 +15,22 @@ import (
 )
 
 // stub is an API that answers with a fixed tool call and checks that
-// every call switches the SDK's retryer off.
+// every call sets the Model's standard retryer.
 type stub struct {
-	t     *testing.T
-	calls int
+	t        *testing.T
+	calls    int
+	attempts int
 }
 
 func (s *stub) Converse(_ context.Context, in *bedrockruntime.ConverseInput, optFns ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseOutput, error) {
 	s.calls++
-	o := bedrockruntime.Options{RetryMaxAttempts: 5}
+	o := bedrockruntime.Options{RetryMaxAttempts: 5, Retryer: aws.NopRetryer{}}
 	for _, f := range optFns {
 		f(&o)
 	}
-	if _, ok := o.Retryer.(aws.NopRetryer); !ok || o.RetryMaxAttempts != 0 {
-		s.t.Errorf("call options: retryer %T, max attempts %d; want aws.NopRetryer and 0", o.Retryer, o.RetryMaxAttempts)
+	if _, ok := o.Retryer.(*retry.Standard); !ok || o.Retryer.MaxAttempts() != s.attempts || o.RetryMaxAttempts != 0 || len(o.APIOptions) != 1 {
+		s.t.Errorf("call options: retryer %T of %d attempts, RetryMaxAttempts %d, %d API options; want *retry.Standard of %d, 0 and the attempt middleware",
+			o.Retryer, o.Retryer.MaxAttempts(), o.RetryMaxAttempts, len(o.APIOptions), s.attempts)
 	}
 	return &bedrockruntime.ConverseOutput{
 		StopReason: types.StopReasonToolUse,
@@ -40,12 +43,12 @@ func (s *stub) Converse(_ context.Context, in *bedrockruntime.ConverseInput, opt
 	}, nil
 }
 
-// TestEveryCallSwitchesSDKRetriesOff checks, through the stub, that each
-// call sets aws.NopRetryer, so that the Model's own retries are the only
-// ones.
-func TestEveryCallSwitchesSDKRetriesOff(t *testing.T) {
-	s := &stub{t: t}
-	m := New(s)
+// TestEveryCallSetsTheStandardRetryer checks, through the stub, that each
+// call replaces the client's retryer by the SDK's standard retryer bounded
+// by the Model's attempts.
+func TestEveryCallSetsTheStandardRetryer(t *testing.T) {
+	s := &stub{t: t, attempts: 3}
+	m := New(s, WithMaxAttempts(3))
 	req := memory.ModelRequest{ModelID: "m", Transcript: "User: hi", Tool: memory.OperationsTool(4, 100), MaxOperations: 4}
 	for range 3 {
 		ans, err := m.Extract(context.Background(), req)

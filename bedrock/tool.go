@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
@@ -33,6 +34,71 @@ func ConverseTool(def memory.ToolDefinition) (types.Tool, error) {
 		spec.Description = aws.String(def.Description)
 	}
 	return &types.ToolMemberToolSpec{Value: spec}, nil
+}
+
+// Family is a family of models on Bedrock that takes the same tool
+// definitions: what the top-level object of a tool's input schema may hold.
+type Family string
+
+// Model families; see docs/extractor.md for their sources.
+const (
+	// FamilyNova is Amazon Nova (amazon.nova-*): the top-level object of
+	// an input schema supports only type, properties and required.
+	FamilyNova Family = "amazon.nova"
+	// FamilyAnthropic is Anthropic Claude (anthropic.*): the whole JSON
+	// Schema, additionalProperties at the top included.
+	FamilyAnthropic Family = "anthropic"
+	// FamilyOther is any other model, and IDs that name no model, such as
+	// an application inference profile's ARN: they get the portable subset,
+	// Nova's.
+	FamilyOther Family = ""
+)
+
+// novaTopLevel is what Nova supports at the top of an input schema.
+var novaTopLevel = []string{"type", "properties", "required"}
+
+// FamilyOf returns the family of a model ID, a cross-Region inference
+// profile ID (us., eu., apac., global. … before the model ID) or the ARN
+// of either.
+func FamilyOf(modelID string) Family {
+	id := modelID
+	if strings.HasPrefix(id, "arn:") {
+		if i := strings.LastIndexByte(id, '/'); i >= 0 {
+			id = id[i+1:]
+		}
+	}
+	for _, f := range []Family{FamilyNova, FamilyAnthropic} {
+		p := string(f) + "."
+		if f == FamilyNova {
+			p = string(f) + "-"
+		}
+		if strings.HasPrefix(id, p) {
+			return f
+		}
+		// A cross-Region profile: one geography label before the model ID.
+		if _, rest, ok := strings.Cut(id, "."); ok && strings.HasPrefix(rest, p) {
+			return f
+		}
+	}
+	return FamilyOther
+}
+
+// ToolFor turns a tool definition into the Converse tool spec for the
+// model modelID, with an input schema its family supports: Anthropic
+// models get the definition's schema whole; Nova and every other model get
+// its top-level object cut to type, properties and required (nested
+// objects keep every keyword). The answer is checked by
+// memory.ParseOperations and the store whatever the schema said. The
+// errors are those of ConverseTool.
+func ToolFor(modelID string, def memory.ToolDefinition) (types.Tool, error) {
+	if FamilyOf(modelID) != FamilyAnthropic {
+		cut, err := def.WithTopLevel(novaTopLevel...)
+		if err != nil {
+			return nil, fmt.Errorf("bedrock: tool %s: %w", def.Name, err)
+		}
+		def = cut
+	}
+	return ConverseTool(def)
 }
 
 // ToolCall turns a tool-use block of a Converse answer into the call that

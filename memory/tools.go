@@ -19,6 +19,30 @@ type ToolDefinition struct {
 	NeedsApproval bool
 }
 
+// WithTopLevel returns a copy of d whose input schema's top-level object
+// holds only the keywords named by keep (for instance type, properties and
+// required, all that Amazon Nova supports there); nested schemas are left
+// whole. It returns an error when the input schema is not a JSON object.
+func (d ToolDefinition) WithTopLevel(keep ...string) (ToolDefinition, error) {
+	var schema map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(d.InputSchema))
+	if err := dec.Decode(&schema); err != nil || schema == nil || dec.More() {
+		return ToolDefinition{}, fmt.Errorf("memory: tool %s: the input schema is not one JSON object", d.Name)
+	}
+	kept := make(map[string]json.RawMessage, len(keep))
+	for _, k := range keep {
+		if v, ok := schema[k]; ok {
+			kept[k] = v
+		}
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return ToolDefinition{}, fmt.Errorf("memory: tool %s: %w", d.Name, err)
+	}
+	d.InputSchema = b
+	return d, nil
+}
+
 // Names of the tools.
 const (
 	OperationsToolName = "record_memory_operations"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 
 	"github.com/aws/smithy-go"
@@ -14,61 +13,13 @@ import (
 	"github.com/usermemory/usermemory/memory"
 )
 
-// transientCodes are the error codes of Bedrock and DynamoDB that say
-// "try again later": throttling, quotas that refill, and server-side
-// faults.
-var transientCodes = map[string]bool{
-	"ThrottlingException":                    true,
-	"TooManyRequestsException":               true,
-	"ServiceQuotaExceededException":          true,
-	"ServiceUnavailableException":            true,
-	"InternalServerException":                true,
-	"ModelNotReadyException":                 true,
-	"ModelTimeoutException":                  true,
-	"RequestTimeout":                         true,
-	"RequestTimeoutException":                true,
-	"ProvisionedThroughputExceededException": true,
-	"RequestLimitExceeded":                   true,
-}
-
 // Transient reports whether a failed model call may succeed when tried
-// again later: throttling, a quota that refills, a 5xx or a 429, a
-// timeout (the invocation ran out of time, or the network did). Everything
-// else is permanent, and so are answers that were not the expected
-// structure: access denied, validation errors, an unknown model, a model
-// that refuses the tool, no model configured.
-func Transient(err error) bool {
-	if err == nil || errors.Is(err, memory.ErrMalformedAnswer) {
-		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		if transientCodes[api.ErrorCode()] {
-			return true
-		}
-		if api.ErrorFault() == smithy.FaultServer {
-			return true
-		}
-	}
-	var resp *smithyhttp.ResponseError
-	if errors.As(err, &resp) {
-		if s := resp.HTTPStatusCode(); s == 429 || s >= 500 {
-			return true
-		}
-		return false
-	}
-	if api != nil {
-		return false
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true // Connection refused, reset or timed out: the service was not reached.
-	}
-	return false
-}
+// again later. It is bedrock.Retryable, the one classification of model
+// errors: the model's retryer retries the same failures within the call,
+// and a transient failure that outlasts those retries is handed back to
+// the queue. Everything else is permanent, and so are answers that were
+// not the expected structure.
+func Transient(err error) bool { return bedrock.Retryable(err) }
 
 // errorClass names the kind of err for the logs without its message: the
 // messages of SDK and model errors may echo what was sent (turn text,
@@ -91,6 +42,8 @@ func errorClass(err error) string {
 	switch {
 	case errors.Is(err, bedrock.ErrToolChoiceUnsupported):
 		out += "tool_choice_unsupported: set MODEL_OUTPUT_MODE=json"
+	case errors.Is(err, bedrock.ErrModelNotAllowed):
+		out += "model_not_allowed: the message's cheapModelId is not in ALLOWED_MODEL_IDS"
 	case errors.Is(err, memory.ErrMalformedAnswer):
 		out += "malformed_answer"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -60,7 +60,11 @@ func fromEnv(getenv func(string) string, logger *slog.Logger, metrics io.Writer)
 	modelClient := bedrockruntime.NewFromConfig(cfg, func(o *bedrockruntime.Options) {
 		o.BaseEndpoint = setup.Endpoint(getenv, setup.ServiceBedrockRuntime)
 	})
-	model := bedrock.New(modelClient, bedrock.WithOutputMode(mode), bedrock.WithObserver(modelCallLogger(logger)))
+	model := bedrock.New(modelClient,
+		bedrock.WithOutputMode(mode),
+		bedrock.WithAttemptTimeout(settings.ModelAttemptTimeout),
+		bedrock.WithAllowedModels(settings.AllowedModelIDs...),
+		bedrock.WithObserver(modelCallLogger(logger)))
 	opts := []memory.Option{memory.WithModel(model)}
 	if settings.TenantDailyModelCalls > 0 {
 		budget := dynamorepo.NewBudget(db, settings.TableName, settings.TenantDailyModelCalls,

@@ -6,8 +6,10 @@ package setup
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/usermemory/usermemory/memory"
 )
@@ -28,6 +30,8 @@ const (
 	EnvTranscriptChars    = "TRANSCRIPT_CHARS"
 	EnvFenceDays          = "ERASURE_FENCE_DAYS"
 	EnvModelOutputMode    = "MODEL_OUTPUT_MODE"
+	EnvAllowedModelIDs    = "ALLOWED_MODEL_IDS"
+	EnvModelAttemptSecs   = "MODEL_ATTEMPT_TIMEOUT_SECONDS"
 	DefaultTenantClaim    = "tenant_id"
 	DefaultUserScope      = "memory/user"
 	DefaultAdminScope     = "memory/admin"
@@ -35,6 +39,11 @@ const (
 	DefaultFenceDays      = 15
 	DefaultModelOutput    = "tool"
 	DefaultTenantDailyCap = 0
+	// DefaultModelAttemptSecs bounds one attempt of a model call; it must
+	// stay well under the extractor's timeout (60 s in template.yaml).
+	DefaultModelAttemptSecs = 20
+	// MaxModelAttemptSecs is the largest MODEL_ATTEMPT_TIMEOUT_SECONDS.
+	MaxModelAttemptSecs = 300
 )
 
 // Settings is the validated configuration of a function.
@@ -56,6 +65,14 @@ type Settings struct {
 	// ModelOutputMode is "tool" (forced tool call) or "json" (the fallback
 	// for models without forced tool choice: a JSON text answer).
 	ModelOutputMode string
+	// AllowedModelIDs are the models an extraction message's cheapModelId
+	// may name: ALLOWED_MODEL_IDS (comma-separated), which always holds
+	// Memory.CheapModelID; by default that model alone, the one the
+	// template's IAM policy grants.
+	AllowedModelIDs []string
+	// ModelAttemptTimeout bounds one attempt of a model call
+	// (MODEL_ATTEMPT_TIMEOUT_SECONDS, 1 to MaxModelAttemptSecs).
+	ModelAttemptTimeout time.Duration
 }
 
 // FromEnv reads the settings through getenv (os.Getenv in main) and
@@ -68,6 +85,7 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 		AdminScope:      or(getenv(EnvAdminScope), DefaultAdminScope),
 		ModelOutputMode: or(getenv(EnvModelOutputMode), DefaultModelOutput),
 	}
+	attemptSecs := 0
 	if s.TableName == "" {
 		return Settings{}, fmt.Errorf("setup: %s is required", EnvTableName)
 	}
@@ -85,6 +103,7 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 		{EnvTranscriptChars, &s.Memory.TranscriptChars, 0},
 		{EnvTenantDailyCalls, &s.TenantDailyModelCalls, DefaultTenantDailyCap},
 		{EnvFenceDays, &s.FenceDays, DefaultFenceDays},
+		{EnvModelAttemptSecs, &attemptSecs, DefaultModelAttemptSecs},
 	}
 	for _, v := range ints {
 		raw := strings.TrimSpace(getenv(v.name))
@@ -98,6 +117,10 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 		}
 		*v.dst = n
 	}
+	if attemptSecs < 1 || attemptSecs > MaxModelAttemptSecs {
+		return Settings{}, fmt.Errorf("setup: %s must be between 1 and %d, not %d", EnvModelAttemptSecs, MaxModelAttemptSecs, attemptSecs)
+	}
+	s.ModelAttemptTimeout = time.Duration(attemptSecs) * time.Second
 	if s.FenceDays < 1 || s.FenceDays > 366 {
 		return Settings{}, fmt.Errorf("setup: %s must be between 1 and 366, not %d", EnvFenceDays, s.FenceDays)
 	}
@@ -109,6 +132,12 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 		return Settings{}, fmt.Errorf("setup: %s must be true or false, not %q", EnvExtractionEnabled, raw)
 	}
 	s.Memory.CheapModelID = or(getenv(EnvCheapModelID), DefaultCheapModelID)
+	s.AllowedModelIDs = []string{s.Memory.CheapModelID}
+	for id := range strings.SplitSeq(getenv(EnvAllowedModelIDs), ",") {
+		if id = strings.TrimSpace(id); id != "" && !slices.Contains(s.AllowedModelIDs, id) {
+			s.AllowedModelIDs = append(s.AllowedModelIDs, id)
+		}
+	}
 	if err := s.Memory.Validate(); err != nil {
 		return Settings{}, fmt.Errorf("setup: %w", err)
 	}
