@@ -11,10 +11,11 @@
 //
 //	go run ./eval                                   # the stand-in
 //	go run ./eval -live -model us.amazon.nova-lite-v1:0 -json nova-lite.json > nova-lite.md
-//	go run ./eval -live -model us.amazon.nova-lite-v1:0 -template my_template.txt
+//	go run ./eval -live -model us.amazon.nova-lite-v1:0 -template my_template.txt -compare nova-lite.json
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -67,6 +68,7 @@ type options struct {
 	only       string
 	jsonPath   string
 	mdPath     string
+	compare    string
 	parallel   int
 }
 
@@ -86,6 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.only, "run", "", "score only the conversations whose ID matches this regular expression")
 	fl.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to this file")
 	fl.StringVar(&o.mdPath, "md", "", "write the Markdown report to this file instead of standard output")
+	fl.StringVar(&o.compare, "compare", "", "a JSON report of an earlier run: add a table of what changed since")
 	fl.IntVar(&o.parallel, "parallel", 1, "conversations run at once")
 	fl.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./eval [flags]\n\nScores the memory on the gold conversations. Without -live the model is the local\nConverse stand-in: its rule-based extraction, not a model.\n\n")
@@ -130,6 +133,18 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	sum := sha256.Sum256([]byte(cfg.WithDefaults().Template))
 	run.TemplateSHA256 = hex.EncodeToString(sum[:])
+
+	var old *score.Report
+	if o.compare != "" {
+		b, err := os.ReadFile(o.compare)
+		if err != nil {
+			return fmt.Errorf("-compare: %w", err)
+		}
+		old = new(score.Report)
+		if err := json.Unmarshal(b, old); err != nil {
+			return fmt.Errorf("-compare: %s is not a JSON report of this command: %w", o.compare, err)
+		}
+	}
 
 	var fsys fs.FS = gold.Default()
 	if o.goldDir != "" {
@@ -196,22 +211,20 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	out := stdout
-	if o.mdPath != "" {
-		f, err := os.Create(o.mdPath)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		out = f
-	}
-	if err := rep.Markdown(out); err != nil {
+	var md bytes.Buffer
+	if err := rep.Markdown(&md); err != nil {
 		return err
 	}
-	if o.mdPath != "" {
-		return out.(*os.File).Close()
+	if old != nil {
+		if err := rep.CompareMarkdown(&md, *old); err != nil {
+			return err
+		}
 	}
-	return nil
+	if o.mdPath != "" {
+		return os.WriteFile(o.mdPath, md.Bytes(), 0o644)
+	}
+	_, err = stdout.Write(md.Bytes())
+	return err
 }
 
 // RunAll runs convs, parallel at a time, and returns their scores in the

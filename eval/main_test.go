@@ -159,6 +159,13 @@ func TestCommandOnStandIn(t *testing.T) {
 	if !strings.Contains(stdout.String(), "not a model") || !strings.Contains(stdout.String(), "| en-password |") {
 		t.Errorf("Markdown = %s", stdout.String())
 	}
+
+	// A second run compared with the first: the same scores.
+	stdout.Reset()
+	code = run(context.Background(), []string{"-run", "^en-(intro|password)", "-compare", jsonPath}, &stdout, &stderr)
+	if code != 0 || !strings.Contains(stdout.String(), "### Compared with") || !strings.Contains(stdout.String(), "No conversation scored differently") {
+		t.Errorf("exit %d, comparison:\n%s\n%s", code, stdout.String(), stderr.String())
+	}
 }
 
 func TestCommandRefusesBadUsage(t *testing.T) {
@@ -179,6 +186,7 @@ func TestCommandRefusesBadUsage(t *testing.T) {
 		{[]string{"-output-mode", "xml"}, 1, "tool or json"},
 		{[]string{"-run", "^nothing$"}, 1, "matches no conversation"},
 		{[]string{"-every", "0"}, 1, "extractEveryTurns"},
+		{[]string{"-compare", noFacts}, 1, "not a JSON report"},
 	}
 	for _, tc := range cases {
 		var stdout, stderr bytes.Buffer

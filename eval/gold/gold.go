@@ -18,6 +18,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 
@@ -68,8 +70,8 @@ type Fact struct {
 // Expected is a fact that must be kept after the conversation: one fact on
 // Subject whose value equals one of Values or contains one of Contains,
 // both compared after [Normalize]. Translations are the same value in
-// another language: a kept value that holds one is counted as not in the
-// user's language.
+// another language: a value that holds one as a word is not accepted, and
+// is counted as not in the user's language.
 type Expected struct {
 	Subject      Subject
 	Values       []string
@@ -80,6 +82,9 @@ type Expected struct {
 // Accepts reports whether value is an accepted value of e.
 func (e Expected) Accepts(value string) bool {
 	v := Normalize(value)
+	if e.Translated(value) != "" {
+		return false
+	}
 	for _, a := range e.Values {
 		if Normalize(a) == v {
 			return true
@@ -91,6 +96,42 @@ func (e Expected) Accepts(value string) bool {
 		}
 	}
 	return false
+}
+
+// Translated returns the first of e's translations that value holds as
+// a word or words, "" when it holds none.
+func (e Expected) Translated(value string) string {
+	v := Normalize(value)
+	for _, tr := range e.Translations {
+		if t := Normalize(tr); t != "" && containsWord(v, t) {
+			return tr
+		}
+	}
+	return ""
+}
+
+// containsWord reports whether s holds w as whole words: w not preceded
+// or followed by a letter or digit.
+func containsWord(s, w string) bool {
+	for i := 0; i <= len(s); {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(w)
+		before, _ := utf8.DecodeLastRuneInString(s[:start])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(s[start:])
+		i = start + size
+	}
+	return false
+}
+
+func isWordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
 // Forbidden describes facts that must not be kept, of one category: a fact
@@ -338,7 +379,7 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 	resolve := func(r SubjectRef) (Subject, error) {
 		i := slices.IndexFunc(vocab, func(s Subject) bool { return s.Name == r.Subject })
 		if i < 0 {
-			return Subject{}, fmt.Errorf("subject %q is neither in subjects.yaml nor under subjects:", r.Subject)
+			return Subject{}, fmt.Errorf("subject %q is in neither subjects.yaml nor the conversation's subjects", r.Subject)
 		}
 		s, err := newSubject(vocab[i].Name, append(slices.Clone(vocab[i].Keys), r.Keys...), vocab[i].Neutral)
 		if err != nil {

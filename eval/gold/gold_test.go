@@ -176,3 +176,19 @@ func TestFillerExpands(t *testing.T) {
 		t.Errorf("%d calls, want 4", len(c))
 	}
 }
+
+func TestTranslationIsNotAccepted(t *testing.T) {
+	e := gold.Expected{Contains: []string{"direct", "cort"}, Translations: []string{"direct answers", "short"}}
+	for v, want := range map[string]bool{"respuestas cortas y directas": true, "short and direct answers": false, "shortish": false, "Short.": false} {
+		if got := e.Accepts(v); got != want {
+			t.Errorf("Accepts(%q) = %v, want %v", v, got, want)
+		}
+	}
+	if got := e.Translated("shortish answers"); got != "" {
+		t.Errorf(`Translated("shortish answers") = %q, want "" (not the word "short")`, got)
+	}
+	ja := gold.Expected{Contains: []string{"大阪"}, Translations: []string{"Osaka"}}
+	if !ja.Accepts("大阪") || ja.Accepts("Osaka") || ja.Translated("Osaka, Japan") != "Osaka" {
+		t.Error("a romanised value must count as the translation")
+	}
+}

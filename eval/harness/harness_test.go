@@ -25,8 +25,8 @@ func pairs(n int) []gold.Turn {
 // the turns after the last due message left unread.
 func TestRunSendsWhatTheGatewaySends(t *testing.T) {
 	conv := gold.Conversation{ID: "c-1", Language: "en", Turns: pairs(5),
-		Known: []gold.Fact{{Key: "Home City", Value: "Lisbon"}},
-		Expect: []gold.Expected{{Subject: gold.Subject{Name: "name", Keys: []string{"name"}}, Values: []string{"Ana"}}},
+		Known:      []gold.Fact{{Key: "Home City", Value: "Lisbon"}},
+		Expect:     []gold.Expected{{Subject: gold.Subject{Name: "name", Keys: []string{"name"}}, Values: []string{"Ana"}}},
 		Vocabulary: []gold.Subject{{Name: "name", Keys: []string{"name"}}, {Name: "home_city", Keys: []string{"home_city"}}}}
 	model := memorytest.NewModel(
 		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Ana"}}, Usage: memory.Usage{InputTokens: 7, OutputTokens: 2}},

@@ -56,10 +56,8 @@ var englishMarkers = map[string]bool{
 func LanguageCheck(conv gold.Conversation, value string) string {
 	v := gold.Normalize(value)
 	for _, e := range conv.Expect {
-		for _, tr := range e.Translations {
-			if t := gold.Normalize(tr); t != "" && containsWord(v, t) {
-				return "holds the translation " + `"` + tr + `"`
-			}
+		if tr := e.Translated(value); tr != "" {
+			return `holds the translation "` + tr + `"`
 		}
 	}
 	want := scripts[conv.Language]
@@ -87,25 +85,4 @@ func LanguageCheck(conv gold.Conversation, value string) string {
 		}
 	}
 	return ""
-}
-
-// containsWord reports whether s holds w as whole words.
-func containsWord(s, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(w)
-		before := start == 0 || !isWordByte(s[start-1])
-		after := end == len(s) || !isWordByte(s[end])
-		if before && after {
-			return true
-		}
-		i = start + 1
-	}
-}
-
-func isWordByte(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b >= 0x80
 }

@@ -238,3 +238,26 @@ func verdict(c score.Conversation, key string) string {
 	}
 	return ""
 }
+
+func TestCompareMarkdown(t *testing.T) {
+	conv := conversation(t)
+	good := score.Score(conv, facts("name", "Ana", "home_city", "Porto", "role", "enfermeira"), nil)
+	bad := score.Score(conv, facts("name", "Ana", "password", "gato123"), nil)
+	old := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "a"}, []score.Conversation{bad})
+	now := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "b"}, []score.Conversation{good})
+	var b bytes.Buffer
+	if err := now.CompareMarkdown(&b, old); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	checkTables(t, md)
+	for _, want := range []string{"Bedrock model a", "| precision | 0.500 | 1.000 |", "| pt-1 | P 0.500 R 0.333, 0 contradictions, 1 forbidden", "P 1.000 R 1.000"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, md)
+		}
+	}
+	b.Reset()
+	if err := now.CompareMarkdown(&b, now); err != nil || !strings.Contains(b.String(), "No conversation scored differently") {
+		t.Errorf("a report compared with itself: %v\n%s", err, b.String())
+	}
+}
