@@ -144,6 +144,9 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if err := json.Unmarshal(b, old); err != nil {
 			return fmt.Errorf("-compare: %s is not a JSON report of this command: %w", o.compare, err)
 		}
+		if old.Run.Backend == "" || old.Totals.Conversations == 0 {
+			return fmt.Errorf("-compare: %s is not a JSON report of this command (no run or no conversation)", o.compare)
+		}
 	}
 
 	var fsys fs.FS = gold.Default()
@@ -221,10 +224,38 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.mdPath != "" {
-		return os.WriteFile(o.mdPath, md.Bytes(), 0o644)
+		err = os.WriteFile(o.mdPath, md.Bytes(), 0o644)
+	} else {
+		_, err = stdout.Write(md.Bytes())
 	}
-	_, err = stdout.Write(md.Bytes())
-	return err
+	if err != nil {
+		return err
+	}
+	return failedCalls(rep, stderr)
+}
+
+// failedCalls tells of the model calls that failed, with the first error:
+// a few are scored as they are (the model's answer, or its failure, is
+// what a user would get); when every call failed the run measured nothing
+// of the model and is an error.
+func failedCalls(rep score.Report, stderr io.Writer) error {
+	t := rep.Totals
+	if t.FailedCalls == 0 {
+		return nil
+	}
+	first := ""
+	for _, c := range rep.Conversations {
+		for _, call := range c.Calls {
+			if call.Failed != "" && first == "" {
+				first = c.ID + ": " + call.Error
+			}
+		}
+	}
+	if t.FailedCalls == t.ModelCalls {
+		return fmt.Errorf("every model call failed (%d); the first, %s", t.FailedCalls, first)
+	}
+	fmt.Fprintf(stderr, "eval: %d of %d model calls failed or were refused; the first, %s\n", t.FailedCalls, t.ModelCalls, first)
+	return nil
 }
 
 // RunAll runs convs, parallel at a time, and returns their scores in the

@@ -174,6 +174,10 @@ func TestCommandRefusesBadUsage(t *testing.T) {
 	if err := os.WriteFile(noFacts, []byte("no placeholder"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	emptyJSON := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(emptyJSON, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		code int
@@ -187,6 +191,7 @@ func TestCommandRefusesBadUsage(t *testing.T) {
 		{[]string{"-run", "^nothing$"}, 1, "matches no conversation"},
 		{[]string{"-every", "0"}, 1, "extractEveryTurns"},
 		{[]string{"-compare", noFacts}, 1, "not a JSON report"},
+		{[]string{"-compare", emptyJSON}, 1, "not a JSON report"},
 	}
 	for _, tc := range cases {
 		var stdout, stderr bytes.Buffer
@@ -230,5 +235,35 @@ func TestLiveRefusesWithoutRegion(t *testing.T) {
 	code := run(context.Background(), []string{"-live"}, &stdout, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "-live needs an AWS region") {
 		t.Errorf("exit %d, stderr %q; want exit 1 and the refusal", code, stderr.String())
+	}
+}
+
+// TestEveryCallFailed checks that a run whose model calls all fail, as
+// with a model the account may not invoke, writes its report and then
+// fails with the first error.
+func TestEveryCallFailed(t *testing.T) {
+	s := converse.New()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	convs, err := gold.Load(gold.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	convs = convs[:2]
+	for range 10 {
+		s.Script(converse.AccessDenied())
+	}
+	scores, err := RunAll(context.Background(), bedrock.New(StandInClient(hs.URL)), memory.Config{CheapModelID: "m"}, convs, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := score.NewReport(score.Run{Backend: score.BackendStandIn}, scores)
+	var stderr bytes.Buffer
+	err = failedCalls(rep, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "every model call failed") || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Errorf("failedCalls = %v, want every call failed with the access error", err)
+	}
+	if rep.Totals.FailedCalls != rep.Totals.ModelCalls || rep.Totals.ModelCalls == 0 {
+		t.Errorf("totals %+v", rep.Totals)
 	}
 }

@@ -73,7 +73,7 @@ func (r Report) Markdown(w io.Writer) error {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Memory evaluation: %s\n\n", r.Label())
 	if r.Run.Backend == BackendStandIn {
-		p("> These figures come from the stand-in's fixed rules, which understand a few English phrasings. They show that the harness runs and scores; they say nothing of a model.\n\n")
+		p("> These figures come from the stand-in's fixed rules, which understand a few English phrasings; its tokens are the request's bytes / 4 and its latency is a local loopback call. They show that the harness runs and scores; they say nothing of a model.\n\n")
 	}
 	region := ""
 	if r.Run.Region != "" {
