@@ -160,11 +160,13 @@ func TestCommandOnStandIn(t *testing.T) {
 		t.Errorf("Markdown = %s", stdout.String())
 	}
 
-	// A second run compared with the first: the same scores.
+	// A second run compared with the first, into a file: the same scores.
 	stdout.Reset()
-	code = run(context.Background(), []string{"-run", "^en-(intro|password)", "-compare", jsonPath}, &stdout, &stderr)
-	if code != 0 || !strings.Contains(stdout.String(), "### Compared with") || !strings.Contains(stdout.String(), "No conversation scored differently") {
-		t.Errorf("exit %d, comparison:\n%s\n%s", code, stdout.String(), stderr.String())
+	mdPath := filepath.Join(dir, "r.md")
+	code = run(context.Background(), []string{"-run", "^en-(intro|password)", "-compare", jsonPath, "-md", mdPath}, &stdout, &stderr)
+	md, err := os.ReadFile(mdPath)
+	if code != 0 || err != nil || stdout.Len() != 0 || !strings.Contains(string(md), "### Compared with") || !strings.Contains(string(md), "No conversation scored differently") {
+		t.Errorf("exit %d (%v), stdout %q, comparison:\n%s\n%s", code, err, stdout.String(), md, stderr.String())
 	}
 }
 
