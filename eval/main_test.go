@@ -153,7 +153,7 @@ func TestCommandOnStandIn(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Run.Backend != score.BackendStandIn || rep.Run.Template != "mine.txt" || len(rep.Conversations) != 2 || rep.Totals.ModelCalls != 2 {
+	if !strings.Contains(rep.Label, "not a model") || rep.Run.Backend != score.BackendStandIn || rep.Run.Template != "mine.txt" || len(rep.Conversations) != 2 || rep.Totals.ModelCalls != 2 {
 		t.Errorf("report run %+v, %d conversations, %d calls", rep.Run, len(rep.Conversations), rep.Totals.ModelCalls)
 	}
 	if !strings.Contains(stdout.String(), "not a model") || !strings.Contains(stdout.String(), "| en-password |") {

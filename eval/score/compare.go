@@ -12,7 +12,7 @@ import (
 func (r Report) CompareMarkdown(w io.Writer, old Report) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("\n### Compared with %s (template %s, started %s)\n\n", old.Label(), old.Run.Template, old.Run.StartedAt.Format("2006-01-02 15:04 UTC"))
+	p("\n### Compared with %s (template %s, started %s)\n\n", labelOf(old.Run), old.Run.Template, old.Run.StartedAt.Format("2006-01-02 15:04 UTC"))
 	p("| figure | before | now |\n|---|---:|---:|\n")
 	a, n := old.Totals, r.Totals
 	p("| precision | %s | %s |\n", f3(a.Precision), f3(n.Precision))

@@ -37,6 +37,8 @@ const (
 // Report is the result of a run: what ran, the totals, by what each
 // conversation covers, and each conversation.
 type Report struct {
+	// Label says whose figures these are (see [Report.Label]).
+	Label         string            `json:"label"`
 	Run           Run               `json:"run"`
 	Totals        Totals            `json:"totals"`
 	ByCover       map[string]Totals `json:"byCover"`
@@ -46,6 +48,7 @@ type Report struct {
 // NewReport sums convs into a report of run.
 func NewReport(run Run, convs []Conversation) Report {
 	r := Report{Run: run, Totals: Sum(convs), ByCover: map[string]Totals{}, Conversations: convs}
+	r.Label = labelOf(run)
 	groups := map[string][]Conversation{}
 	for _, c := range convs {
 		for _, tag := range c.Covers {
@@ -58,12 +61,13 @@ func NewReport(run Run, convs []Conversation) Report {
 	return r
 }
 
-// Label says whose figures a report holds, for every table's title.
-func (r Report) Label() string {
-	if r.Run.Backend == BackendStandIn {
+// labelOf says whose figures a run gives, for the report's Label and every
+// table's title.
+func labelOf(run Run) string {
+	if run.Backend == BackendStandIn {
 		return "the Converse stand-in's rule-based extraction (not a model)"
 	}
-	return fmt.Sprintf("Bedrock model %s", r.Run.ModelID)
+	return fmt.Sprintf("Bedrock model %s", run.ModelID)
 }
 
 // Markdown writes r as Markdown tables: the run, the totals, the figures by
@@ -71,7 +75,7 @@ func (r Report) Label() string {
 func (r Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("## Memory evaluation: %s\n\n", r.Label())
+	p("## Memory evaluation: %s\n\n", labelOf(r.Run))
 	if r.Run.Backend == BackendStandIn {
 		p("> These figures come from the stand-in's fixed rules, which understand a few English phrasings; its tokens are the request's bytes / 4 and its latency is a local loopback call. They show that the harness runs and scores; they say nothing of a model.\n\n")
 	}
