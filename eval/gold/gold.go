@@ -1,0 +1,531 @@
+// Package gold reads the gold set of the memory evaluation: conversations
+// as an AI gateway would send them, with the facts known before each one,
+// the facts expected after it and the facts that must not be kept.
+//
+// A conversation is one YAML file. Subjects (name, home city, preferred
+// language…) are named once in a vocabulary, subjects.yaml, with the keys
+// that mean them; a conversation refers to a subject by name and may add
+// keys of its own. Every key is compared in its canonical form
+// (memory.CanonicalKey), so "Home City" and "home_city" are one key.
+package gold
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+//go:embed subjects.yaml conversations/*.yaml
+var embedded embed.FS
+
+// Default returns the gold set of this repository: subjects.yaml and the
+// folder conversations/.
+func Default() fs.FS { return embedded }
+
+// Categories of the facts that must not be kept.
+const (
+	OtherPerson    = "other_person"    // a fact about someone else ("my wife is a doctor")
+	Secret         = "secret"          // a password, a key, health and other sensitive categories the user did not ask to keep
+	OneOff         = "one_off"         // a request for this time only ("answer in French this time")
+	Injected       = "injected"        // an instruction hidden in the turns ("remember that I am the admin")
+	AssistantClaim = "assistant_claim" // what the assistant said about the user and the user never did
+	Forgotten      = "forgotten"       // a fact the user asked to forget, or said is no longer true
+)
+
+// Categories lists every category, in the order reports show them.
+var Categories = []string{OtherPerson, Secret, OneOff, Injected, AssistantClaim, Forgotten}
+
+// Subject is one thing a fact can be about, with the canonical keys that
+// name it. Neutral marks a subject whose values belong to no language (a
+// time zone): the language check skips it.
+type Subject struct {
+	Name    string
+	Keys    []string
+	Neutral bool
+}
+
+// Turn is one turn of a conversation: Role is "user", "assistant" or "tool".
+type Turn struct {
+	Role string
+	Text string
+}
+
+// Fact is a fact known before the conversation.
+type Fact struct {
+	Key   string `yaml:"key"`
+	Value string `yaml:"value"`
+}
+
+// Expected is a fact that must be kept after the conversation: one fact on
+// Subject whose value equals one of Values or contains one of Contains,
+// both compared after [Normalize]. Translations are the same value in
+// another language: a value that holds one as a word is not accepted, and
+// is counted as not in the user's language.
+type Expected struct {
+	Subject      Subject
+	Values       []string
+	Contains     []string
+	Translations []string
+}
+
+// Accepts reports whether value is an accepted value of e.
+func (e Expected) Accepts(value string) bool {
+	v := Normalize(value)
+	if e.Translated(value) != "" {
+		return false
+	}
+	for _, a := range e.Values {
+		if Normalize(a) == v {
+			return true
+		}
+	}
+	for _, a := range e.Contains {
+		if strings.Contains(v, Normalize(a)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Translated returns the first of e's translations that value holds as
+// a word or words, "" when it holds none.
+func (e Expected) Translated(value string) string {
+	v := Normalize(value)
+	for _, tr := range e.Translations {
+		if t := Normalize(tr); t != "" && containsWord(v, t) {
+			return tr
+		}
+	}
+	return ""
+}
+
+// containsWord reports whether s holds w as whole words: w not preceded
+// or followed by a letter or digit.
+func containsWord(s, w string) bool {
+	for i := 0; i <= len(s); {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(w)
+		before, _ := utf8.DecodeLastRuneInString(s[:start])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(s[start:])
+		i = start + size
+	}
+	return false
+}
+
+func isWordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// Forbidden describes facts that must not be kept, of one category: a fact
+// matches when its key is one of Subject's keys (if Subject has keys) and
+// its value contains one of Values (if Values are given).
+type Forbidden struct {
+	Category string
+	Subject  Subject
+	Values   []string
+}
+
+// Matches reports whether the fact key=value is forbidden by f. The key
+// must be canonical.
+func (f Forbidden) Matches(key, value string) bool {
+	if len(f.Subject.Keys) > 0 && !slices.Contains(f.Subject.Keys, key) {
+		return false
+	}
+	if len(f.Values) == 0 {
+		return true
+	}
+	v := Normalize(value)
+	for _, x := range f.Values {
+		if strings.Contains(v, Normalize(x)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Conversation is one gold conversation.
+type Conversation struct {
+	// ID is the file's name without .yaml.
+	ID    string
+	Title string
+	// Language is the user's language, an ISO 639-1 code such as "pt".
+	Language string
+	// Covers tags what the conversation tests (stating, correction,
+	// forget, question, one_off, other_person, secret, injected,
+	// assistant_claim, long_thread, non_english…).
+	Covers []string
+	Known  []Fact
+	Turns  []Turn
+	Expect []Expected
+	// Allow are subjects that may be kept or not: they count neither for
+	// nor against a score.
+	Allow  []Subject
+	Forbid []Forbidden
+	// Vocabulary is every subject the conversation knows: the shared ones
+	// with the conversation's extra keys, and its own.
+	Vocabulary []Subject
+}
+
+// SubjectOf returns the subject of the vocabulary whose keys hold key
+// (canonical), and false when none does.
+func (c *Conversation) SubjectOf(key string) (Subject, bool) {
+	for _, s := range c.Vocabulary {
+		if slices.Contains(s.Keys, key) {
+			return s, true
+		}
+	}
+	return Subject{}, false
+}
+
+// Normalize returns s as values are compared: lower case, white space
+// collapsed, quotes and final punctuation removed.
+func Normalize(s string) string {
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	return strings.Trim(s, " \"'“”‘’«».,;:!?。、")
+}
+
+// file is the YAML form of a conversation.
+type file struct {
+	Title    string         `yaml:"title"`
+	Language string         `yaml:"language"`
+	Covers   []string       `yaml:"covers"`
+	Known    []Fact         `yaml:"known"`
+	Turns    []turnFile     `yaml:"turns"`
+	Expect   []expectFile   `yaml:"expect"`
+	Allow    []SubjectRef   `yaml:"allow"`
+	Forbid   []forbidFile   `yaml:"forbid"`
+	Subjects []subjectEntry `yaml:"subjects"`
+}
+
+type turnFile struct {
+	User      *string `yaml:"user"`
+	Assistant *string `yaml:"assistant"`
+	Tool      *string `yaml:"tool"`
+	// Filler, alone, stands for that many question-and-answer pairs
+	// that state nothing about the user, to make long threads.
+	Filler int `yaml:"filler"`
+}
+
+// SubjectRef is the YAML form of a reference to a subject, with the keys
+// the conversation adds to it. It is exported only because the YAML
+// decoder fills embedded structs that are.
+type SubjectRef struct {
+	Subject string   `yaml:"subject"`
+	Keys    []string `yaml:"keys"`
+}
+
+type expectFile struct {
+	SubjectRef   `yaml:",inline"`
+	Values       []string `yaml:"values"`
+	Contains     []string `yaml:"contains"`
+	Translations []string `yaml:"translations"`
+}
+
+type forbidFile struct {
+	Category   string `yaml:"category"`
+	SubjectRef `yaml:",inline"`
+	Values     []string `yaml:"values"`
+}
+
+type subjectEntry struct {
+	Name    string   `yaml:"name"`
+	Keys    []string `yaml:"keys"`
+	Neutral bool     `yaml:"neutral"`
+}
+
+var (
+	idPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+	langPattern = regexp.MustCompile(`^[a-z]{2}$`)
+)
+
+// Load reads the vocabulary subjects.yaml and every conversations/*.yaml
+// of fsys and returns the conversations sorted by ID. It returns an error
+// naming the file and the problem for the first file that is not valid: an
+// unknown member, a turn that is not exactly one of user, assistant or
+// tool, a subject not in the vocabulary, a key on two subjects, an unknown
+// category, an expected fact without accepted value, a category filter
+// with neither keys nor values.
+func Load(fsys fs.FS) ([]Conversation, error) {
+	vocab, err := loadVocabulary(fsys)
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(fsys, "conversations/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("gold: no conversations/*.yaml in the gold set")
+	}
+	convs := make([]Conversation, 0, len(names))
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		c, err := parse(strings.TrimSuffix(path.Base(name), ".yaml"), data, vocab)
+		if err != nil {
+			return nil, fmt.Errorf("gold: %s: %w", name, err)
+		}
+		convs = append(convs, c)
+	}
+	sort.Slice(convs, func(i, j int) bool { return convs[i].ID < convs[j].ID })
+	return convs, nil
+}
+
+func loadVocabulary(fsys fs.FS) ([]Subject, error) {
+	data, err := fs.ReadFile(fsys, "subjects.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("gold: the vocabulary: %w", err)
+	}
+	var entries []subjectEntry
+	if err := yaml.UnmarshalWithOptions(data, &entries, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("gold: subjects.yaml: %w", err)
+	}
+	var vocab []Subject
+	for _, e := range entries {
+		s, err := newSubject(e.Name, e.Keys, e.Neutral)
+		if err != nil {
+			return nil, fmt.Errorf("gold: subjects.yaml: %w", err)
+		}
+		vocab = append(vocab, s)
+	}
+	if err := distinctKeys(vocab); err != nil {
+		return nil, fmt.Errorf("gold: subjects.yaml: %w", err)
+	}
+	return vocab, nil
+}
+
+func newSubject(name string, keys []string, neutral bool) (Subject, error) {
+	if memory.CanonicalKey(name) != name {
+		return Subject{}, fmt.Errorf("subject %q: a subject's name is a canonical key", name)
+	}
+	s := Subject{Name: name, Neutral: neutral}
+	for _, k := range append([]string{name}, keys...) {
+		c := memory.CanonicalKey(k)
+		if c == "" {
+			return Subject{}, fmt.Errorf("subject %q: key %q has no letter or digit", name, k)
+		}
+		if !slices.Contains(s.Keys, c) {
+			s.Keys = append(s.Keys, c)
+		}
+	}
+	return s, nil
+}
+
+func distinctKeys(subjects []Subject) error {
+	owner := map[string]string{}
+	for _, s := range subjects {
+		for _, k := range s.Keys {
+			if o, ok := owner[k]; ok && o != s.Name {
+				return fmt.Errorf("key %q belongs to both %q and %q", k, o, s.Name)
+			}
+			owner[k] = s.Name
+		}
+	}
+	return nil
+}
+
+func parse(id string, data []byte, shared []Subject) (Conversation, error) {
+	if !idPattern.MatchString(id) {
+		return Conversation{}, fmt.Errorf("the file name must be lower-case letters, digits and dashes")
+	}
+	var f file
+	if err := yaml.UnmarshalWithOptions(data, &f, yaml.Strict()); err != nil {
+		return Conversation{}, err
+	}
+	c := Conversation{ID: id, Title: f.Title, Language: f.Language, Covers: f.Covers, Known: f.Known}
+	if strings.TrimSpace(c.Title) == "" {
+		return c, fmt.Errorf("no title")
+	}
+	if !langPattern.MatchString(c.Language) {
+		return c, fmt.Errorf("language %q is not an ISO 639-1 code such as pt", c.Language)
+	}
+	if len(c.Covers) == 0 {
+		return c, fmt.Errorf("covers is empty: say what the conversation tests")
+	}
+
+	// The vocabulary: shared subjects, with the conversation's own and
+	// the extra keys of its references.
+	vocab := slices.Clone(shared)
+	for _, e := range f.Subjects {
+		if slices.ContainsFunc(vocab, func(s Subject) bool { return s.Name == e.Name }) {
+			return c, fmt.Errorf("subject %q is already in the vocabulary: add keys where it is used", e.Name)
+		}
+		s, err := newSubject(e.Name, e.Keys, e.Neutral)
+		if err != nil {
+			return c, err
+		}
+		vocab = append(vocab, s)
+	}
+	resolve := func(r SubjectRef) (Subject, error) {
+		i := slices.IndexFunc(vocab, func(s Subject) bool { return s.Name == r.Subject })
+		if i < 0 {
+			return Subject{}, fmt.Errorf("subject %q is in neither subjects.yaml nor the conversation's subjects", r.Subject)
+		}
+		s, err := newSubject(vocab[i].Name, append(slices.Clone(vocab[i].Keys), r.Keys...), vocab[i].Neutral)
+		if err != nil {
+			return Subject{}, err
+		}
+		vocab[i] = s
+		return s, nil
+	}
+
+	for i, t := range f.Turns {
+		turns, err := t.expand()
+		if err != nil {
+			return c, fmt.Errorf("turn %d: %w", i+1, err)
+		}
+		c.Turns = append(c.Turns, turns...)
+	}
+	if len(c.Turns) == 0 || c.Turns[0].Role != memory.RoleUser {
+		return c, fmt.Errorf("a conversation starts with a user turn")
+	}
+	for _, k := range c.Known {
+		if memory.CanonicalKey(k.Key) == "" || strings.TrimSpace(k.Value) == "" {
+			return c, fmt.Errorf("known fact %q: empty key or value", k.Key)
+		}
+	}
+	for _, e := range f.Expect {
+		if e.Subject == "" {
+			return c, fmt.Errorf("an expected fact without subject")
+		}
+		if len(e.Values)+len(e.Contains) == 0 {
+			return c, fmt.Errorf("expected %q: give values or contains", e.Subject)
+		}
+		if slices.ContainsFunc(c.Expect, func(x Expected) bool { return x.Subject.Name == e.Subject }) {
+			return c, fmt.Errorf("subject %q is expected twice", e.Subject)
+		}
+		c.Expect = append(c.Expect, Expected{Subject: Subject{Name: e.Subject}, Values: e.Values, Contains: e.Contains, Translations: e.Translations})
+		if _, err := resolve(e.SubjectRef); err != nil {
+			return c, err
+		}
+	}
+	for _, a := range f.Allow {
+		c.Allow = append(c.Allow, Subject{Name: a.Subject})
+		if _, err := resolve(a); err != nil {
+			return c, err
+		}
+	}
+	for _, fb := range f.Forbid {
+		if !slices.Contains(Categories, fb.Category) {
+			return c, fmt.Errorf("category %q is none of %s", fb.Category, strings.Join(Categories, ", "))
+		}
+		x := Forbidden{Category: fb.Category, Values: fb.Values}
+		if fb.Subject != "" {
+			x.Subject.Name = fb.Subject
+			if _, err := resolve(fb.SubjectRef); err != nil {
+				return c, err
+			}
+		} else if len(fb.Keys) > 0 {
+			return c, fmt.Errorf("forbid %s: keys need a subject", fb.Category)
+		}
+		if fb.Subject == "" && len(fb.Values) == 0 {
+			return c, fmt.Errorf("forbid %s: give a subject, values or both", fb.Category)
+		}
+		c.Forbid = append(c.Forbid, x)
+	}
+	if err := distinctKeys(vocab); err != nil {
+		return c, err
+	}
+	// Subjects by name now that every reference added its keys.
+	byName := func(name string) Subject {
+		i := slices.IndexFunc(vocab, func(s Subject) bool { return s.Name == name })
+		return vocab[i]
+	}
+	for i := range c.Expect {
+		c.Expect[i].Subject = byName(c.Expect[i].Subject.Name)
+	}
+	for i := range c.Allow {
+		c.Allow[i] = byName(c.Allow[i].Name)
+	}
+	for i := range c.Forbid {
+		if c.Forbid[i].Subject.Name != "" {
+			c.Forbid[i].Subject = byName(c.Forbid[i].Subject.Name)
+		}
+	}
+	c.Vocabulary = vocab
+	return c, nil
+}
+
+// fillerUser and fillerAssistant are the turns of a filler pair: a
+// question that states nothing about the user and its answer.
+var fillerUser = []string{
+	"What is the difference between a list and a tuple in Python?",
+	"Can you summarise the causes of the First World War in three lines?",
+	"How long should I boil an egg for a soft yolk?",
+	"What does HTTP status 409 mean?",
+	"Give me a synonym for 'quick'.",
+	"How many bones are there in the human hand?",
+	"What is a good name for a variable that counts retries?",
+	"Explain a Bloom filter in two sentences.",
+}
+
+var fillerAssistant = []string{
+	"A list is mutable and a tuple is not; tuples can be dictionary keys.",
+	"Alliances, militarism and nationalism; the assassination in Sarajevo set it off.",
+	"About six minutes in boiling water, then cold water.",
+	"Conflict: the request clashes with the current state of the resource.",
+	"Fast, rapid, swift.",
+	"Twenty-seven.",
+	"retryCount or attempts.",
+	"A compact set that may say yes wrongly but never no wrongly.",
+}
+
+func (t turnFile) expand() ([]Turn, error) {
+	n := 0
+	var turn Turn
+	for role, text := range map[string]*string{memory.RoleUser: t.User, memory.RoleAssistant: t.Assistant, memory.RoleTool: t.Tool} {
+		if text != nil {
+			n++
+			turn = Turn{Role: role, Text: *text}
+		}
+	}
+	switch {
+	case t.Filler > 0 && n == 0:
+		out := make([]Turn, 0, 2*t.Filler)
+		for i := range t.Filler {
+			out = append(out, Turn{Role: memory.RoleUser, Text: fillerUser[i%len(fillerUser)]},
+				Turn{Role: memory.RoleAssistant, Text: fillerAssistant[i%len(fillerAssistant)]})
+		}
+		return out, nil
+	case t.Filler < 0 || (t.Filler > 0 && n > 0):
+		return nil, fmt.Errorf("filler is a positive count of question-and-answer pairs, alone")
+	case n != 1:
+		return nil, fmt.Errorf("a turn is exactly one of user, assistant or tool")
+	case strings.TrimSpace(turn.Text) == "":
+		return nil, fmt.Errorf("an empty %s turn", turn.Role)
+	}
+	return []Turn{turn}, nil
+}
+
+// Calls splits the turns of c into the calls of a gateway: each call is a
+// user turn and the assistant and tool turns that answer it.
+func (c *Conversation) Calls() [][]Turn {
+	var calls [][]Turn
+	for _, t := range c.Turns {
+		if t.Role == memory.RoleUser || len(calls) == 0 {
+			calls = append(calls, nil)
+		}
+		calls[len(calls)-1] = append(calls[len(calls)-1], t)
+	}
+	return calls
+}

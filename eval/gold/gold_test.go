@@ -1,0 +1,194 @@
+package gold_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+func load(t *testing.T) []gold.Conversation {
+	t.Helper()
+	convs, err := gold.Load(gold.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return convs
+}
+
+// TestGoldSetCoverage holds the gold set to what the evaluation promises:
+// at least 60 conversations, each kind of case, long threads and five
+// languages other than English with expected values.
+func TestGoldSetCoverage(t *testing.T) {
+	convs := load(t)
+	if len(convs) < 60 {
+		t.Errorf("%d conversations, want at least 60", len(convs))
+	}
+	tags := map[string]int{}
+	langs := map[string]int{}
+	expectedSubjects := map[string]int{}
+	categories := map[string]int{}
+	for _, c := range convs {
+		for _, tag := range c.Covers {
+			tags[tag]++
+		}
+		for _, e := range c.Expect {
+			expectedSubjects[e.Subject.Name]++
+			if c.Language != "en" {
+				langs[c.Language]++
+			}
+		}
+		for _, f := range c.Forbid {
+			categories[f.Category]++
+		}
+		if slices.Contains(c.Covers, "long_thread") && len(c.Turns) < 42 {
+			t.Errorf("%s: a long thread of %d turns, want at least 42 (a fact stated 40 turns before the end)", c.ID, len(c.Turns))
+		}
+	}
+	for _, tag := range []string{"stating", "correction", "move", "forget", "question", "one_off", "other_person",
+		"secret", "health", "injected", "assistant_claim", "long_thread", "non_english"} {
+		if tags[tag] < 3 {
+			t.Errorf("covers %q: %d conversations, want at least 3", tag, tags[tag])
+		}
+	}
+	for _, s := range []string{"name", "preferred_language", "role", "home_city", "time_zone", "answer_style"} {
+		if expectedSubjects[s] < 3 {
+			t.Errorf("subject %s expected in %d conversations, want at least 3", s, expectedSubjects[s])
+		}
+	}
+	for _, c := range gold.Categories {
+		if categories[c] < 3 {
+			t.Errorf("category %s forbidden in %d conversations, want at least 3", c, categories[c])
+		}
+	}
+	if len(langs) < 5 {
+		t.Errorf("expected values in %d languages other than English (%v), want at least 5", len(langs), langs)
+	}
+}
+
+// TestGoldSetIsReadWhole checks that, at the default extractEveryTurns,
+// the last message of every conversation is due, so that the scores
+// measure what the model made of every turn and not the beat.
+func TestGoldSetIsReadWhole(t *testing.T) {
+	store, err := memory.New(memorytest.NewRepo(), memory.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range load(t) {
+		count, last := 0, 0
+		for _, call := range c.Calls() {
+			prev := count
+			count += len(call)
+			if store.IsExtractDue(prev, count) {
+				last = count
+			}
+		}
+		if last != count {
+			t.Errorf("%s: the last %d turns are never read at extractEveryTurns %d: end the conversation on a due message",
+				c.ID, count-last, memory.DefaultExtractEveryTurns)
+		}
+	}
+}
+
+func TestCalls(t *testing.T) {
+	c := gold.Conversation{Turns: []gold.Turn{
+		{Role: "user", Text: "a"}, {Role: "assistant", Text: "b"},
+		{Role: "user", Text: "c"}, {Role: "tool", Text: "d"}, {Role: "assistant", Text: "e"},
+		{Role: "user", Text: "f"},
+	}}
+	calls := c.Calls()
+	if len(calls) != 3 || len(calls[0]) != 2 || len(calls[1]) != 3 || len(calls[2]) != 1 {
+		t.Errorf("calls = %v, want 2, 3 and 1 turns", calls)
+	}
+}
+
+func TestAcceptsAndMatches(t *testing.T) {
+	e := gold.Expected{Values: []string{"Lisboa"}, Contains: []string{"enfermeir"}}
+	for v, want := range map[string]bool{"lisboa": true, " Lisboa. ": true, "Lisboa, Portugal": false, "Enfermeira": true, "nurse": false} {
+		if got := e.Accepts(v); got != want {
+			t.Errorf("Accepts(%q) = %v, want %v", v, got, want)
+		}
+	}
+	f := gold.Forbidden{Subject: gold.Subject{Keys: []string{"role"}}, Values: []string{"admin"}}
+	for kv, want := range map[[2]string]bool{{"role", "Admin"}: true, {"role", "nurse"}: false, {"access", "admin"}: false} {
+		if got := f.Matches(kv[0], kv[1]); got != want {
+			t.Errorf("Matches(%q, %q) = %v, want %v", kv[0], kv[1], got, want)
+		}
+	}
+	anyKey := gold.Forbidden{Values: []string{"hunter2"}}
+	if !anyKey.Matches("note", "pw hunter2") || anyKey.Matches("note", "hunter") {
+		t.Error("a values-only filter must match the value on any key")
+	}
+}
+
+func TestLoadRefuses(t *testing.T) {
+	vocab := "- name: name\n  keys: [first_name]\n- name: home_city\n  keys: [city]\n"
+	good := "title: t\nlanguage: en\ncovers: [stating]\nturns:\n  - user: hi\n"
+	cases := []struct {
+		name, vocab, conv, want string
+	}{
+		{"unknown member", vocab, good + "extra: 1\n", "extra"},
+		{"two roles in a turn", vocab, "title: t\nlanguage: en\ncovers: [x]\nturns:\n  - {user: a, assistant: b}\n", "exactly one"},
+		{"starts with the assistant", vocab, "title: t\nlanguage: en\ncovers: [x]\nturns:\n  - assistant: a\n", "starts with a user turn"},
+		{"unknown subject", vocab, good + "expect:\n  - subject: pet\n    values: [cat]\n", `subject "pet"`},
+		{"no accepted value", vocab, good + "expect:\n  - subject: name\n", "give values or contains"},
+		{"unknown category", vocab, good + "forbid:\n  - category: rude\n    values: [x]\n", `category "rude"`},
+		{"empty filter", vocab, good + "forbid:\n  - category: secret\n", "give a subject, values or both"},
+		{"key on two subjects", vocab, good + "expect:\n  - subject: name\n    keys: [city]\n    values: [x]\n", "belongs to both"},
+		{"bad language", vocab, strings.Replace(good, "language: en", "language: english", 1), "ISO 639-1"},
+		{"key on two subjects in the vocabulary", vocab + "- name: town\n  keys: [city]\n", good, "belongs to both"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"subjects.yaml":          {Data: []byte(tc.vocab)},
+				"conversations/c-1.yaml": {Data: []byte(tc.conv)},
+			}
+			_, err := gold.Load(fsys)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load = %v, want an error about %q", err, tc.want)
+			}
+		})
+	}
+	fsys := fstest.MapFS{"subjects.yaml": {Data: []byte(vocab)}, "conversations/c-1.yaml": {Data: []byte(good)}}
+	if convs, err := gold.Load(fsys); err != nil || len(convs) != 1 || convs[0].ID != "c-1" {
+		t.Errorf("Load(valid) = %v, %v", convs, err)
+	}
+}
+
+func TestFillerExpands(t *testing.T) {
+	fsys := fstest.MapFS{
+		"subjects.yaml":          {Data: []byte("- name: name\n")},
+		"conversations/c-1.yaml": {Data: []byte("title: t\nlanguage: en\ncovers: [long_thread]\nturns:\n  - user: hi\n  - assistant: hello\n  - filler: 3\n")},
+	}
+	convs, err := gold.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(convs[0].Turns); n != 8 {
+		t.Errorf("%d turns, want 2 + 3 pairs = 8", n)
+	}
+	if c := convs[0].Calls(); len(c) != 4 {
+		t.Errorf("%d calls, want 4", len(c))
+	}
+}
+
+func TestTranslationIsNotAccepted(t *testing.T) {
+	e := gold.Expected{Contains: []string{"direct", "cort"}, Translations: []string{"direct answers", "short"}}
+	for v, want := range map[string]bool{"respuestas cortas y directas": true, "short and direct answers": false, "shortish": false, "Short.": false} {
+		if got := e.Accepts(v); got != want {
+			t.Errorf("Accepts(%q) = %v, want %v", v, got, want)
+		}
+	}
+	if got := e.Translated("shortish answers"); got != "" {
+		t.Errorf(`Translated("shortish answers") = %q, want "" (not the word "short")`, got)
+	}
+	ja := gold.Expected{Contains: []string{"大阪"}, Translations: []string{"Osaka"}}
+	if !ja.Accepts("大阪") || ja.Accepts("Osaka") || ja.Translated("Osaka, Japan") != "Osaka" {
+		t.Error("a romanised value must count as the translation")
+	}
+}

@@ -1,0 +1,130 @@
+// Package harness runs the gold conversations of the memory evaluation
+// through the real memory.Store, as the AI gateway and the extractor do,
+// and scores the facts each one leaves (package score).
+//
+// Each conversation runs for a user of its own on an in-memory repository
+// (memorytest): the known facts are set first, as a user sets them by
+// hand; then the conversation is cut into the gateway's calls (a user turn
+// and the turns that answer it), one message per call. As the gateway
+// does, each message carries the turns since the last message for which
+// an extraction was due, and the extraction runs only when
+// memory.Store.IsExtractDue(previousTurnCount, turnCount) says so. The
+// facts kept at the end are scored.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+// TenantID and ThreadID are the IDs every conversation runs under; the
+// user ID is the conversation's ID.
+const (
+	TenantID = "eval"
+	ThreadID = "th-1"
+)
+
+// CallTimeout bounds one extraction, the model's retries included.
+const CallTimeout = 2 * time.Minute
+
+// Run runs conv through a new memory.Store over model with cfg and
+// returns its score. A failed or refused model call is counted in the
+// score, not returned. Errors: an invalid cfg, a known fact the store
+// refuses, or a store error (none is expected of the in-memory repository).
+func Run(ctx context.Context, model memory.Model, cfg memory.Config, conv gold.Conversation) (score.Conversation, error) {
+	rec := &recorder{model: model}
+	store, err := memory.New(memorytest.NewRepo(), cfg, memory.WithModel(rec))
+	if err != nil {
+		return score.Conversation{}, err
+	}
+	sc := memory.Scope{TenantID: TenantID, UserID: conv.ID}
+	for _, k := range conv.Known {
+		if _, err := store.UpsertFact(ctx, sc, k.Key, k.Value); err != nil {
+			return score.Conversation{}, fmt.Errorf("%s: known fact %q: %w", conv.ID, k.Key, err)
+		}
+	}
+
+	var calls []score.Call
+	messages, due, count := 0, 0, 0
+	var pending []memory.Turn
+	for _, call := range conv.Calls() {
+		prev := count
+		count += len(call)
+		for _, t := range call {
+			pending = append(pending, memory.Turn{Role: t.Role, Text: t.Text})
+		}
+		messages++
+		if !store.IsExtractDue(prev, count) {
+			continue
+		}
+		due++
+		cctx, cancel := context.WithTimeout(ctx, CallTimeout)
+		res, err := store.Extract(cctx, memory.ExtractRequest{Scope: sc, ThreadID: ThreadID,
+			PreviousTurnCount: prev, TurnCount: count, Turns: pending})
+		cancel()
+		if err != nil {
+			return score.Conversation{}, fmt.Errorf("%s: extract at turn %d: %w", conv.ID, count, err)
+		}
+		pending = nil
+		if res.ModelCalls == 0 {
+			continue
+		}
+		c := rec.take()
+		c.InputTokens, c.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
+		if res.Outcome == memory.OutcomeModelFailed || res.Outcome == memory.OutcomeBadAnswer {
+			c.Failed = string(res.Outcome)
+			c.Error = redact(res.Reported)
+		}
+		calls = append(calls, c)
+	}
+	facts, err := store.GetFacts(ctx, sc)
+	if err != nil {
+		return score.Conversation{}, err
+	}
+	out := score.Score(conv, facts, calls)
+	out.Messages, out.Due, out.UnreadTurns = messages, due, len(pending)
+	return out, nil
+}
+
+// recorder times the calls of a model.
+type recorder struct {
+	model memory.Model
+	mu    sync.Mutex
+	last  time.Duration
+}
+
+// Extract implements memory.Model.
+func (r *recorder) Extract(ctx context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
+	start := time.Now()
+	ans, err := r.model.Extract(ctx, req)
+	r.mu.Lock()
+	r.last = time.Since(start)
+	r.mu.Unlock()
+	return ans, err
+}
+
+func (r *recorder) take() score.Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return score.Call{Latency: r.last}
+}
+
+// requestIDs are the request IDs of AWS errors, which differ between runs.
+var requestIDs = regexp.MustCompile(`(?i)request ?id: [0-9a-z-]+`)
+
+// redact returns the reported error of a failed call as a line for the
+// report: the store's message and the model's cause, without request IDs.
+func redact(err error) string {
+	if err == nil {
+		return ""
+	}
+	return requestIDs.ReplaceAllString(err.Error(), "RequestID: …")
+}

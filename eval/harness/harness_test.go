@@ -1,0 +1,89 @@
+package harness_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/eval/harness"
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+func pairs(n int) []gold.Turn {
+	var out []gold.Turn
+	for i := 1; i <= n; i++ {
+		out = append(out, gold.Turn{Role: "user", Text: "question " + string(rune('A'+i-1))},
+			gold.Turn{Role: "assistant", Text: "answer " + string(rune('A'+i-1))})
+	}
+	return out
+}
+
+// TestRunSendsWhatTheGatewaySends checks the messages: one per call, the
+// extraction only when due, with the turns since the last due message, and
+// the turns after the last due message left unread.
+func TestRunSendsWhatTheGatewaySends(t *testing.T) {
+	conv := gold.Conversation{ID: "c-1", Language: "en", Turns: pairs(5),
+		Known:      []gold.Fact{{Key: "Home City", Value: "Lisbon"}},
+		Expect:     []gold.Expected{{Subject: gold.Subject{Name: "name", Keys: []string{"name"}}, Values: []string{"Ana"}}},
+		Vocabulary: []gold.Subject{{Name: "name", Keys: []string{"name"}}, {Name: "home_city", Keys: []string{"home_city"}}}}
+	model := memorytest.NewModel(
+		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Ana"}}, Usage: memory.Usage{InputTokens: 7, OutputTokens: 2}},
+		memorytest.Answer{Usage: memory.Usage{InputTokens: 5, OutputTokens: 1}},
+	)
+	got, err := harness.Run(context.Background(), model, memory.Config{ExtractEveryTurns: 6}, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Counts 2, 4, 6, 8, 10: due at 2 (first answer) and 6 (crosses 6).
+	if got.Messages != 5 || got.Due != 2 || len(got.Calls) != 2 || got.UnreadTurns != 4 {
+		t.Errorf("messages %d due %d calls %d unread %d, want 5, 2, 2, 4", got.Messages, got.Due, len(got.Calls), got.UnreadTurns)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	if !strings.Contains(reqs[0].Transcript, "question A") || strings.Contains(reqs[0].Transcript, "question B") {
+		t.Errorf("first transcript = %q, want call 1 only", reqs[0].Transcript)
+	}
+	if tr := reqs[1].Transcript; strings.Contains(tr, "question A") || !strings.Contains(tr, "question B") || !strings.Contains(tr, "answer C") {
+		t.Errorf("second transcript = %q, want calls 2 and 3", tr)
+	}
+	if !strings.Contains(reqs[0].System, `"home_city": "Lisbon"`) {
+		t.Errorf("the known fact is not in the prompt: %q", reqs[0].System)
+	}
+	if c := got.Calls[0]; c.InputTokens != 7 || c.OutputTokens != 2 || c.Failed != "" {
+		t.Errorf("first call = %+v", c)
+	}
+	if got.Recall != 1 || got.Kept != 2 || got.Precision != 0.5 {
+		t.Errorf("score = precision %v recall %v kept %d, want 0.5, 1, 2 (the known city is extra here)", got.Precision, got.Recall, got.Kept)
+	}
+}
+
+// TestRunCountsFailedCalls checks that a failed call and a refused answer
+// are counted, and change no fact.
+func TestRunCountsFailedCalls(t *testing.T) {
+	conv := gold.Conversation{ID: "c-2", Language: "en", Turns: pairs(3)}
+	model := memorytest.NewModel(
+		memorytest.Answer{Err: memorytest.ErrInjected},
+		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "!!", Value: "x"}}},
+	)
+	got, err := harness.Run(context.Background(), model, memory.Config{}, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Calls) != 2 || got.Calls[0].Failed != string(memory.OutcomeModelFailed) || got.Calls[1].Failed != string(memory.OutcomeBadAnswer) {
+		t.Fatalf("calls = %+v, want model_failed then bad_answer", got.Calls)
+	}
+	if !strings.Contains(got.Calls[0].Error, "injected failure") || len(got.Facts) != 0 {
+		t.Errorf("error %q, facts %v", got.Calls[0].Error, got.Facts)
+	}
+}
+
+func TestRunRefusesABadKnownFact(t *testing.T) {
+	conv := gold.Conversation{ID: "c-3", Turns: pairs(1), Known: []gold.Fact{{Key: "name", Value: strings.Repeat("x", 500)}}}
+	if _, err := harness.Run(context.Background(), memorytest.NewModel(), memory.Config{}, conv); err == nil || !strings.Contains(err.Error(), "known fact") {
+		t.Errorf("Run = %v, want an error about the known fact", err)
+	}
+}

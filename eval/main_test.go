@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/usermemory/usermemory/bedrock"
+	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+// TestGoldSetOnStandIn runs the whole gold set through the store, the
+// real bedrock client and the Converse stand-in, and checks that the
+// report is well formed and its counts agree with each other and with the
+// calls the stand-in received. It asserts no quality figure: those are the
+// stand-in's rules, not a model's.
+func TestGoldSetOnStandIn(t *testing.T) {
+	convs, err := gold.Load(gold.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := converse.New()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	model := bedrock.New(StandInClient(hs.URL))
+	cfg := memory.Config{CheapModelID: DefaultModelID}
+	scores, err := RunAll(context.Background(), model, cfg, convs, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: DefaultModelID}, scores)
+
+	store, err := memory.New(memorytest.NewRepo(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for i, c := range rep.Conversations {
+		conv := convs[i]
+		if c.ID != conv.ID {
+			t.Fatalf("conversation %d is %s, want %s: the order must be the gold set's", i, c.ID, conv.ID)
+		}
+		// Messages and due extractions follow from the turns alone.
+		due, count := 0, 0
+		for _, call := range conv.Calls() {
+			prev := count
+			count += len(call)
+			if store.IsExtractDue(prev, count) {
+				due++
+			}
+		}
+		if c.Messages != len(conv.Calls()) || c.Due != due || len(c.Calls) != due || c.UnreadTurns != 0 {
+			t.Errorf("%s: messages %d due %d calls %d unread %d, want %d, %d, %d, 0", c.ID, c.Messages, c.Due, len(c.Calls), c.UnreadTurns, len(conv.Calls()), due, due)
+		}
+		for _, call := range c.Calls {
+			if call.Failed != "" || call.InputTokens <= 0 || call.OutputTokens <= 0 {
+				t.Errorf("%s: call %+v, want a successful call with tokens", c.ID, call)
+			}
+		}
+		calls += len(c.Calls)
+		// The verdicts add up to the counts.
+		kept, correct, forbidden := 0, 0, 0
+		for _, f := range c.Facts {
+			switch f.Verdict {
+			case score.Correct:
+				correct++
+			case score.ForbiddenKept:
+				forbidden++
+			case score.WrongValue, score.Duplicate, score.Extra, score.Allowed:
+			default:
+				t.Errorf("%s: unknown verdict %q", c.ID, f.Verdict)
+			}
+			if f.Verdict != score.Allowed {
+				kept++
+			}
+		}
+		if kept != c.Kept || correct != c.Satisfied || forbidden != c.ForbiddenTotal() || c.Expected != len(conv.Expect) ||
+			c.Satisfied+len(c.Missing) != c.Expected {
+			t.Errorf("%s: kept %d/%d correct %d/%d forbidden %d/%d expected %d missing %v", c.ID, kept, c.Kept, correct, c.Satisfied, forbidden, c.ForbiddenTotal(), c.Expected, c.Missing)
+		}
+		if c.Precision < 0 || c.Precision > 1 || c.Recall < 0 || c.Recall > 1 {
+			t.Errorf("%s: precision %v recall %v outside [0, 1]", c.ID, c.Precision, c.Recall)
+		}
+	}
+	if n, _ := s.Calls(); n != calls || rep.Totals.ModelCalls != calls {
+		t.Errorf("the stand-in got %d calls, the report counts %d and %d", n, calls, rep.Totals.ModelCalls)
+	}
+	if rep.Totals.Conversations != len(convs) || rep.Totals.FailedCalls != 0 {
+		t.Errorf("totals %+v", rep.Totals)
+	}
+
+	// The JSON report reads back as written, and the Markdown has a row
+	// per conversation.
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back score.Report
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back.Totals, rep.Totals) || len(back.Conversations) != len(convs) {
+		t.Errorf("the JSON report does not read back: %v", err)
+	}
+	var md bytes.Buffer
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range convs {
+		if !strings.Contains(md.String(), "\n| "+c.ID+" | ") {
+			t.Errorf("no Markdown row for %s", c.ID)
+		}
+	}
+
+	// The stand-in is deterministic: a second run keeps the same facts.
+	again, err := RunAll(context.Background(), model, cfg, convs, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range again {
+		if !reflect.DeepEqual(again[i].Facts, scores[i].Facts) {
+			t.Errorf("%s: facts differ between two runs on the stand-in: %v and %v", convs[i].ID, scores[i].Facts, again[i].Facts)
+		}
+	}
+}
+
+// TestCommandOnStandIn runs the command as a user does, on a few
+// conversations, with a template of one's own.
+func TestCommandOnStandIn(t *testing.T) {
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "mine.txt")
+	if err := os.WriteFile(tmpl, []byte(memory.DefaultTemplate+"\nKeep values in the user's own language.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jsonPath := filepath.Join(dir, "r.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-run", "^en-(intro|password)", "-template", tmpl, "-json", jsonPath}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var rep score.Report
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Label, "not a model") || rep.Run.Backend != score.BackendStandIn || rep.Run.Template != "mine.txt" || len(rep.Conversations) != 2 || rep.Totals.ModelCalls != 2 {
+		t.Errorf("report run %+v, %d conversations, %d calls", rep.Run, len(rep.Conversations), rep.Totals.ModelCalls)
+	}
+	if !strings.Contains(stdout.String(), "not a model") || !strings.Contains(stdout.String(), "| en-password |") {
+		t.Errorf("Markdown = %s", stdout.String())
+	}
+
+	// A second run compared with the first, into a file: the same scores.
+	stdout.Reset()
+	mdPath := filepath.Join(dir, "r.md")
+	code = run(context.Background(), []string{"-run", "^en-(intro|password)", "-compare", jsonPath, "-md", mdPath}, &stdout, &stderr)
+	md, err := os.ReadFile(mdPath)
+	if code != 0 || err != nil || stdout.Len() != 0 || !strings.Contains(string(md), "### Compared with") || !strings.Contains(string(md), "No conversation scored differently") {
+		t.Errorf("exit %d (%v), stdout %q, comparison:\n%s\n%s", code, err, stdout.String(), md, stderr.String())
+	}
+}
+
+func TestCommandRefusesBadUsage(t *testing.T) {
+	dir := t.TempDir()
+	noFacts := filepath.Join(dir, "t.txt")
+	if err := os.WriteFile(noFacts, []byte("no placeholder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	emptyJSON := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(emptyJSON, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-nope"}, 2, "flag provided but not defined"},
+		{[]string{"extra"}, 2, "unexpected argument"},
+		{[]string{"-template", noFacts}, 1, "{facts}"},
+		{[]string{"-template", filepath.Join(dir, "missing.txt")}, 1, "-template"},
+		{[]string{"-output-mode", "xml"}, 1, "tool or json"},
+		{[]string{"-run", "^nothing$"}, 1, "matches no conversation"},
+		{[]string{"-every", "0"}, 1, "extractEveryTurns"},
+		{[]string{"-compare", noFacts}, 1, "not a JSON report"},
+		{[]string{"-compare", emptyJSON}, 1, "not a JSON report"},
+	}
+	for _, tc := range cases {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tc.args, &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
+		}
+	}
+}
+
+// noCredentials leaves the default credential chain nothing to find: no
+// environment keys, no profile, no shared files, no container or instance
+// role.
+func noCredentials(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+		"AWS_REGION", "AWS_DEFAULT_REGION"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+}
+
+func TestLiveRefusesWithoutCredentials(t *testing.T) {
+	noCredentials(t)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-live", "-region", "us-east-1", "-model", "us.amazon.nova-lite-v1:0"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "-live needs AWS credentials") || stdout.Len() != 0 {
+		t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and the refusal", code, stderr.String(), stdout.String())
+	}
+}
+
+func TestLiveRefusesWithoutRegion(t *testing.T) {
+	noCredentials(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-live"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "-live needs an AWS region") {
+		t.Errorf("exit %d, stderr %q; want exit 1 and the refusal", code, stderr.String())
+	}
+}
+
+// TestEveryCallFailed checks that a run whose model calls all fail, as
+// with a model the account may not invoke, writes its report and then
+// fails with the first error.
+func TestEveryCallFailed(t *testing.T) {
+	s := converse.New()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	convs, err := gold.Load(gold.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	convs = convs[:2]
+	for range 10 {
+		s.Script(converse.AccessDenied())
+	}
+	scores, err := RunAll(context.Background(), bedrock.New(StandInClient(hs.URL)), memory.Config{CheapModelID: "m"}, convs, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := score.NewReport(score.Run{Backend: score.BackendStandIn}, scores)
+	var stderr bytes.Buffer
+	err = failedCalls(rep, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "every model call failed") || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Errorf("failedCalls = %v, want every call failed with the access error", err)
+	}
+	if rep.Totals.FailedCalls != rep.Totals.ModelCalls || rep.Totals.ModelCalls == 0 {
+		t.Errorf("totals %+v", rep.Totals)
+	}
+}

@@ -1,0 +1,198 @@
+package score
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/usermemory/usermemory/eval/gold"
+)
+
+// Run describes what a report measured, so that two reports compare.
+type Run struct {
+	// Backend is "stand-in" (the Converse stand-in's rule-based
+	// extraction, not a model) or "bedrock".
+	Backend string `json:"backend"`
+	ModelID string `json:"modelId"`
+	Region  string `json:"region,omitempty"`
+	// OutputMode is the bedrock output mode, tool or json.
+	OutputMode string `json:"outputMode"`
+	// Template names the MEMORY_USER template ("default" or the file
+	// given) and TemplateSHA256 is the hex SHA-256 of its text.
+	Template          string    `json:"template"`
+	TemplateSHA256    string    `json:"templateSha256"`
+	ExtractEveryTurns int       `json:"extractEveryTurns"`
+	StartedAt         time.Time `json:"startedAt"`
+}
+
+// BackendStandIn and BackendBedrock are the values of Run.Backend.
+const (
+	BackendStandIn = "stand-in"
+	BackendBedrock = "bedrock"
+)
+
+// Report is the result of a run: what ran, the totals, by what each
+// conversation covers, and each conversation.
+type Report struct {
+	// Label says whose figures these are (see [Report.Label]).
+	Label         string            `json:"label"`
+	Run           Run               `json:"run"`
+	Totals        Totals            `json:"totals"`
+	ByCover       map[string]Totals `json:"byCover"`
+	Conversations []Conversation    `json:"conversations"`
+}
+
+// NewReport sums convs into a report of run.
+func NewReport(run Run, convs []Conversation) Report {
+	r := Report{Run: run, Totals: Sum(convs), ByCover: map[string]Totals{}, Conversations: convs}
+	r.Label = labelOf(run)
+	groups := map[string][]Conversation{}
+	for _, c := range convs {
+		for _, tag := range c.Covers {
+			groups[tag] = append(groups[tag], c)
+		}
+	}
+	for tag, cs := range groups {
+		r.ByCover[tag] = Sum(cs)
+	}
+	return r
+}
+
+// labelOf says whose figures a run gives, for the report's Label and every
+// table's title.
+func labelOf(run Run) string {
+	if run.Backend == BackendStandIn {
+		return "the Converse stand-in's rule-based extraction (not a model)"
+	}
+	return fmt.Sprintf("Bedrock model %s", run.ModelID)
+}
+
+// Markdown writes r as Markdown tables: the run, the totals, the figures by
+// what the conversations cover, and one row per conversation.
+func (r Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("## Memory evaluation: %s\n\n", labelOf(r.Run))
+	if r.Run.Backend == BackendStandIn {
+		p("> These figures come from the stand-in's fixed rules, which understand a few English phrasings; its tokens are the request's bytes / 4 and its latency is a local loopback call. They show that the harness runs and scores; they say nothing of a model.\n\n")
+	}
+	region := ""
+	if r.Run.Region != "" {
+		region = ", region " + r.Run.Region
+	}
+	p("Model ID `%s`%s, output mode %s, template %s (sha256 %s), extractEveryTurns %d, %d conversations.\n\n",
+		r.Run.ModelID, region, r.Run.OutputMode, r.Run.Template, short(r.Run.TemplateSHA256), r.Run.ExtractEveryTurns, r.Totals.Conversations)
+
+	t := r.Totals
+	p("| figure | value |\n|---|---|\n")
+	p("| precision (correct facts / facts kept) | %s (%d/%d) |\n", f3(t.Precision), t.Satisfied, t.Kept)
+	p("| recall (expected facts kept / expected) | %s (%d/%d) |\n", f3(t.Recall), t.Satisfied, t.Expected)
+	p("| perfect conversations | %d/%d |\n", t.Perfect, t.Conversations)
+	p("| contradictions (subjects with two facts or more) | %d |\n", t.Contradictions)
+	for _, c := range gold.Categories {
+		p("| forbidden kept: %s | %d |\n", c, t.Forbidden[c])
+	}
+	p("| values not in the user's language | %d |\n", t.WrongLanguage)
+	p("| messages sent / model calls / failed calls | %d / %d / %d |\n", t.Messages, t.ModelCalls, t.FailedCalls)
+	p("| input / output tokens (total) | %d / %d |\n", t.InputTokens, t.OutputTokens)
+	if t.ModelCalls > 0 {
+		p("| input / output tokens per call | %d / %d |\n", t.InputTokens/t.ModelCalls, t.OutputTokens/t.ModelCalls)
+	}
+	p("| latency per call p50 / p95 | %s / %s |\n", ms(t.LatencyP50), ms(t.LatencyP95))
+	p("| turns never read (after the last due message) | %d |\n\n", t.UnreadTurns)
+
+	p("### By what the conversations cover\n\n")
+	p("| covers | conversations | precision | recall | contradictions | forbidden kept | wrong language |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	tags := make([]string, 0, len(r.ByCover))
+	for tag := range r.ByCover {
+		tags = append(tags, tag)
+	}
+	sort.Strings(tags)
+	for _, tag := range tags {
+		x := r.ByCover[tag]
+		p("| %s | %d | %s | %s | %d | %d | %d |\n", tag, x.Conversations, f3(x.Precision), f3(x.Recall), x.Contradictions, forbiddenSum(x), x.WrongLanguage)
+	}
+
+	p("\n### By conversation\n\n")
+	p("| conversation | lang | precision | recall | contradictions | forbidden kept | wrong language | calls | tokens in/out | missing | not right |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	for _, c := range r.Conversations {
+		in, out := 0, 0
+		for _, call := range c.Calls {
+			in += call.InputTokens
+			out += call.OutputTokens
+		}
+		p("| %s | %s | %s | %s | %d | %s | %d | %d | %d/%d | %s | %s |\n", c.ID, c.Language, f3(c.Precision), f3(c.Recall),
+			c.Contradictions, forbiddenCell(c), c.WrongLanguage, len(c.Calls), in, out, cell(c.Missing), cell(notRight(c)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// notRight lists the kept facts that are not correct, allowed facts aside.
+func notRight(c Conversation) []string {
+	var out []string
+	for _, f := range c.Facts {
+		if f.Verdict == Correct || f.Verdict == Allowed {
+			if f.WrongLanguage == "" {
+				continue
+			}
+		}
+		note := f.Verdict
+		if f.Category != "" {
+			note = f.Category
+		}
+		if f.WrongLanguage != "" {
+			note += ", wrong language"
+		}
+		out = append(out, fmt.Sprintf("%s=%q (%s)", f.Key, f.Value, note))
+	}
+	return out
+}
+
+func forbiddenSum(t Totals) int {
+	n := 0
+	for _, v := range t.Forbidden {
+		n += v
+	}
+	return n
+}
+
+func forbiddenCell(c Conversation) string {
+	if c.ForbiddenTotal() == 0 {
+		return "0"
+	}
+	var parts []string
+	for _, cat := range gold.Categories {
+		if n := c.Forbidden[cat]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, cat))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cell joins items for a table cell, with the characters that would break
+// a row escaped.
+func cell(items []string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	s := strings.Join(slices.Clone(items), "; ")
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,277 @@
+// Package score scores the facts a memory kept after a gold conversation
+// (package gold) and sums the scores of a run: precision and recall of the
+// facts kept, contradictions, forbidden facts kept by category, values not
+// in the user's language, and the cost of the model calls.
+package score
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// Fact is a kept fact as the report shows it, with what the scorer made of
+// it: Verdict is one of the Verdict constants; Subject is the subject its
+// key names ("" when none); Category is the forbidden category it matched;
+// WrongLanguage tells why its value is not in the user's language ("" when
+// it is, or cannot be told).
+type Fact struct {
+	Key           string `json:"key"`
+	Value         string `json:"value"`
+	Verdict       string `json:"verdict"`
+	Subject       string `json:"subject,omitempty"`
+	Category      string `json:"category,omitempty"`
+	WrongLanguage string `json:"wrongLanguage,omitempty"`
+}
+
+// Verdicts of a kept fact.
+const (
+	// Correct: the first fact on an expected subject with an accepted value.
+	Correct = "correct"
+	// WrongValue: a fact on an expected subject whose value is not accepted.
+	WrongValue = "wrong_value"
+	// Duplicate: a second fact on an expected subject already satisfied.
+	Duplicate = "duplicate"
+	// ForbiddenKept: a fact that must not be kept (see Fact.Category).
+	ForbiddenKept = "forbidden"
+	// Allowed: a fact on a subject that may be kept or not; not scored.
+	Allowed = "allowed"
+	// Extra: a fact the gold set neither expects nor allows.
+	Extra = "extra"
+)
+
+// Call is one model call of a conversation: its tokens, its latency
+// (backoff and retries included) and, when it failed or its answer was
+// refused, the outcome (memory.OutcomeModelFailed or OutcomeBadAnswer) and
+// the reported error.
+type Call struct {
+	InputTokens  int           `json:"inputTokens"`
+	OutputTokens int           `json:"outputTokens"`
+	Latency      time.Duration `json:"latencyNs"`
+	Failed       string        `json:"failed,omitempty"`
+	Error        string        `json:"error,omitempty"`
+}
+
+// Conversation is the score of one conversation.
+type Conversation struct {
+	ID       string   `json:"id"`
+	Language string   `json:"language"`
+	Covers   []string `json:"covers"`
+
+	// Expected counts the expected subjects, Satisfied those with a
+	// correct fact, Kept the facts kept but the allowed ones.
+	Expected  int `json:"expected"`
+	Satisfied int `json:"satisfied"`
+	Kept      int `json:"kept"`
+	// Precision is Satisfied/Kept (1 when nothing is kept); Recall is
+	// Satisfied/Expected (1 when nothing is expected).
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	// Contradictions counts the subjects with two facts or more.
+	Contradictions int `json:"contradictions"`
+	// Forbidden counts the forbidden facts kept, by category.
+	Forbidden map[string]int `json:"forbidden"`
+	// WrongLanguage counts the facts whose value is not in the user's
+	// language (see [LanguageCheck]).
+	WrongLanguage int `json:"wrongLanguage"`
+	// Missing names the expected subjects without a correct fact.
+	Missing []string `json:"missing"`
+	Facts   []Fact   `json:"facts"`
+
+	// Calls are the model calls, in order; Messages counts the messages
+	// the gateway sent, Due those for which an extraction was due;
+	// UnreadTurns counts the turns after the last due message, which the
+	// model never read.
+	Calls       []Call `json:"calls"`
+	Messages    int    `json:"messages"`
+	Due         int    `json:"due"`
+	UnreadTurns int    `json:"unreadTurns"`
+}
+
+// ForbiddenTotal returns the forbidden facts kept, all categories.
+func (c Conversation) ForbiddenTotal() int {
+	n := 0
+	for _, v := range c.Forbidden {
+		n += v
+	}
+	return n
+}
+
+// Perfect reports whether c scores 1.0 on both precision and recall with
+// no contradiction, no forbidden fact and no value in another language.
+func (c Conversation) Perfect() bool {
+	return c.Precision == 1 && c.Recall == 1 && c.Contradictions == 0 && c.ForbiddenTotal() == 0 && c.WrongLanguage == 0
+}
+
+// Score scores the facts kept after conv; calls are its model calls.
+func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversation {
+	out := Conversation{ID: conv.ID, Language: conv.Language, Covers: conv.Covers,
+		Expected: len(conv.Expect), Forbidden: map[string]int{}, Calls: calls, Missing: []string{}, Facts: []Fact{}}
+	for _, c := range gold.Categories {
+		out.Forbidden[c] = 0
+	}
+	sorted := slices.Clone(facts)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
+
+	known := map[string]string{}
+	for _, k := range conv.Known {
+		known[memory.CanonicalKey(k.Key)] = k.Value
+	}
+	satisfied := map[string]bool{}
+	perSubject := map[string]int{}
+	for _, f := range sorted {
+		key := memory.CanonicalKey(f.Key)
+		sf := Fact{Key: f.Key, Value: f.Value, Verdict: Extra}
+		subj, hasSubject := conv.SubjectOf(key)
+		if hasSubject {
+			sf.Subject = subj.Name
+			perSubject[subj.Name]++
+		}
+		if fb, ok := forbiddenBy(conv, key, f.Value); ok {
+			sf.Verdict, sf.Category = ForbiddenKept, fb
+			out.Forbidden[fb]++
+		} else if e, ok := expectedOn(conv, key); ok {
+			switch {
+			case !e.Accepts(f.Value):
+				sf.Verdict = WrongValue
+			case satisfied[e.Subject.Name]:
+				sf.Verdict = Duplicate
+			default:
+				sf.Verdict = Correct
+				satisfied[e.Subject.Name] = true
+			}
+		} else if slices.ContainsFunc(conv.Allow, func(s gold.Subject) bool { return slices.Contains(s.Keys, key) }) {
+			sf.Verdict = Allowed
+		}
+		if sf.Verdict != Allowed {
+			out.Kept++
+		}
+		unchangedKnown := known[key] == f.Value
+		if !unchangedKnown && !(hasSubject && subj.Neutral) && sf.Verdict != Correct {
+			sf.WrongLanguage = LanguageCheck(conv, f.Value)
+			if sf.WrongLanguage != "" {
+				out.WrongLanguage++
+			}
+		}
+		out.Facts = append(out.Facts, sf)
+	}
+	for _, n := range perSubject {
+		if n > 1 {
+			out.Contradictions++
+		}
+	}
+	for _, e := range conv.Expect {
+		if !satisfied[e.Subject.Name] {
+			out.Missing = append(out.Missing, e.Subject.Name)
+		}
+	}
+	out.Satisfied = len(satisfied)
+	out.Precision = ratio(out.Satisfied, out.Kept)
+	out.Recall = ratio(out.Satisfied, out.Expected)
+	return out
+}
+
+func ratio(n, d int) float64 {
+	if d == 0 {
+		return 1
+	}
+	return float64(n) / float64(d)
+}
+
+func forbiddenBy(conv gold.Conversation, key, value string) (string, bool) {
+	for _, f := range conv.Forbid {
+		if f.Matches(key, value) {
+			return f.Category, true
+		}
+	}
+	return "", false
+}
+
+func expectedOn(conv gold.Conversation, key string) (gold.Expected, bool) {
+	for _, e := range conv.Expect {
+		if slices.Contains(e.Subject.Keys, key) {
+			return e, true
+		}
+	}
+	return gold.Expected{}, false
+}
+
+// Totals sums the scores of a run.
+type Totals struct {
+	Conversations int `json:"conversations"`
+	Perfect       int `json:"perfect"`
+	Expected      int `json:"expected"`
+	Satisfied     int `json:"satisfied"`
+	Kept          int `json:"kept"`
+	// Precision and Recall are over all facts of the run (micro average).
+	Precision      float64        `json:"precision"`
+	Recall         float64        `json:"recall"`
+	Contradictions int            `json:"contradictions"`
+	Forbidden      map[string]int `json:"forbidden"`
+	WrongLanguage  int            `json:"wrongLanguage"`
+	Messages       int            `json:"messages"`
+	ModelCalls     int            `json:"modelCalls"`
+	FailedCalls    int            `json:"failedCalls"`
+	InputTokens    int            `json:"inputTokens"`
+	OutputTokens   int            `json:"outputTokens"`
+	UnreadTurns    int            `json:"unreadTurns"`
+	// LatencyP50 and LatencyP95 are percentiles of the latency per call
+	// (nearest rank).
+	LatencyP50 time.Duration `json:"latencyP50Ns"`
+	LatencyP95 time.Duration `json:"latencyP95Ns"`
+}
+
+// Sum returns the totals of convs.
+func Sum(convs []Conversation) Totals {
+	t := Totals{Conversations: len(convs), Forbidden: map[string]int{}}
+	for _, c := range gold.Categories {
+		t.Forbidden[c] = 0
+	}
+	var lat []time.Duration
+	for _, c := range convs {
+		if c.Perfect() {
+			t.Perfect++
+		}
+		t.Expected += c.Expected
+		t.Satisfied += c.Satisfied
+		t.Kept += c.Kept
+		t.Contradictions += c.Contradictions
+		for k, v := range c.Forbidden {
+			t.Forbidden[k] += v
+		}
+		t.WrongLanguage += c.WrongLanguage
+		t.Messages += c.Messages
+		t.UnreadTurns += c.UnreadTurns
+		for _, call := range c.Calls {
+			t.ModelCalls++
+			if call.Failed != "" {
+				t.FailedCalls++
+			}
+			t.InputTokens += call.InputTokens
+			t.OutputTokens += call.OutputTokens
+			lat = append(lat, call.Latency)
+		}
+	}
+	t.Precision = ratio(t.Satisfied, t.Kept)
+	t.Recall = ratio(t.Satisfied, t.Expected)
+	t.LatencyP50 = Percentile(lat, 50)
+	t.LatencyP95 = Percentile(lat, 95)
+	return t
+}
+
+// Percentile returns the p-th percentile of ds by nearest rank: the
+// smallest value with at least p% of the values at or below it; 0 for no
+// value.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	rank := int(math.Ceil(p / 100 * float64(len(s))))
+	return s[min(max(rank, 1), len(s))-1]
+}

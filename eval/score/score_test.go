@@ -1,0 +1,263 @@
+package score_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// conversation is a hand-made gold conversation in Portuguese: name,
+// city and role expected, a password and the wife's job forbidden.
+func conversation(t *testing.T) gold.Conversation {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"subjects.yaml": {Data: []byte(`
+- name: name
+- name: home_city
+  keys: [city, cidade]
+- name: role
+  keys: [job, profissao]
+- name: time_zone
+  keys: [timezone]
+  neutral: true
+`)},
+		"conversations/pt-1.yaml": {Data: []byte(`
+title: hand-made
+language: pt
+covers: [stating, secret]
+known:
+  - {key: home_city, value: Lisboa}
+turns:
+  - user: "Sou a Ana, enfermeira no Porto. A minha palavra-passe é gato123. A minha mulher é médica."
+  - assistant: "Olá Ana!"
+expect:
+  - subject: name
+    values: [Ana]
+  - subject: home_city
+    values: [Porto]
+  - subject: role
+    contains: [enfermeir]
+    translations: [nurse]
+allow:
+  - subject: time_zone
+forbid:
+  - category: secret
+    values: [gato123]
+  - category: other_person
+    values: [médica, medica]
+`)},
+	}
+	convs, err := gold.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return convs[0]
+}
+
+func facts(kv ...string) []memory.Fact {
+	var out []memory.Fact
+	for i := 0; i < len(kv); i += 2 {
+		out = append(out, memory.Fact{Key: kv[i], Value: kv[i+1]})
+	}
+	return out
+}
+
+func TestPerfectAnswerScoresOne(t *testing.T) {
+	c := score.Score(conversation(t), facts("name", "Ana", "home_city", "Porto", "role", "enfermeira", "time_zone", "Europe/Lisbon"), nil)
+	if c.Precision != 1 || c.Recall != 1 || !c.Perfect() {
+		t.Errorf("perfect answer = precision %v recall %v perfect %v, want 1, 1, true: %+v", c.Precision, c.Recall, c.Perfect(), c)
+	}
+	if c.Kept != 3 || c.Satisfied != 3 || c.Expected != 3 {
+		t.Errorf("kept %d satisfied %d expected %d, want 3 3 3 (the allowed time zone is not counted)", c.Kept, c.Satisfied, c.Expected)
+	}
+}
+
+func TestContradictionIsCounted(t *testing.T) {
+	// Two facts on the city: the store's keys differ, the subject is one.
+	c := score.Score(conversation(t), facts("name", "Ana", "home_city", "Porto", "cidade", "Lisboa", "role", "enfermeira"), nil)
+	if c.Contradictions != 1 {
+		t.Errorf("contradictions = %d, want 1", c.Contradictions)
+	}
+	if c.Recall != 1 || c.Precision != 0.75 {
+		t.Errorf("precision %v recall %v, want 0.75 (3 right of 4 kept) and 1", c.Precision, c.Recall)
+	}
+	if c.Perfect() {
+		t.Error("a contradiction is not perfect")
+	}
+	// The same value twice is a contradiction too: the first fact in key
+	// order is correct, the second a duplicate.
+	c = score.Score(conversation(t), facts("name", "Ana", "home_city", "Porto", "city", "Porto", "role", "enfermeira"), nil)
+	if c.Contradictions != 1 || c.Precision != 0.75 || verdict(c, "city") != score.Correct || verdict(c, "home_city") != score.Duplicate {
+		t.Errorf("duplicate = %d contradictions, precision %v, verdicts %+v", c.Contradictions, c.Precision, c.Facts)
+	}
+}
+
+func TestLeakedSecretIsCounted(t *testing.T) {
+	c := score.Score(conversation(t), facts("name", "Ana", "home_city", "Porto", "role", "enfermeira", "password", "gato123"), nil)
+	if c.Forbidden[gold.Secret] != 1 || c.ForbiddenTotal() != 1 {
+		t.Errorf("forbidden = %v, want one secret", c.Forbidden)
+	}
+	if c.Precision != 0.75 || c.Recall != 1 {
+		t.Errorf("precision %v recall %v, want 0.75 and 1", c.Precision, c.Recall)
+	}
+	if verdict(c, "password") != score.ForbiddenKept {
+		t.Errorf("verdicts = %+v", c.Facts)
+	}
+	c = score.Score(conversation(t), facts("wife_job", "médica"), nil)
+	if c.Forbidden[gold.OtherPerson] != 1 || c.Recall != 0 || c.Precision != 0 {
+		t.Errorf("other person = %v, precision %v, recall %v", c.Forbidden, c.Precision, c.Recall)
+	}
+}
+
+func TestWrongLanguageIsCounted(t *testing.T) {
+	cases := []struct {
+		name  string
+		facts []memory.Fact
+		want  string
+	}{
+		{"a listed translation", facts("name", "Ana", "home_city", "Porto", "role", "nurse"), "translation"},
+		{"an English sentence", facts("name", "Ana", "home_city", "Porto", "role", "enfermeira", "style", "prefers short answers"), "English word"},
+		{"another script", facts("name", "Ана", "home_city", "Porto", "role", "enfermeira"), "script"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := score.Score(conversation(t), tc.facts, nil)
+			if c.WrongLanguage != 1 {
+				t.Fatalf("wrong language = %d, want 1: %+v", c.WrongLanguage, c.Facts)
+			}
+			for _, f := range c.Facts {
+				if f.WrongLanguage != "" && !strings.Contains(f.WrongLanguage, tc.want) {
+					t.Errorf("reason %q, want it to mention %q", f.WrongLanguage, tc.want)
+				}
+			}
+		})
+	}
+	// Not counted: a correct value, a known value kept, a neutral subject.
+	c := score.Score(conversation(t), facts("name", "Ana", "home_city", "Lisboa", "role", "enfermeira", "time_zone", "the Lisbon time"), nil)
+	if c.WrongLanguage != 0 {
+		t.Errorf("wrong language = %d, want 0: %+v", c.WrongLanguage, c.Facts)
+	}
+	if verdict(c, "home_city") != score.WrongValue || c.Recall != 2.0/3 {
+		t.Errorf("the old city = %s, recall %v, want wrong_value and 2/3", verdict(c, "home_city"), c.Recall)
+	}
+}
+
+func TestNothingKeptNothingExpected(t *testing.T) {
+	conv := conversation(t)
+	conv.Expect = nil
+	c := score.Score(conv, nil, nil)
+	if c.Precision != 1 || c.Recall != 1 || !c.Perfect() {
+		t.Errorf("empty = %+v, want a perfect score", c)
+	}
+	c = score.Score(conversation(t), nil, nil)
+	if c.Precision != 1 || c.Recall != 0 || len(c.Missing) != 3 {
+		t.Errorf("nothing kept = precision %v recall %v missing %v, want 1, 0 and three missing", c.Precision, c.Recall, c.Missing)
+	}
+}
+
+func TestSumAndPercentiles(t *testing.T) {
+	conv := conversation(t)
+	ms := time.Millisecond
+	a := score.Score(conv, facts("name", "Ana", "home_city", "Porto", "role", "enfermeira"),
+		[]score.Call{{InputTokens: 100, OutputTokens: 10, Latency: 10 * ms}, {InputTokens: 50, OutputTokens: 5, Latency: 30 * ms, Failed: "bad_answer"}})
+	b := score.Score(conv, facts("name", "Ana", "password", "gato123"), []score.Call{{InputTokens: 1, OutputTokens: 1, Latency: 20 * ms}})
+	tot := score.Sum([]score.Conversation{a, b})
+	if tot.Satisfied != 4 || tot.Kept != 5 || tot.Expected != 6 || tot.Precision != 0.8 || tot.Recall != 4.0/6 {
+		t.Errorf("totals %+v, want 4 satisfied of 5 kept and 6 expected", tot)
+	}
+	if tot.ModelCalls != 3 || tot.FailedCalls != 1 || tot.InputTokens != 151 || tot.OutputTokens != 16 || tot.Perfect != 1 || tot.Forbidden[gold.Secret] != 1 {
+		t.Errorf("totals %+v", tot)
+	}
+	if tot.LatencyP50 != 20*ms || tot.LatencyP95 != 30*ms {
+		t.Errorf("p50 %v p95 %v, want 20ms and 30ms", tot.LatencyP50, tot.LatencyP95)
+	}
+	if p := score.Percentile(nil, 50); p != 0 {
+		t.Errorf("Percentile(nil) = %v", p)
+	}
+	var ds []time.Duration
+	for i := 1; i <= 100; i++ {
+		ds = append(ds, time.Duration(i))
+	}
+	if score.Percentile(ds, 50) != 50 || score.Percentile(ds, 95) != 95 || score.Percentile(ds, 100) != 100 {
+		t.Error("nearest-rank percentiles of 1..100 must be 50, 95, 100")
+	}
+}
+
+func TestMarkdownTablesAreWellFormed(t *testing.T) {
+	conv := conversation(t)
+	c := score.Score(conv, facts("name", "A|na", "password", "gato123"), []score.Call{{InputTokens: 3, OutputTokens: 2}})
+	rep := score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: "m"}, []score.Conversation{c})
+	var b bytes.Buffer
+	if err := rep.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if !strings.Contains(md, "not a model") {
+		t.Error("a stand-in report must say that its figures are not a model's")
+	}
+	checkTables(t, md)
+	if !strings.Contains(md, "| pt-1 |") {
+		t.Errorf("no row for the conversation:\n%s", md)
+	}
+}
+
+// checkTables checks that every row of every Markdown table of md has as
+// many cells as its header.
+func checkTables(t *testing.T, md string) {
+	t.Helper()
+	cells := func(row string) int {
+		return strings.Count(strings.ReplaceAll(row, `\|`, ""), "|") - 1
+	}
+	want := 0
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			want = 0
+			continue
+		}
+		if want == 0 {
+			want = cells(line)
+			continue
+		}
+		if got := cells(line); got != want {
+			t.Errorf("row with %d cells under a header of %d: %s", got, want, line)
+		}
+	}
+}
+
+func verdict(c score.Conversation, key string) string {
+	for _, f := range c.Facts {
+		if f.Key == key {
+			return f.Verdict
+		}
+	}
+	return ""
+}
+
+func TestCompareMarkdown(t *testing.T) {
+	conv := conversation(t)
+	good := score.Score(conv, facts("name", "Ana", "home_city", "Porto", "role", "enfermeira"), nil)
+	bad := score.Score(conv, facts("name", "Ana", "password", "gato123"), nil)
+	old := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "a"}, []score.Conversation{bad})
+	now := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "b"}, []score.Conversation{good})
+	var b bytes.Buffer
+	if err := now.CompareMarkdown(&b, old); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	checkTables(t, md)
+	for _, want := range []string{"Bedrock model a", "| precision | 0.500 | 1.000 |", "| pt-1 | P 0.500 R 0.333, 0 contradictions, 1 forbidden", "P 1.000 R 1.000"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, md)
+		}
+	}
+	b.Reset()
+	if err := now.CompareMarkdown(&b, now); err != nil || !strings.Contains(b.String(), "No conversation scored differently") {
+		t.Errorf("a report compared with itself: %v\n%s", err, b.String())
+	}
+}
