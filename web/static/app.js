@@ -135,8 +135,8 @@ async function save(ev) {
   try {
     const data = await call("PUT", "/v1/me/facts/" + encodeURIComponent(key), { value });
     stopEdit();
-    setStatus("Remembered “" + label(data.fact.key) + "”.");
     await load();
+    setStatus("Remembered “" + label(data.fact.key) + "”.");
   } catch (err) {
     $("edit-error").textContent = err.userMessage || err.detail || err.title || "Could not save.";
     show($("edit-error"), true);
@@ -146,8 +146,8 @@ async function save(ev) {
 async function forget(key) {
   try {
     await call("DELETE", "/v1/me/facts/" + encodeURIComponent(key));
-    setStatus("Forgot “" + label(key) + "”.");
     await load();
+    setStatus("Forgot “" + label(key) + "”.");
   } catch (err) { setError(err); }
 }
 
@@ -171,8 +171,8 @@ async function forgetAll() {
   if (!yes) return;
   try {
     await call("DELETE", "/v1/me/facts");
-    setStatus("Everything was forgotten.");
     await load();
+    setStatus("Everything was forgotten.");
   } catch (err) { setError(err); }
 }
 
