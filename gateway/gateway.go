@@ -217,8 +217,17 @@ func (g *Gateway) Ask(ctx context.Context, t *Thread, text string, approve Appro
 		if answer != "" {
 			t.turns = append(t.turns, producer.Turn{Role: memory.RoleAssistant, Text: answer})
 		}
-		if out.StopReason != types.StopReasonToolUse || len(uses) == 0 || round == g.cfg.MaxToolRounds {
+		if out.StopReason != types.StopReasonToolUse || len(uses) == 0 {
 			reply.Text = answer
+			break
+		}
+		if round == g.cfg.MaxToolRounds {
+			// Still calling tools: stop, and keep the thread one that the
+			// model accepts next time (every tool use answered), by
+			// keeping the user's message and the text of the answer only.
+			reply.Text = answer
+			t.messages = append(t.messages[:sent+1], types.Message{Role: types.ConversationRoleAssistant,
+				Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: or(answer, "(no answer)")}}})
 			break
 		}
 		results := make([]types.ContentBlock, 0, len(uses))
@@ -273,6 +282,13 @@ func (g *Gateway) runTool(ctx context.Context, sc memory.Scope, use types.ToolUs
 	}
 	run.Result = res.Text
 	return run
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // split returns the text of a message and its tool uses.

@@ -172,3 +172,46 @@ func TestNewRefusesAPromptWithoutSlot(t *testing.T) {
 		t.Error("New accepted a system prompt without {memory}")
 	}
 }
+
+// TestToolRoundsAreBounded: a model that keeps calling tools is stopped
+// after MaxToolRounds, and the thread stays one the model accepts: every
+// message alternates user and assistant and no tool use is left open.
+func TestToolRoundsAreBounded(t *testing.T) {
+	ctx := context.Background()
+	store, err := memory.New(memorytest.NewRepo(), memory.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forget := toolUse(memory.ForgetToolName, map[string]any{"key": "role"})
+	m := &model{outs: []*bedrockruntime.ConverseOutput{forget, forget, text("next")}}
+	g, err := gateway.New(gateway.Config{Store: store, Producer: producer.New(&queue{}, "https://sqs.local/1/q.fifo"), Model: m, ModelID: "m", MaxToolRounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := g.NewThread(ana, "th-1")
+	r, err := g.Ask(ctx, th, "forget my role", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.ins) != 2 || len(r.Tools) != 1 {
+		t.Fatalf("model calls %d, tool runs %d; want 2 and 1", len(m.ins), len(r.Tools))
+	}
+	if _, err := g.Ask(ctx, th, "hello", nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs := m.ins[2].Messages
+	for i, msg := range msgs {
+		want := types.ConversationRoleUser
+		if i%2 == 1 {
+			want = types.ConversationRoleAssistant
+		}
+		if msg.Role != want {
+			t.Errorf("message %d has role %s, want %s", i, msg.Role, want)
+		}
+		for _, c := range msg.Content {
+			if _, ok := c.(*types.ContentBlockMemberToolUse); ok {
+				t.Errorf("message %d keeps a tool use that was never answered", i)
+			}
+		}
+	}
+}

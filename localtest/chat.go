@@ -227,7 +227,7 @@ func (c *chatSession) ask(ctx context.Context, text string) error {
 		return err
 	}
 	if !reply.ExtractDue {
-		fmt.Fprintf(c.out, "  (extraction message sent; not due at turn %d, the extractor will skip it)\n", c.thread.TurnCount())
+		fmt.Fprintf(c.out, "  (extraction message sent; no extraction is due at turn %d, so the extractor calls no model)\n", c.thread.TurnCount())
 		return nil
 	}
 	if err := c.waitForExtractor(ctx); err != nil {
