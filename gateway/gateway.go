@@ -127,7 +127,8 @@ func New(cfg Config) (*Gateway, error) {
 type Thread struct {
 	// ID names the thread in the extraction message and as the source
 	// of the facts learned from it.
-	ID    string
+	ID string
+	// Scope is the user the thread belongs to.
 	Scope memory.Scope
 
 	messages []types.Message
@@ -158,6 +159,7 @@ func (g *Gateway) SystemPrompt(ctx context.Context, sc memory.Scope) (string, er
 
 // ToolRun is one tool call of the model and what came of it.
 type ToolRun struct {
+	// Call is the tool and its input, as the model sent them.
 	Call memory.ToolCall
 	// Approved says the user approved it (always false for a tool that
 	// needs no approval and was not asked about).
@@ -205,11 +207,13 @@ func (g *Gateway) Ask(ctx context.Context, t *Thread, text string, approve Appro
 			ToolConfig: g.tools,
 		})
 		if err != nil {
+			// Forget the message, so that the user may send it again.
 			t.messages, t.turns = t.messages[:sent], t.turns[:previous]
 			return Reply{}, fmt.Errorf("gateway: model: %w", err)
 		}
 		msg, ok := out.Output.(*types.ConverseOutputMemberMessage)
 		if !ok {
+			t.messages, t.turns = t.messages[:sent], t.turns[:previous]
 			return Reply{}, errors.New("gateway: the model answered without a message")
 		}
 		t.messages = append(t.messages, msg.Value)
