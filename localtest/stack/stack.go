@@ -122,14 +122,17 @@ type Options struct {
 type PortError struct {
 	// Part is "api" or "page".
 	Part string
+	// Port is the port asked for, and Err the error of listening on it.
 	Port int
 	Err  error
 }
 
+// Error says which port of which part is taken.
 func (e *PortError) Error() string {
 	return fmt.Sprintf("stack: port %d of the %s is taken (is another stack or program listening there?): %v", e.Port, partNames[e.Part], e.Err)
 }
 
+// Unwrap returns the error of listening.
 func (e *PortError) Unwrap() error { return e.Err }
 
 var partNames = map[string]string{"api": "HTTP API", "page": "memory page"}
