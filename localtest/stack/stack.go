@@ -156,6 +156,11 @@ type Info struct {
 	// AWSEndpoint is moto_server's URL, for DynamoDB and SQS, in Region.
 	AWSEndpoint string `json:"awsEndpoint"`
 	Region      string `json:"region"`
+	// DynamoDBURL is the DynamoDB endpoint the functions use: moto behind
+	// a proxy that applies one request at a time, as DynamoDB applies
+	// each to an item atomically. A local gateway that writes facts uses
+	// it too.
+	DynamoDBURL string `json:"dynamodbUrl"`
 	// TableName is the table; QueueURL the extractor's queue and DLQURL
 	// its dead-letter queue.
 	TableName string `json:"tableName"`
@@ -371,6 +376,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 
 	s.Info = Info{
 		AWSEndpoint: s.moto.Endpoint,
+		DynamoDBURL: s.dynamoURL,
 		Region:      DefaultRegion,
 		TableName:   table,
 		BedrockURL:  s.model.URL(),
