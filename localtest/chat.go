@@ -82,12 +82,17 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 		return err
 	}
 	model := bedrockruntime.NewFromConfig(local, func(o *bedrockruntime.Options) { o.BaseEndpoint = aws.String(info.BedrockURL) })
+	from := "the Bedrock stand-in at " + info.BedrockURL
 	if *useBedrock {
 		cfg, err := config.LoadDefaultConfig(ctx)
 		if err != nil {
 			return fmt.Errorf("loading the AWS configuration for Bedrock: %w", err)
 		}
+		if cfg.Region == "" {
+			return errors.New("with -bedrock, set the region of the model, for instance AWS_REGION=us-east-1")
+		}
 		model = bedrockruntime.NewFromConfig(cfg)
+		from = "Amazon Bedrock in " + cfg.Region
 	} else if *modelID == "" {
 		*modelID = localChatModel
 	}
@@ -95,6 +100,7 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(out, "Answers come from %s (model %s); facts, queue and extractor from the local stack.\n", from, *modelID)
 	c := &chatSession{gw: gw, store: store, queue: queue, queueURL: info.QueueURL, sc: sc, wait: *wait,
 		in: bufio.NewScanner(in), out: out, echo: !isTerminal(in)}
 	return c.run(ctx)
