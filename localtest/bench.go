@@ -42,7 +42,8 @@ func bench(ctx context.Context, args []string) error {
 	defer os.RemoveAll(state)
 
 	// 1. From the command to ready.
-	cmd := exec.CommandContext(ctx, "go", "run", "./localtest", "up", "-state", state)
+	// Free ports: a stack a person runs keeps the default ones.
+	cmd := exec.CommandContext(ctx, "go", "run", "./localtest", "up", "-state", state, "-api-port", "0", "-page-port", "0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()

@@ -6,7 +6,8 @@
 //
 // Usage:
 //
-//	go run ./localtest up [-state DIR] [-param Name=Value]...
+//	go run ./localtest up [-state DIR] [-api-port 3000] [-page-port 3001] [-param Name=Value]...
+//	go run ./localtest chat --tenant acme --user ana [--bedrock --model-id ID]
 //	go run ./localtest token --tenant acme --user ana [--admin] [--ttl 1h]
 //	go run ./localtest invoke -e events/getfacts-me.json GetFactsFunction
 //	go run ./localtest send --tenant acme --user ana --thread th-1 --turns 2 --text "I'm Ana"
@@ -46,6 +47,8 @@ func main() {
 		err = invoke(ctx, args)
 	case "send":
 		err = send(ctx, args)
+	case "chat":
+		err = chat(ctx, args, os.Stdin, os.Stdout)
 	case "bench":
 		err = bench(ctx, args)
 	case "-h", "-help", "--help", "help":
@@ -69,6 +72,7 @@ func usage() {
 usage: go run ./localtest COMMAND [flags]
 
   up      start the stack from template.yaml; Ctrl-C stops it
+  chat    chat as a user, with the example gateway wired to the running stack
   token   print a token for the running stack's API
   invoke  invoke one function with an event file, like sam local invoke -e
   send    send one extraction message to the running stack's queue

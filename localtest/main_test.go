@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,9 +29,11 @@ func TestCommands(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	state := filepath.Join(dir, "state")
-	up := exec.Command(bin, "up", "-state", state, "-param", "ExtractEveryTurns=2")
+	// Free ports: the defaults (3000, 3001) would collide with a stack a
+	// person runs, or with a parallel test run.
+	up := exec.Command(bin, "up", "-state", state, "-api-port", "0", "-page-port", "0", "-param", "ExtractEveryTurns=2")
 	up.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	up.Stderr = &stderr
 	stdout, err := up.StdoutPipe()
 	if err != nil {
@@ -56,9 +59,17 @@ func TestCommands(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nup printed:\n%s\n%s", err, printed.String(), stderr.String())
 	}
-	for _, want := range []string{info.APIURL, info.AWSEndpoint, info.TableName, info.QueueURL, info.DLQURL, info.BedrockURL, info.JWKSURL, filepath.Join(state, stack.InfoFile), "curl"} {
+	for _, want := range []string{info.APIURL, info.AWSEndpoint, info.TableName, info.QueueURL, info.DLQURL, info.BedrockURL, info.JWKSURL, filepath.Join(state, stack.InfoFile), "curl",
+		// The hints talk to this stack: they carry its -state.
+		"localtest token -state " + state + " ", "localtest chat -state " + state + " "} {
 		if want == "" || !strings.Contains(printed.String(), want) {
 			t.Errorf("up printed no %q:\n%s", want, printed.String())
+		}
+	}
+	// up says what it is doing while it starts.
+	for _, want := range []string{"moto_server", "functions", "table and the queues", "Runtime Interface Emulator"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("up's progress names no %q:\n%s", want, stderr.String())
 		}
 	}
 
@@ -70,6 +81,14 @@ func TestCommands(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
+	// A second stack on the first one's API port is refused with the flag
+	// to change.
+	apiPort := info.APIURL[strings.LastIndex(info.APIURL, ":")+1:]
+	second := exec.Command(bin, "up", "-state", filepath.Join(dir, "second"), "-api-port", apiPort, "-page-port", "0")
+	if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), "port "+apiPort+" of the HTTP API is taken") || !strings.Contains(string(out), "-api-port") {
+		t.Errorf("up on a taken API port: %v\n%s\nwant an error naming the port and -api-port", err, out)
+	}
+
 	tok := run("token", "--tenant", "acme", "--user", "cmd-user")
 	run("send", "--tenant", "acme", "--user", "cmd-user", "--turns", "2", "--text", "I'm Ana and I live in Lisbon.")
 	var body string
@@ -117,6 +136,25 @@ func TestCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(state, stack.InfoFile)); err == nil {
 		t.Error("the state file is still there after Ctrl-C")
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a process may write while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // descendants returns the processes below pid, transitively.

@@ -62,7 +62,7 @@ func isMain(dir string) bool {
 // a later build never rewrites a binary that a running stack executes; a
 // lock on the cache keeps two stacks from building at once. It returns
 // the bootstraps by logical ID and the emulator's path.
-func build(ctx context.Context, root, templateDir, cache, state string, fns map[string]*sam.Function) (map[string]string, string, error) {
+func build(ctx context.Context, root, templateDir, cache, state string, fns map[string]*sam.Function, progress func(string, ...any)) (map[string]string, string, error) {
 	rie := filepath.Join(cache, "aws-lambda-rie-"+rieVersion(root))
 	rieErr := make(chan error, 1)
 	go func() {
@@ -70,6 +70,7 @@ func build(ctx context.Context, root, templateDir, cache, state string, fns map[
 			rieErr <- nil
 			return
 		}
+		progress("building the Lambda Runtime Interface Emulator (once per version; about half a minute on an empty Go cache)…")
 		tmp := fmt.Sprintf("%s.%d.tmp", rie, os.Getpid())
 		if err := lambdapool.BuildRIE(ctx, root, tmp); err != nil {
 			rieErr <- err
@@ -98,6 +99,7 @@ func build(ctx context.Context, root, templateDir, cache, state string, fns map[
 		return nil, "", err
 	}
 	defer unlock()
+	progress("building %d functions for this machine in one go build: %s…", len(args), strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-tags", "lambda.norpc", "-trimpath", "-ldflags", "-s -w", "-o", out}, args...)...)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {

@@ -106,6 +106,44 @@ type Options struct {
 	// Log receives the stack's own lines (requests, batches, builds);
 	// nil means the file logs/stack.log in the state folder.
 	Log io.Writer
+	// Progress, when not nil, receives one line per step of the start
+	// (the builds, moto_server, the table and queues, the execution
+	// environments), for a person waiting at a terminal.
+	Progress io.Writer
+	// APIPort and PagePort are the ports of the HTTP API and of the
+	// memory page on 127.0.0.1; 0 picks a free port, which is what tests
+	// want so that parallel runs never collide. A port that is taken is
+	// a *[PortError].
+	APIPort, PagePort int
+}
+
+// PortError is the error of [Start] when a port it was told to listen on
+// is taken.
+type PortError struct {
+	// Part is "api" or "page".
+	Part string
+	// Port is the port asked for, and Err the error of listening on it.
+	Port int
+	Err  error
+}
+
+// Error says which port of which part is taken.
+func (e *PortError) Error() string {
+	return fmt.Sprintf("stack: port %d of the %s is taken (is another stack or program listening there?): %v", e.Port, partNames[e.Part], e.Err)
+}
+
+// Unwrap returns the error of listening.
+func (e *PortError) Unwrap() error { return e.Err }
+
+var partNames = map[string]string{"api": "HTTP API", "page": "memory page"}
+
+// listenPort listens on 127.0.0.1:port, or on a free port when port is 0.
+func listenPort(part string, port int) (net.Listener, error) {
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil && port != 0 {
+		return nil, &PortError{Part: part, Port: port, Err: err}
+	}
+	return ln, err
 }
 
 // Info says where everything of a running stack is. The command writes it
@@ -118,6 +156,11 @@ type Info struct {
 	// AWSEndpoint is moto_server's URL, for DynamoDB and SQS, in Region.
 	AWSEndpoint string `json:"awsEndpoint"`
 	Region      string `json:"region"`
+	// DynamoDBURL is the DynamoDB endpoint the functions use: moto behind
+	// a proxy that applies one request at a time, as DynamoDB applies
+	// each to an item atomically. A local gateway that writes facts uses
+	// it too.
+	DynamoDBURL string `json:"dynamodbUrl"`
 	// TableName is the table; QueueURL the extractor's queue and DLQURL
 	// its dead-letter queue.
 	TableName string `json:"tableName"`
@@ -143,6 +186,10 @@ type Info struct {
 	// the logical ID of the function the queue feeds.
 	Functions map[string]string `json:"functions"`
 	Extractor string            `json:"extractor"`
+	// ExtractorEnv is the extractor's environment from the template (its
+	// table and memory settings, not the stack's endpoints), so that a
+	// local gateway configures its memory.Store as the functions do.
+	ExtractorEnv map[string]string `json:"extractorEnv,omitempty"`
 	// StateDir, KeyFile and LogDir are the state folder, the issuer's key
 	// and the logs' folder.
 	StateDir string `json:"stateDir"`
@@ -159,16 +206,20 @@ type Stack struct {
 	// App is the template as resolved for this stack.
 	App *sam.App
 
-	issuer   *token.Issuer
-	model    *converse.Server
-	moto     *moto.Server
-	pools    map[string]*lambdapool.Pool
-	pollers  []*sqsevents.Poller
-	servers  []*http.Server
-	logFiles []*os.File
-	log      *slog.Logger
-	closeMu  sync.Mutex
-	closed   bool
+	issuer  *token.Issuer
+	model   *converse.Server
+	moto    *moto.Server
+	pools   map[string]*lambdapool.Pool
+	pollers []*sqsevents.Poller
+	servers []*http.Server
+	// listeners are those opened early (API, page); served marks the ones
+	// a server took over, which closes them.
+	listeners []net.Listener
+	served    map[net.Listener]bool
+	logFiles  []*os.File
+	log       *slog.Logger
+	closeMu   sync.Mutex
+	closed    bool
 	// dynamoURL is the serialising proxy in front of moto's DynamoDB.
 	dynamoURL string
 }
@@ -183,7 +234,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	s := &Stack{pools: map[string]*lambdapool.Pool{}}
+	s := &Stack{pools: map[string]*lambdapool.Pool{}, served: map[net.Listener]bool{}}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -222,11 +273,17 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 	// The memory page is served at its own origin, which the API's CORS
 	// configuration must allow, as a frontend's would be in production.
-	pageLn, err := listen()
+	pageLn, err := listenPort("page", o.PagePort)
 	if err != nil {
 		return nil, err
 	}
 	pageURL := "http://" + pageLn.Addr().String()
+	apiLn, err := listenPort("api", o.APIPort)
+	if err != nil {
+		_ = pageLn.Close()
+		return nil, err
+	}
+	s.listeners = append(s.listeners, pageLn, apiLn)
 	origins := params[CORSParameter]
 	if origins == "" {
 		origins, _ = tmpl.ParameterDefault(CORSParameter)
@@ -234,7 +291,8 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if origins != "" {
 		origins += ","
 	}
-	params[CORSParameter] = origins + pageURL
+	// The same page opened as localhost is another origin.
+	params[CORSParameter] = origins + pageURL + "," + strings.Replace(pageURL, "127.0.0.1", "localhost", 1)
 	issParams, audParams := tmpl.JWTParameters()
 	for _, p := range issParams {
 		params[p] = issuerURL
@@ -253,15 +311,23 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	var motoErr, buildErr, keyErr error
 	motoLog := filepath.Join(logDir, "moto.log")
 	began := time.Now()
+	progress := o.progress(began)
 	wg.Go(func() {
+		progress("starting moto_server (DynamoDB and SQS)…")
 		s.moto, motoErr = moto.Start(ctx, motoLog)
 		s.log.Info("moto_server started", "ms", time.Since(began).Milliseconds())
+		if motoErr == nil {
+			progress("moto_server ready at %s", s.moto.Endpoint)
+		}
 	})
 	var bootstraps map[string]string
 	var rie string
 	wg.Go(func() {
-		bootstraps, rie, buildErr = build(ctx, o.Root, tmpl.Dir, o.CacheDir, o.StateDir, first.Functions)
+		bootstraps, rie, buildErr = build(ctx, o.Root, tmpl.Dir, o.CacheDir, o.StateDir, first.Functions, progress)
 		s.log.Info("functions built", "ms", time.Since(began).Milliseconds())
+		if buildErr == nil {
+			progress("functions built")
+		}
 	})
 	wg.Go(func() { s.issuer, keyErr = token.NewIssuer() })
 	wg.Wait()
@@ -299,6 +365,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
 	var table string
 	var tableErr, queueErr error
+	progress("creating the table and the queues from the template…")
 	wg.Go(func() { table, tableErr = createTable(ctx, ddb, app) })
 	wg.Go(func() { queueErr = createQueues(ctx, sqsClient, app, o.VisibilityTimeout) })
 	wg.Wait()
@@ -309,6 +376,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 
 	s.Info = Info{
 		AWSEndpoint: s.moto.Endpoint,
+		DynamoDBURL: s.dynamoURL,
 		Region:      DefaultRegion,
 		TableName:   table,
 		BedrockURL:  s.model.URL(),
@@ -353,6 +421,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	s.Info.TenantClaim = or(s.Info.TenantClaim, setup.DefaultTenantClaim)
 	s.Info.UserScope = or(s.Info.UserScope, setup.DefaultUserScope)
 	s.Info.AdminScope = or(s.Info.AdminScope, setup.DefaultAdminScope)
+	progress("starting one execution environment per function under the Runtime Interface Emulator…")
 	warm := make(chan error, len(s.pools))
 	for _, p := range s.pools {
 		go func() { warm <- p.Warm(ctx, 1) }()
@@ -382,12 +451,8 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		if err != nil {
 			return nil, err
 		}
-		ln, err := listen()
-		if err != nil {
-			return nil, err
-		}
-		s.Info.APIURL = "http://" + ln.Addr().String()
-		s.serve(ln, gw)
+		s.Info.APIURL = "http://" + apiLn.Addr().String()
+		s.serve(apiLn, gw)
 	}
 
 	// The memory page, at its own origin.
@@ -410,6 +475,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		q := app.Queues[ev.Queue]
 		s.Info.QueueURL = queueURL(q.Name)
 		s.Info.Extractor = ev.Function
+		s.Info.ExtractorEnv = maps.Clone(app.Functions[ev.Function].Env)
 		if q.DeadLetterQueue != "" {
 			s.Info.DLQURL = queueURL(app.Queues[q.DeadLetterQueue].Name)
 		}
@@ -483,7 +549,22 @@ func moduleRoot() (string, error) {
 
 func listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
 
+// progress returns the function that writes one line of progress, with
+// the time since began, to o.Progress.
+func (o *Options) progress(began time.Time) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		if o.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(o.Progress, "  %5.1fs  %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
+	}
+}
+
 func (s *Stack) serve(ln net.Listener, h http.Handler) {
+	s.served[ln] = true
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	s.servers = append(s.servers, srv)
 	go srv.Serve(ln) //nolint:errcheck // Serve returns ErrServerClosed after Close.
@@ -545,6 +626,12 @@ func (s *Stack) Close() {
 	}
 	for _, srv := range s.servers {
 		_ = srv.Close()
+	}
+	// Listeners opened before a failed start and never served.
+	for _, ln := range s.listeners {
+		if !s.served[ln] {
+			_ = ln.Close()
+		}
 	}
 	var wg sync.WaitGroup
 	for _, p := range s.pools {

@@ -51,9 +51,23 @@ async function call(method, path, body) {
   return data;
 }
 
-function formatWhen(iso) {
+// label turns a canonical key into words a person reads: "home_city"
+// becomes "Home city". The key itself is shown where a fact is edited.
+function label(key) {
+  const words = String(key).replace(/[_\-.]+/g, " ").trim();
+  return words ? words[0].toLocaleUpperCase() + words.slice(1) : key;
+}
+
+// when formats a time in the reader's own locale and time zone.
+const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+function timeElement(iso) {
+  const t = document.createElement("time");
   const d = new Date(iso);
-  return isNaN(d) ? "" : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  if (isNaN(d)) return t;
+  t.dateTime = d.toISOString();
+  t.textContent = when.format(d);
+  return t;
 }
 
 function renderFacts(list, facts, editable) {
@@ -61,10 +75,12 @@ function renderFacts(list, facts, editable) {
   for (const f of facts) {
     const li = $("fact-item").content.firstElementChild.cloneNode(true);
     li.dataset.key = f.key;
-    li.querySelector(".fact-key").textContent = f.key;
+    const name = li.querySelector(".fact-label");
+    name.textContent = label(f.key);
+    name.title = f.key;
     li.querySelector(".fact-value").textContent = f.value;
     const source = f.sourceThreadId ? "learned from conversation " + f.sourceThreadId : "set by hand";
-    li.querySelector(".fact-meta").textContent = formatWhen(f.updatedAt) + " · " + source;
+    li.querySelector(".fact-meta").replaceChildren(timeElement(f.updatedAt), " · " + source);
     if (editable) {
       li.querySelector(".fact-edit").addEventListener("click", () => startEdit(f));
       li.querySelector(".fact-forget").addEventListener("click", () => forget(f.key));
@@ -94,7 +110,7 @@ async function load() {
 
 function startEdit(f) {
   state.editing = f.key;
-  $("edit-title").textContent = "Edit " + f.key;
+  $("edit-title").textContent = "Edit “" + label(f.key) + "”";
   $("edit-key").value = f.key;
   $("edit-key").readOnly = true;
   $("edit-value").value = f.value;
@@ -119,8 +135,8 @@ async function save(ev) {
   try {
     const data = await call("PUT", "/v1/me/facts/" + encodeURIComponent(key), { value });
     stopEdit();
-    setStatus("Remembered " + data.fact.key + ".");
     await load();
+    setStatus("Remembered “" + label(data.fact.key) + "”.");
   } catch (err) {
     $("edit-error").textContent = err.userMessage || err.detail || err.title || "Could not save.";
     show($("edit-error"), true);
@@ -130,8 +146,8 @@ async function save(ev) {
 async function forget(key) {
   try {
     await call("DELETE", "/v1/me/facts/" + encodeURIComponent(key));
-    setStatus("Forgot " + key + ".");
     await load();
+    setStatus("Forgot “" + label(key) + "”.");
   } catch (err) { setError(err); }
 }
 
@@ -155,8 +171,8 @@ async function forgetAll() {
   if (!yes) return;
   try {
     await call("DELETE", "/v1/me/facts");
-    setStatus("Everything was forgotten.");
     await load();
+    setStatus("Everything was forgotten.");
   } catch (err) { setError(err); }
 }
 

@@ -1,9 +1,10 @@
-package web_test
+package webtest_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -27,7 +29,10 @@ import (
 
 // The browser tests run the page, served by the local stack, in Debian's
 // headless Chromium against the real fact API of the stack. A screenshot
-// of every state is kept in test-artifacts/browser.
+// of every state is kept in test-artifacts/browser; -update-docs also
+// writes the README's screenshots to docs/images.
+
+var updateDocs = flag.Bool("update-docs", false, "write the README's screenshots of the page to docs/images")
 
 var (
 	st        *stack.Stack
@@ -45,7 +50,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "web: the browser tests need Chromium:", err)
 		return 1
 	}
-	artifacts, _ = filepath.Abs(filepath.Join("..", "test-artifacts", "browser"))
+	artifacts, _ = filepath.Abs(filepath.Join("..", "..", "test-artifacts", "browser"))
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -170,7 +175,9 @@ func browser(t *testing.T) (context.Context, *atomic.Int32) {
 	return ctx, &dialogs
 }
 
-func shot(t *testing.T, ctx context.Context, name string) {
+// shot keeps a screenshot of the page in the artifacts and, with
+// -update-docs, as docs/images/DOC.png when doc is not empty.
+func shot(t *testing.T, ctx context.Context, name string, doc ...string) {
 	t.Helper()
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
@@ -178,6 +185,13 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	}
 	if err := os.WriteFile(filepath.Join(artifacts, name+".png"), buf, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	for _, d := range doc {
+		if *updateDocs {
+			if err := os.WriteFile(filepath.Join("..", "..", "docs", "images", d+".png"), buf, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 
@@ -255,7 +269,15 @@ func TestMemoryPage(t *testing.T) {
 	waitText(t, ctx, factSel("role", ".fact-meta"), "learned from conversation th-page-1")
 	waitText(t, ctx, factSel("home_city", ".fact-value"), "Lisbon")
 	waitText(t, ctx, factSel("name", ".fact-meta"), "set by hand")
-	shot(t, ctx, "1-loaded")
+	// A person reads labels, not keys; the key is kept as the tooltip.
+	for key, want := range map[string]string{"home_city": "Home city", "preferred_language": "Preferred language", "role": "Role", "name": "Name"} {
+		got := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector('#facts li[data-key=%q] .fact-label').textContent`, key))
+		title := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector('#facts li[data-key=%q] .fact-label').title`, key))
+		if got != want || title != key {
+			t.Errorf("label of %s = %q (title %q), want %q (title %q)", key, got, title, want, key)
+		}
+	}
+	shot(t, ctx, "1-loaded", "memory-page")
 
 	// A stored value that looks like HTML is shown as text and never runs.
 	imgs := evaluate[int](t, ctx, `document.querySelectorAll("#facts img").length`)
@@ -271,11 +293,16 @@ func TestMemoryPage(t *testing.T) {
 		t.Errorf("the token stays in the address bar: %s", url)
 	}
 
-	// Edit one: the new value is what the API returns afterwards.
-	run1(t, ctx, "edit home_city",
-		chromedp.Click(chromedp.CSS(factSel("home_city", ".fact-edit"))),
+	// Edit one: the form names the fact by its label and shows its key;
+	// the new value is what the API returns afterwards.
+	run1(t, ctx, "edit home_city", chromedp.Click(chromedp.CSS(factSel("home_city", ".fact-edit"))))
+	if title, key := evaluate[string](t, ctx, `document.getElementById("edit-title").textContent`), evaluate[string](t, ctx, `document.getElementById("edit-key").value`); title != "Edit “Home city”" || key != "home_city" {
+		t.Errorf("edit form: title %q, key %q; want Edit “Home city” and home_city", title, key)
+	}
+	run1(t, ctx, "save home_city",
 		chromedp.SetValue(chromedp.CSS("#edit-value"), "Porto"),
 		chromedp.Click(chromedp.CSS("#edit-save")))
+	waitText(t, ctx, "#status", "Remembered “Home city”.")
 	waitText(t, ctx, factSel("home_city", ".fact-value"), "Porto")
 	if got := factValues(t, tok, "/v1/me/facts")["home_city"]; got != "Porto" {
 		t.Errorf("after the edit the API says home_city = %q, want Porto", got)
@@ -356,11 +383,45 @@ func TestAdminView(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#erase")),
 		chromedp.WaitVisible(chromedp.CSS("#confirm-ok")))
 	waitText(t, ctx, "#confirm-text", "Erasure removes every fact")
-	shot(t, ctx, "8-confirm-erase")
+	shot(t, ctx, "8-confirm-erase", "memory-page-erase")
 	run1(t, ctx, "confirm erase", chromedp.Click(chromedp.CSS("#confirm-ok")))
 	waitText(t, ctx, "#status", "Erased page-bob: 2 facts removed.")
 	if n := len(factValues(t, userTok, "/v1/me/facts")); n != 0 {
 		t.Errorf("after erasure the user has %d facts", n)
 	}
 	shot(t, ctx, "9-erased")
+}
+
+// TestDatesInReadersLocale: the page writes when a fact was learned in the
+// reader's locale and time zone, here German in Lisbon, with the exact
+// instant in a <time> element.
+func TestDatesInReadersLocale(t *testing.T) {
+	tok := tokenFor(t, "page-carla", false)
+	if status, body := api(t, tok, http.MethodPut, "/v1/me/facts/home_city", `{"value":"Lisbon"}`); status != http.StatusOK {
+		t.Fatalf("PUT: %d %v", status, body)
+	}
+	_, body := api(t, tok, http.MethodGet, "/v1/me/facts", "")
+	updated, err := time.Parse(time.RFC3339Nano, body["facts"].([]any)[0].(map[string]any)["updatedAt"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lisbon, err := time.LoadLocation("Europe/Lisbon")
+	if err != nil {
+		t.Skip("no time zone database:", err)
+	}
+	ctx, _ := browser(t)
+	if _, err := chromedp.Call(ctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: "de_DE"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Lisbon"}); err != nil {
+		t.Fatal(err)
+	}
+	run1(t, ctx, "open the page", chromedp.Navigate(st.Info.PageURL+"/#token="+tok))
+	// German medium date and short time: 01.12.2026, 14:16.
+	want := updated.In(lisbon).Format("02.01.2006, 15:04")
+	waitText(t, ctx, factSel("home_city", ".fact-meta time"), want)
+	attr := evaluate[string](t, ctx, `document.querySelector('#facts li[data-key="home_city"] time').dateTime`)
+	if at, err := time.Parse(time.RFC3339Nano, attr); err != nil || !at.Equal(updated.Truncate(time.Millisecond)) {
+		t.Errorf("<time datetime=%q>, want the instant %s", attr, updated.UTC().Format(time.RFC3339Nano))
+	}
 }

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/gateway"
+	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/producer"
+)
+
+// localChatModel is the model ID the chat sends to the Converse stand-in.
+const localChatModel = "usermemory-local-chat"
+
+const chatHelp = `Type a message, or:
+  /new          start a new thread (its system prompt shows what was learned)
+  /prompt       show the system prompt the next answer will get
+  /facts        list what is remembered about you
+  /forget KEY   forget one fact
+  /quit         leave (or Ctrl-D)
+Say "remember that my role is nurse" to see the remember tool ask for approval.
+`
+
+// chat plays the AI gateway in the terminal, with the gateway package
+// wired to the running stack: the facts in its table, the extraction
+// messages to its queue, the answers from its Converse stand-in (or from
+// Bedrock with -bedrock).
+func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	tenant := fs.String("tenant", "acme", "tenant ID")
+	user := fs.String("user", "ana", "user ID")
+	useBedrock := fs.Bool("bedrock", false, "answer with Amazon Bedrock (the default AWS credentials and region) instead of the stand-in")
+	modelID := fs.String("model-id", "", "the chat model (or inference profile) ID; required with -bedrock")
+	wait := fs.Duration("wait", 15*time.Second, "how long to wait for the extractor after an answer that is due for an extraction")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *useBedrock && *modelID == "" {
+		return errors.New("with -bedrock, -model-id names the chat model, for instance -model-id us.anthropic.claude-3-5-haiku-20241022-v1:0")
+	}
+	sc := memory.Scope{TenantID: *tenant, UserID: *user}
+	if err := sc.Validate(); err != nil {
+		return fmt.Errorf("-tenant and -user: %w", err)
+	}
+	info, err := stack.ReadInfo(*state)
+	if err != nil {
+		return err
+	}
+	// The stack's table and queue, as the functions see them.
+	settings, err := setup.FromEnv(func(k string) string { return info.ExtractorEnv[k] })
+	if err != nil {
+		return err
+	}
+	local := aws.Config{Region: info.Region, Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")}
+	// DynamoDB through the stack's serialising endpoint, as the functions.
+	ddb := dynamodb.NewFromConfig(local, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(info.DynamoDBURL) })
+	queue := sqs.NewFromConfig(local, func(o *sqs.Options) { o.BaseEndpoint = aws.String(info.AWSEndpoint) })
+	store, err := memory.New(dynamorepo.New(ddb, settings.TableName), settings.Memory)
+	if err != nil {
+		return err
+	}
+	model := bedrockruntime.NewFromConfig(local, func(o *bedrockruntime.Options) { o.BaseEndpoint = aws.String(info.BedrockURL) })
+	from := "the Bedrock stand-in at " + info.BedrockURL
+	if *useBedrock {
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return fmt.Errorf("loading the AWS configuration for Bedrock: %w", err)
+		}
+		if cfg.Region == "" {
+			return errors.New("with -bedrock, set the region of the model, for instance AWS_REGION=us-east-1")
+		}
+		model = bedrockruntime.NewFromConfig(cfg)
+		from = "Amazon Bedrock in " + cfg.Region
+	} else if *modelID == "" {
+		*modelID = localChatModel
+	}
+	gw, err := gateway.New(gateway.Config{Store: store, Producer: producer.New(queue, info.QueueURL), Model: model, ModelID: *modelID})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Answers come from %s (model %s); facts, queue and extractor from the local stack.\n", from, *modelID)
+	c := &chatSession{gw: gw, store: store, queue: queue, queueURL: info.QueueURL, sc: sc, wait: *wait,
+		in: bufio.NewScanner(in), out: out, echo: !isTerminal(in)}
+	return c.run(ctx)
+}
+
+type chatSession struct {
+	gw       *gateway.Gateway
+	store    *memory.Store
+	queue    *sqs.Client
+	queueURL string
+	sc       memory.Scope
+	wait     time.Duration
+	in       *bufio.Scanner
+	out      io.Writer
+	// echo repeats each input line, so that a session scripted on
+	// standard input reads as a conversation.
+	echo    bool
+	thread  *gateway.Thread
+	threads int
+}
+
+// read reads one line of input.
+func (c *chatSession) read() (string, bool) {
+	if !c.in.Scan() {
+		fmt.Fprintln(c.out)
+		return "", false
+	}
+	line := strings.TrimSpace(c.in.Text())
+	if c.echo {
+		fmt.Fprintln(c.out, line)
+	}
+	return line, true
+}
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (c *chatSession) run(ctx context.Context) error {
+	fmt.Fprintf(c.out, "Chatting as user %s of tenant %s. /help lists the commands.\n", c.sc.UserID, c.sc.TenantID)
+	if err := c.newThread(ctx); err != nil {
+		return err
+	}
+	for {
+		fmt.Fprint(c.out, "you> ")
+		line, ok := c.read()
+		if !ok {
+			return c.in.Err()
+		}
+		cmd, arg, _ := strings.Cut(line, " ")
+		var err error
+		switch cmd {
+		case "":
+			continue
+		case "/quit", "/exit":
+			return nil
+		case "/help":
+			fmt.Fprint(c.out, chatHelp)
+		case "/new":
+			err = c.newThread(ctx)
+		case "/prompt":
+			var p string
+			if p, err = c.gw.SystemPrompt(ctx, c.sc); err == nil {
+				fmt.Fprintf(c.out, "system prompt of the next answer:\n%s\n", indent(p))
+			}
+		case "/facts":
+			err = c.printFacts(ctx)
+		case "/forget":
+			if strings.TrimSpace(arg) == "" {
+				fmt.Fprintln(c.out, "usage: /forget KEY (see /facts)")
+				continue
+			}
+			if err = c.store.RemoveFact(ctx, c.sc, strings.TrimSpace(arg)); err == nil {
+				fmt.Fprintf(c.out, "forgot %s\n", memory.CanonicalKey(strings.TrimSpace(arg)))
+			}
+		default:
+			if strings.HasPrefix(cmd, "/") {
+				fmt.Fprintf(c.out, "unknown command %s; /help lists the commands\n", cmd)
+				continue
+			}
+			err = c.ask(ctx, line)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintln(c.out, "error:", err)
+		}
+	}
+}
+
+func (c *chatSession) newThread(ctx context.Context) error {
+	c.threads++
+	c.thread = c.gw.NewThread(c.sc, "chat-"+strconv.FormatInt(time.Now().Unix(), 36)+"-"+strconv.Itoa(c.threads))
+	p, err := c.gw.SystemPrompt(ctx, c.sc)
+	if err != nil {
+		return err
+	}
+	block := "(no memory yet: the prompt has no <user_memory> block)"
+	if i := strings.Index(p, memory.MemoryOpen); i >= 0 {
+		block = p[i:]
+	}
+	fmt.Fprintf(c.out, "thread %s; its system prompt holds:\n%s\n", c.thread.ID, indent(block))
+	return nil
+}
+
+func (c *chatSession) ask(ctx context.Context, text string) error {
+	before, err := c.store.GetFacts(ctx, c.sc)
+	if err != nil {
+		return err
+	}
+	reply, err := c.gw.Ask(ctx, c.thread, text, c.approve)
+	for _, t := range reply.Tools {
+		switch {
+		case t.Err != nil:
+			fmt.Fprintf(c.out, "  [tool %s refused: %v]\n", t.Call.Name, t.Err)
+		default:
+			fmt.Fprintf(c.out, "  [tool %s: %s]\n", t.Call.Name, t.Result)
+		}
+	}
+	if reply.Text != "" {
+		fmt.Fprintf(c.out, "assistant> %s\n", reply.Text)
+	}
+	if err != nil {
+		return err
+	}
+	if !reply.ExtractDue {
+		fmt.Fprintf(c.out, "  (extraction message sent; no extraction is due at turn %d, so the extractor calls no model)\n", c.thread.TurnCount())
+		return nil
+	}
+	if err := c.waitForExtractor(ctx); err != nil {
+		return err
+	}
+	after, err := c.store.GetFacts(ctx, c.sc)
+	if err != nil {
+		return err
+	}
+	changes := diff(before, after)
+	if len(changes) == 0 {
+		fmt.Fprintln(c.out, "  (the extractor learned nothing new)")
+		return nil
+	}
+	fmt.Fprintf(c.out, "  memory: %s\n", strings.Join(changes, ", "))
+	return nil
+}
+
+// approve asks the user, on the same input, whether a tool may run.
+func (c *chatSession) approve(_ context.Context, call memory.ToolCall) bool {
+	fmt.Fprintf(c.out, "  The assistant wants to %s %s. Allow? [y/N] ", call.Name, call.Input)
+	answer, _ := c.read()
+	answer = strings.ToLower(answer)
+	return answer == "y" || answer == "yes"
+}
+
+// waitForExtractor waits until the queue holds no message, visible or in
+// flight: the extractor has then processed the one just sent.
+func (c *chatSession) waitForExtractor(ctx context.Context) error {
+	end := time.Now().Add(c.wait)
+	for {
+		out, err := c.queue.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(c.queueURL),
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+		if err != nil {
+			return err
+		}
+		if out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)] == "0" &&
+			out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)] == "0" {
+			return nil
+		}
+		if time.Now().After(end) {
+			fmt.Fprintf(c.out, "  (the extractor has not finished after %s; /facts shows what it learned so far)\n", c.wait)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (c *chatSession) printFacts(ctx context.Context) error {
+	facts, err := c.store.GetFacts(ctx, c.sc)
+	if err != nil {
+		return err
+	}
+	if len(facts) == 0 {
+		fmt.Fprintln(c.out, "nothing remembered")
+	}
+	for _, f := range facts {
+		fmt.Fprintf(c.out, "  %s = %s  (%s)\n", f.Key, f.Value, f.UpdatedAt.Local().Format("2006-01-02 15:04"))
+	}
+	return nil
+}
+
+// diff says what changed from before to after: +key = value, ~key = value,
+// -key.
+func diff(before, after []memory.Fact) []string {
+	old := map[string]string{}
+	for _, f := range before {
+		old[f.Key] = f.Value
+	}
+	var out []string
+	for _, f := range after {
+		v, ok := old[f.Key]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("learned %s = %s", f.Key, f.Value))
+		case v != f.Value:
+			out = append(out, fmt.Sprintf("updated %s = %s", f.Key, f.Value))
+		}
+		delete(old, f.Key)
+	}
+	for _, k := range slices.Sorted(maps.Keys(old)) {
+		out = append(out, "forgot "+k)
+	}
+	return out
+}
+
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/usermemory/usermemory/localtest/stack"
+)
+
+// readmeSkips are the README commands this test does not run, and why.
+var readmeSkips = map[string]string{
+	"go run ./localtest up":    "the test starts it, with the README's flags",
+	"make test":                "the whole suite, which runs this test",
+	"go run ./localtest bench": "starts a stack of its own and measures it for minutes",
+	"go test":                  "test suites, run by make test",
+}
+
+// TestREADME runs the commands of README.md's sh blocks as a person
+// pastes them, on a stack started with the README's up command: each
+// block in one bash, `go run ./localtest` being the command built once,
+// curl failing on an HTTP error, xdg-open fetching the page. The only
+// change is the ports: the stack listens on free ones, so that the test
+// never collides with a stack a person runs or a parallel test, and the
+// README's 127.0.0.1:3000 and :3001 are rewritten to them.
+func TestREADME(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the local stack")
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	if len(blocks) == 0 {
+		t.Fatal("README.md has no sh block")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "localtest")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "TMPDIR="+tmp, "LOCALTEST="+bin)
+
+	// Up, as the README says, on free ports, with its state in TMPDIR.
+	var upArgs []string
+	for _, b := range blocks {
+		for _, line := range commands(b[1]) {
+			if rest, ok := strings.CutPrefix(line, "go run ./localtest up"); ok && upArgs == nil {
+				upArgs = append(strings.Fields(rest), "-api-port", "0", "-page-port", "0")
+			}
+		}
+	}
+	if upArgs == nil {
+		t.Fatal("README.md does not say go run ./localtest up")
+	}
+	up := exec.Command(bin, append([]string{"up"}, upArgs...)...)
+	up.Env = env
+	up.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var stderr lockedBuffer
+	up.Stderr = &stderr
+	stdout, err := up.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := up.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-up.Process.Pid, syscall.SIGINT)
+		done := make(chan struct{})
+		go func() { _ = up.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = syscall.Kill(-up.Process.Pid, syscall.SIGKILL)
+		}
+	}()
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if strings.HasPrefix(lines.Text(), "Ctrl-C") {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	info, err := stack.ReadInfo(filepath.Join(tmp, "usermemory-localtest"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	ports := strings.NewReplacer(
+		fmt.Sprintf("127.0.0.1:%d", DefaultAPIPort), strings.TrimPrefix(info.APIURL, "http://"),
+		fmt.Sprintf("127.0.0.1:%d", DefaultPagePort), strings.TrimPrefix(info.PageURL, "http://"))
+
+	const preamble = `set -eo pipefail
+go() { if [ "$1" = run ] && [ "$2" = ./localtest ]; then shift 2; "$LOCALTEST" "$@"; else command go "$@"; fi; }
+curl() { command curl --fail-with-body "$@"; }
+xdg-open() { command curl -sf -o /dev/null "${1%%#*}" && echo "opened ${1%%#*}"; }
+`
+	ran := 0
+	for i, b := range blocks {
+		var script strings.Builder
+		script.WriteString(preamble)
+		for _, line := range commands(b[1]) {
+			if why := skipped(line); why != "" {
+				fmt.Fprintf(&script, "# skipped (%s): %s\n", why, line)
+				continue
+			}
+			ran++
+			script.WriteString(ports.Replace(line) + "\n")
+		}
+		cmd := exec.Command("bash", "-c", script.String())
+		cmd.Dir = ".."
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		t.Logf("README.md sh block %d:\n%s", i+1, out)
+		if err != nil {
+			t.Errorf("README.md sh block %d failed: %v\n--- block\n%s--- output\n%s", i+1, err, b[1], out)
+		}
+	}
+	if ran < 5 {
+		t.Errorf("ran %d README commands, want every one of the quick ones (at least 5)", ran)
+	}
+}
+
+// commands returns the command lines of a sh block, continuation lines
+// joined, without blank lines.
+func commands(block string) []string {
+	var out []string
+	var cur strings.Builder
+	for line := range strings.SplitSeq(block, "\n") {
+		if rest, ok := strings.CutSuffix(line, "\\"); ok {
+			cur.WriteString(rest)
+			continue
+		}
+		cur.WriteString(line)
+		if s := strings.TrimSpace(cur.String()); s != "" {
+			out = append(out, s)
+		}
+		cur.Reset()
+	}
+	return out
+}
+
+// skipped returns why a command is not run, "" when it is.
+func skipped(line string) string {
+	for prefix, why := range readmeSkips {
+		if line == prefix || strings.HasPrefix(line, prefix+" ") {
+			return why
+		}
+	}
+	return ""
+}
