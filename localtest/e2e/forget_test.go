@@ -54,6 +54,8 @@ func deleteWhileHeld(t *testing.T, path, tok string) {
 	}
 }
 
+// countCalls returns the number of model calls answered since the last
+// reset of the stand-in.
 func countCalls() int {
 	n, _ := st.Converse().Calls()
 	return n
@@ -61,10 +63,13 @@ func countCalls() int {
 
 // waitExtractionDone waits until the held extraction was answered and its
 // message left the queue, then checks that it was handled rather than
-// moved to the dead-letter queue, whose depth was dlq before.
+// moved to the dead-letter queue, whose depth was dlq before. (A
+// redelivery, on a machine so loaded that the extraction outlives the
+// visibility timeout, was sent before the deletion too: it may call the
+// model again, and must not undo the deletion either.)
 func waitExtractionDone(t *testing.T, dlq int) {
 	t.Helper()
-	waitFor(t, "the model's answer", func() bool { return countCalls() == 1 })
+	waitFor(t, "the model's answer", func() bool { return countCalls() >= 1 })
 	waitQueueEmpty(t, st.Info.QueueURL)
 	if d := queueDepth(t, st.Info.DLQURL); d != dlq {
 		t.Fatalf("the dead-letter queue holds %d messages, %d before: the extraction failed instead of ending", d, dlq)
@@ -140,7 +145,7 @@ const firstFactWriters = 16
 
 func TestNewUsersConcurrentWritesOfDistinctKeys(t *testing.T) {
 	const users = 4
-	refused := 0
+	refused, lost := 0, 0
 	for u := range users {
 		user := newUser("burst")
 		tok := userToken(t, tenant, user)
@@ -167,12 +172,19 @@ func TestNewUsersConcurrentWritesOfDistinctKeys(t *testing.T) {
 				t.Errorf("user %d: PUT k%02d = %d, want 200", u, i, s)
 			}
 		}
-		if got := facts(t, "/v1/me/facts", tok); !equal(got, want) {
-			t.Errorf("user %d: facts = %v, want all %d written", u, got, firstFactWriters)
+		got := facts(t, "/v1/me/facts", tok)
+		for i, s := range status {
+			if key := fmt.Sprintf("k%02d", i); s == http.StatusOK && got[key] != want[key] {
+				lost++
+				t.Errorf("user %d: %s was acknowledged but reads %q, want %q", u, key, got[key], want[key])
+			}
+		}
+		if !equal(got, want) {
+			t.Errorf("user %d: facts = %v, want all %d keys written", u, got, firstFactWriters)
 		}
 	}
-	if refused != 0 {
-		t.Errorf("%d of %d concurrent PUTs of distinct keys for new users were refused with 409, want 0", refused, users*firstFactWriters)
+	if refused != 0 || lost != 0 {
+		t.Errorf("of %d concurrent PUTs of distinct keys for new users, %d were refused with 409 and %d acknowledged writes were lost, want 0 and 0", users*firstFactWriters, refused, lost)
 	}
 }
 
