@@ -60,8 +60,10 @@ func run(m *testing.M) int {
 	start := time.Now()
 	// A short visibility timeout makes redelivery and the redrive to the
 	// dead-letter queue take seconds instead of the template's minutes;
-	// everything else is the template's.
-	st, err = stack.Start(ctx, stack.Options{StateDir: state, VisibilityTimeout: 2 * time.Second, PollWait: time.Second})
+	// everything else is the template's. 16 environments per function let
+	// the concurrent writes of forget_test.go race as they would in Lambda;
+	// an environment starts only when a request finds none idle.
+	st, err = stack.Start(ctx, stack.Options{StateDir: state, VisibilityTimeout: 2 * time.Second, PollWait: time.Second, MaxEnvironments: 16})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: the local stack did not start:", err)
 		return code
