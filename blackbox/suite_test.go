@@ -142,6 +142,18 @@ func (t *target) answer(tb testing.TB, tenant, user, thread string, previous, co
 	}
 }
 
+// eraseAfter erases the user when the test ends, so that runs against a
+// deployed stack leave nothing behind.
+func (t *target) eraseAfter(tb testing.TB, tenant, user string) {
+	tb.Helper()
+	admin := t.adminToken(tb, tenant, newID("cleanup"))
+	tb.Cleanup(func() {
+		if r := t.call(tb, http.MethodDelete, "/v1/users/"+url.PathEscape(user), admin, nil); r.status != http.StatusOK {
+			tb.Errorf("erasing the test user afterwards = %d %s, want 200", r.status, r.body)
+		}
+	})
+}
+
 func (t *target) userToken(tb testing.TB, tenant, user string) string {
 	return t.token(tb, tokenOptions{tenant: tenant, user: user})
 }
@@ -157,6 +169,7 @@ func TestFactsExtractedAfterAnAnswer(t *testing.T) {
 	t.Parallel()
 	user, thread := newID("extract"), newID("th")
 	tok := tg.userToken(t, tg.tenant, user)
+	tg.eraseAfter(t, tg.tenant, user)
 	tg.answer(t, tg.tenant, user, thread, 0, 2, "My name is Ana and I live in Lisbon.", "Nice to meet you, Ana!")
 	got := tg.waitMentions(t, tok, "Ana", "Lisbon")
 	for _, w := range []string{"Ana", "Lisbon"} {
@@ -186,6 +199,7 @@ func TestMemoryPage(t *testing.T) {
 	t.Parallel()
 	user := newID("page")
 	tok := tg.userToken(t, tg.tenant, user)
+	tg.eraseAfter(t, tg.tenant, user)
 	key := func(k string) string { return "/v1/me/facts/" + url.PathEscape(k) }
 
 	r := tg.call(t, http.MethodGet, "/v1/me/facts", tok, nil)
@@ -265,6 +279,7 @@ func TestEraseWithAMessageInFlight(t *testing.T) {
 	t.Parallel()
 	user := newID("erase")
 	tok := tg.userToken(t, tg.tenant, user)
+	tg.eraseAfter(t, tg.tenant, user)
 	admin := tg.adminToken(t, tg.tenant, newID("admin"))
 	tg.answer(t, tg.tenant, user, newID("th"), 0, 2, "My name is Ana and I live in Lisbon.", "Nice to meet you, Ana!")
 	if r := tg.call(t, http.MethodDelete, "/v1/users/"+url.PathEscape(user), admin, nil); r.status != http.StatusOK {
@@ -290,6 +305,7 @@ func TestBadTokensRefused(t *testing.T) {
 	t.Parallel()
 	user := newID("auth")
 	tok := tg.userToken(t, tg.tenant, user)
+	tg.eraseAfter(t, tg.tenant, user)
 	if r := tg.call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": "Lisbon"}); r.status != http.StatusOK {
 		t.Fatalf("PUT = %d %s, want 200", r.status, r.body)
 	}
