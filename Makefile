@@ -5,9 +5,10 @@ GO ?= go
 .PHONY: test lint unit run build bench browser
 
 ## test: every check and every test, with moto_server started for them;
-## the end-to-end and browser tests start the local stack themselves.
+## the end-to-end, black-box (USERMEMORY_BLACKBOX=local) and browser tests
+## start the local stack themselves.
 test: lint browser
-	./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
+	USERMEMORY_BLACKBOX=local ./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
 
 ## browser: Debian's Chromium for the page's tests, installed where missing.
 browser:

@@ -36,14 +36,19 @@ func numberAttr(t *testing.T, it map[string]types.AttributeValue, name string) i
 func TestBudgetAllow(t *testing.T) {
 	f := newFixture(t)
 	now := time.Date(2026, 11, 29, 23, 59, 0, 0, time.UTC)
-	b := dynamorepo.NewBudget(f.client, f.table, 2, dynamorepo.WithClock(fixedClock(&now)))
+	// One shard: the exact counter, one item per tenant and day.
+	b := dynamorepo.NewShardedBudget(f.client, f.table, 2, 1, dynamorepo.WithClock(fixedClock(&now)))
 	acme := memory.Meta{TenantID: "acme", UserID: "u-1", ThreadID: "th-1"}
 
-	for i, want := range []bool{true, true, false, false} {
-		if got := b.Allow(ctx, acme); got != want {
-			t.Errorf("call %d: Allow = %v, want %v", i+1, got, want)
+	// The third call finds the counter full; the fourth knows it is.
+	for i, want := range []struct {
+		allow    bool
+		requests string
+	}{{true, "UpdateItem:1"}, {true, "UpdateItem:1"}, {false, "UpdateItem:1"}, {false, ""}} {
+		if got := b.Allow(ctx, acme); got != want.allow {
+			t.Errorf("call %d: Allow = %v, want %v", i+1, got, want.allow)
 		}
-		checkRequests(t, f.count, "UpdateItem:1")
+		checkRequests(t, f.count, want.requests)
 	}
 	// Another tenant has its own budget.
 	if !b.Allow(ctx, memory.Meta{TenantID: "globex", UserID: "u-1"}) {
@@ -126,7 +131,7 @@ func TestBudgetConcurrentAllow(t *testing.T) {
 func TestBudgetRecord(t *testing.T) {
 	f := newFixture(t)
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	b := dynamorepo.NewBudget(f.client, f.table, 0, dynamorepo.WithClock(fixedClock(&now)))
+	b := dynamorepo.NewShardedBudget(f.client, f.table, 0, 1, dynamorepo.WithClock(fixedClock(&now)))
 	m := memory.Meta{TenantID: "acme", UserID: "u-1"}
 	b.Record(ctx, m, memory.Usage{InputTokens: 100, OutputTokens: 7})
 	checkRequests(t, f.count, "UpdateItem:1")

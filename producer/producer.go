@@ -3,9 +3,12 @@
 // of a thread: version 1 of schema/extraction-message.v1.json.
 //
 // A [Producer] validates the IDs and the turns, sets the version and the
-// send time, keeps the whole message within the SQS size limit by dropping
-// the oldest turns first (and, when even the newest turn alone is over,
-// cutting its text), and sends it with the FIFO group of the user and a
+// send time, leaves out what the extractor would not read (the turns
+// before the newest [memory.DefaultTranscriptChars] characters of
+// transcript, and tool turns, which it never transcribes), keeps the whole
+// message within the SQS size limit by dropping the oldest turns first
+// (and, when even the newest turn alone is over, cutting its text), and
+// sends it with the FIFO group of the user and a
 // deduplication ID derived from tenant, user, thread and turn count.
 //
 //	p := producer.New(sqs.NewFromConfig(cfg), queueURL)
@@ -18,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,6 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/schema"
 )
 
@@ -54,8 +59,11 @@ type Producer struct {
 	client   API
 	queueURL string
 	maxBytes int
-	attrs    map[string]sqstypes.MessageAttributeValue
-	now      func() time.Time
+	// transcriptChars is the extractor's transcript budget; 0 sends the
+	// turns whole.
+	transcriptChars int
+	attrs           map[string]sqstypes.MessageAttributeValue
+	now             func() time.Time
 }
 
 // Option configures a [Producer].
@@ -71,6 +79,15 @@ func WithMaxBytes(n int) Option {
 	return func(p *Producer) { p.maxBytes = max(n, 1024) }
 }
 
+// WithTranscriptChars sets the transcript budget of the extractor the
+// queue feeds (its TRANSCRIPT_CHARS, memory.Config.TranscriptChars), for
+// an extractor configured otherwise than [memory.DefaultTranscriptChars].
+// The producer sends only the turns that budget lets the extractor read.
+// n < 1 sends the turns whole (up to the size limit).
+func WithTranscriptChars(n int) Option {
+	return func(p *Producer) { p.transcriptChars = max(n, 0) }
+}
+
 // WithAttributes adds string message attributes to every message (for
 // instance a trace header); they count towards the size limit.
 func WithAttributes(attrs map[string]string) Option {
@@ -84,8 +101,14 @@ func WithAttributes(attrs map[string]string) Option {
 // New returns a Producer that sends to the FIFO queue at queueURL through
 // client, an *sqs.Client in production.
 func New(client API, queueURL string, opts ...Option) *Producer {
-	p := &Producer{client: client, queueURL: queueURL, maxBytes: DefaultMaxBytes,
-		attrs: map[string]sqstypes.MessageAttributeValue{}, now: time.Now}
+	p := &Producer{
+		client:          client,
+		queueURL:        queueURL,
+		maxBytes:        DefaultMaxBytes,
+		transcriptChars: memory.DefaultTranscriptChars,
+		attrs:           map[string]sqstypes.MessageAttributeValue{},
+		now:             time.Now,
+	}
 	for _, o := range opts {
 		o(p)
 	}
@@ -108,9 +131,10 @@ func (p *Producer) Send(ctx context.Context, m Message) error {
 
 // Build validates m and returns the SendMessage input Send would send:
 // version 1, SentAt set to now when zero (UTC), the newest [MaxTurns] turns
-// at most, MessageGroupId [GroupID], MessageDeduplicationId
-// [DeduplicationID], and a body whose size with the attributes is within
-// the limit. To stay within it, the oldest turns are dropped first, never
+// at most, of them only what the extractor reads (see [ForExtractor]),
+// MessageGroupId [GroupID], MessageDeduplicationId [DeduplicationID], and
+// a body whose size with the attributes is within the limit. To stay
+// within it, the oldest turns are dropped first, never
 // the newest; when the newest alone is over, its text is cut to fit, at a
 // rune boundary, keeping its beginning and marking the cut with "…".
 // Turn counts are left as they are: they count the thread, not the
@@ -131,9 +155,14 @@ func (p *Producer) Build(m Message) (*sqs.SendMessageInput, error) {
 	if len(turns) > MaxTurns {
 		turns = turns[len(turns)-MaxTurns:]
 	}
-	m.Turns = append(make([]Turn, 0, len(turns)), turns...)
+	m.Turns = turns
 	if err := p.check(m); err != nil {
 		return nil, err
+	}
+	if p.transcriptChars > 0 {
+		m.Turns = ForExtractor(turns, p.transcriptChars)
+	} else {
+		m.Turns = append(make([]Turn, 0, len(turns)), turns...)
 	}
 	body, err := p.fit(m)
 	if err != nil {
@@ -253,4 +282,81 @@ func firstRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// ForExtractor returns, in a new slice, the part of turns that an
+// extractor with a transcript budget of maxChars characters reads: the
+// turns memory.Transcript keeps, in order, and nothing else. Tool turns
+// and turns of only white space are left out (the transcript never holds
+// them); so are the turns before the newest maxChars characters. Invalid
+// UTF-8 in a turn is replaced as the transcript replaces it, one U+FFFD
+// for each run of bad bytes. The
+// turn that crosses the budget is kept, its beginning cut and marked with
+// "…" when it is longer than the part read. memory.Transcript of the
+// result, with maxChars, is memory.Transcript of turns. When no turn
+// would be transcribed, the newest turn is kept, so that a message never
+// goes without one.
+func ForExtractor(turns []Turn, maxChars int) []Turn {
+	const gap = 2 // "\n\n" between two blocks of the transcript.
+	var kept []Turn
+	used := 0
+	for i := len(turns) - 1; i >= 0; i-- {
+		t := turns[i]
+		who := transcriptPrefix(t.Role)
+		text := strings.TrimSpace(strings.ToValidUTF8(t.Text, "\uFFFD"))
+		if who == "" || text == "" {
+			continue
+		}
+		n := utf8.RuneCountInString(who) + utf8.RuneCountInString(text)
+		if len(kept) > 0 {
+			n += gap
+		}
+		if used+n > maxChars {
+			room := maxChars - used
+			if len(kept) > 0 {
+				room -= gap
+			}
+			// memory.Transcript keeps the last room-1 runes of the block
+			// when room > 64. A text of room runes or more still crosses
+			// the budget with "…" before it, and keeps those runes.
+			if room > 64 {
+				if utf8.RuneCountInString(text) > room {
+					t.Text = "…" + lastRunes(text, room)
+				}
+				kept = append(kept, t)
+			}
+			break
+		}
+		used += n
+		// Invalid UTF-8 as the transcript reads it: one U+FFFD a run.
+		t.Text = strings.ToValidUTF8(t.Text, "\uFFFD")
+		kept = append(kept, t)
+	}
+	if len(kept) == 0 && len(turns) > 0 {
+		return []Turn{turns[len(turns)-1]}
+	}
+	slices.Reverse(kept)
+	return kept
+}
+
+// transcriptPrefix returns the label memory.Transcript puts before a
+// turn of role, or "" for a role it leaves out.
+func transcriptPrefix(role string) string {
+	switch role {
+	case memory.RoleUser:
+		return "User: "
+	case memory.RoleAssistant:
+		return "Assistant: "
+	}
+	return ""
+}
+
+// lastRunes returns the last n runes of s.
+func lastRunes(s string, n int) string {
+	i := len(s)
+	for ; n > 0 && i > 0; n-- {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	return s[i:]
 }

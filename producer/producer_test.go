@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/producer"
 	"github.com/usermemory/usermemory/schema"
 	"github.com/usermemory/usermemory/schema/schematest"
@@ -197,7 +199,8 @@ func TestSameMessageTwiceIsDeliveredOnce(t *testing.T) {
 func TestTrimsOldestTurnsFirst(t *testing.T) {
 	c := newClient()
 	url := newQueue(t, c)
-	p := producer.New(c, url, producer.WithAttributes(map[string]string{"traceparent": strings.Repeat("t", 2000)}))
+	// Trimming to the extractor's transcript is off: this is the size limit.
+	p := producer.New(c, url, producer.WithTranscriptChars(0), producer.WithAttributes(map[string]string{"traceparent": strings.Repeat("t", 2000)}))
 	m := sample()
 	m.Turns = nil
 	for i := range 6 {
@@ -233,7 +236,7 @@ func TestTrimsOldestTurnsFirst(t *testing.T) {
 func TestCutsNewestTurnWhenAloneOver(t *testing.T) {
 	c := newClient()
 	url := newQueue(t, c)
-	p := producer.New(c, url)
+	p := producer.New(c, url, producer.WithTranscriptChars(0))
 	m := sample()
 	// Multi-byte runes and characters JSON escapes, so that the cut must
 	// count encoded bytes at rune boundaries.
@@ -328,7 +331,8 @@ func TestBuildKeepsNewestMaxTurns(t *testing.T) {
 	for i := range producer.MaxTurns + 5 {
 		m.Turns = append(m.Turns, producer.Turn{Role: "user", Text: fmt.Sprint(i)})
 	}
-	in, err := producer.New(&countingAPI{}, "http://q/1/e.fifo").Build(m)
+	// Trimming to the extractor's transcript is off: this is MaxTurns.
+	in, err := producer.New(&countingAPI{}, "http://q/1/e.fifo", producer.WithTranscriptChars(0)).Build(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,4 +371,93 @@ func TestGroupIDStaysWithinSQSLimit(t *testing.T) {
 	if a, b := producer.DeduplicationID("a", "b", "c", 1), producer.DeduplicationID("a", "b", "c1", 0); a == b || len(a) != 64 {
 		t.Errorf("DeduplicationID: %q and %q must differ and be 64 hex characters", a, b)
 	}
+}
+
+// TestSendsOnlyWhatTheExtractorReads checks, on generated threads (long
+// and short turns, tool turns, blank turns, multi-byte runes, white space
+// at a cut, invalid UTF-8), that the turns sent make exactly the
+// transcript the whole turns make, for the default budget and a small one,
+// and that the message is no larger than needed.
+func TestSendsOnlyWhatTheExtractorReads(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	sch := compiled(t)
+	pieces := []string{"word ", "ção ", "日本語 ", "   ", "\n", "\"q\" ", "😀", "\xff", "x"}
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	roles := []string{"user", "assistant", "tool"}
+	for _, budget := range []int{memory.DefaultTranscriptChars, memory.MinTranscriptChars} {
+		p := producer.New(&countingAPI{}, "http://q/1/e.fifo", producer.WithTranscriptChars(budget))
+		for i := range 300 {
+			m := sample()
+			m.Turns = nil
+			for range 1 + r.IntN(12) {
+				n := r.IntN(40)
+				if r.IntN(4) == 0 {
+					n = r.IntN(6000)
+				}
+				m.Turns = append(m.Turns, producer.Turn{Role: roles[r.IntN(3)], Text: text(n)})
+			}
+			in, err := p.Build(m)
+			if err != nil {
+				t.Fatalf("budget %d, thread %d: %v", budget, i, err)
+			}
+			got := checkBody(t, sch, aws.ToString(in.MessageBody))
+			if want, sent := memory.Transcript(toMemory(m.Turns), budget), memory.Transcript(toMemory(got.Turns), budget); sent != want {
+				t.Fatalf("budget %d, thread %d: the turns sent make the transcript\n%q\nwant\n%q", budget, i, sent, want)
+			}
+			if len(got.Turns) == 0 {
+				t.Fatalf("budget %d, thread %d: no turn sent", budget, i)
+			}
+			// At most the budget's characters and the labels, gaps and cut
+			// mark of the turns sent, unless only the newest turn is sent
+			// for want of any transcribed one.
+			chars := 0
+			for _, tn := range got.Turns {
+				chars += utf8.RuneCountInString(tn.Text)
+			}
+			if memory.Transcript(toMemory(got.Turns), budget) != "" && chars > budget+64 {
+				t.Errorf("budget %d, thread %d: %d characters of turns sent", budget, i, chars)
+			}
+		}
+	}
+}
+
+// TestTrimsToTheExtractorsTranscript: a thread of 200,000 characters goes
+// as the newest 12,000 the extractor reads, not as 256 KiB.
+func TestTrimsToTheExtractorsTranscript(t *testing.T) {
+	m := sample()
+	m.Turns = nil
+	for i := range 40 {
+		m.Turns = append(m.Turns, producer.Turn{Role: []string{"user", "assistant"}[i%2], Text: fmt.Sprintf("turn %d ", i) + strings.Repeat("lorem ipsum ", 5000/12)})
+	}
+	whole, err := producer.New(&countingAPI{}, "http://q/1/e.fifo", producer.WithTranscriptChars(0)).Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trimmed, err := producer.New(&countingAPI{}, "http://q/1/e.fifo").Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := len(aws.ToString(whole.MessageBody)), len(aws.ToString(trimmed.MessageBody))
+	t.Logf("40 turns of 5,000 characters: %d bytes whole, %d bytes trimmed to the extractor's transcript", before, after)
+	if after > memory.DefaultTranscriptChars+2000 || before < 190000 {
+		t.Errorf("message %d bytes whole, %d trimmed; want about 200,000 and at most %d", before, after, memory.DefaultTranscriptChars+2000)
+	}
+	got := checkBody(t, compiled(t), aws.ToString(trimmed.MessageBody))
+	if memory.Transcript(toMemory(got.Turns), memory.DefaultTranscriptChars) != memory.Transcript(toMemory(m.Turns), memory.DefaultTranscriptChars) {
+		t.Error("the trimmed message makes another transcript")
+	}
+}
+
+func toMemory(ts []producer.Turn) []memory.Turn {
+	out := make([]memory.Turn, len(ts))
+	for i, t := range ts {
+		out[i] = memory.Turn{Role: t.Role, Text: t.Text}
+	}
+	return out
 }

@@ -1,0 +1,403 @@
+// Command cost measures what one active user of usermemory costs a month
+// on AWS, with the real code: it runs the memory store over the real
+// DynamoDB repository (against moto_server, through the real SDK), the
+// real Bedrock model adapter (over a stand-in of the Converse API that
+// records each request) and the real producer, counts every DynamoDB
+// request, measures the stored item, the prompt and every message, and
+// prices them for a usage profile. docs/cost.md is its output.
+//
+// Usage (moto_server is started for it by the script):
+//
+//	./scripts/with-moto.sh go run ./scripts/cost [-answers 20] [-threads 4] [-facts 30]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
+	brtypes "github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/usermemory/usermemory/bedrock"
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/producer"
+)
+
+// profile is the usage of one active user.
+type profile struct {
+	answersPerDay  int     // gateway messages: one per answer
+	threadsPerDay  int     // threads the answers spread over
+	facts          int     // facts the user has
+	pageVisitsWeek float64 // memory page visits a week: one GET and one PUT each
+	httpReads      bool    // the gateway reads the facts over HTTP before every call
+	userChars      int     // characters of a user turn
+	assistantChars int     // characters of an assistant turn
+	days           float64 // days a month
+}
+
+func main() {
+	p := profile{days: 30}
+	flag.IntVar(&p.answersPerDay, "answers", 20, "answers a day (gateway messages)")
+	flag.IntVar(&p.threadsPerDay, "threads", 4, "threads a day the answers spread over")
+	flag.IntVar(&p.facts, "facts", 30, "facts of the user")
+	flag.Float64Var(&p.pageVisitsWeek, "page-visits", 1, "memory page visits a week")
+	flag.BoolVar(&p.httpReads, "http-reads", true, "the gateway reads the facts through the HTTP API before every call (false: with the Go packages)")
+	flag.IntVar(&p.userChars, "user-chars", 300, "characters of a user turn")
+	flag.IntVar(&p.assistantChars, "assistant-chars", 1200, "characters of an assistant turn")
+	flag.Parse()
+	if err := run(context.Background(), p); err != nil {
+		fmt.Fprintln(os.Stderr, "cost:", err)
+		os.Exit(1)
+	}
+}
+
+// requestCounter counts DynamoDB requests by operation.
+type requestCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *requestCounter) middleware(st *middleware.Stack) error {
+	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("count", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		c.mu.Lock()
+		c.n[middleware.GetOperationName(ctx)]++
+		c.mu.Unlock()
+		return next.HandleInitialize(ctx, in)
+	}), middleware.After)
+}
+
+func (c *requestCounter) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.n
+	c.n = map[string]int{}
+	return out
+}
+
+// converse stands in for Bedrock's Converse API: it records the size of
+// each request and answers with a tool call that sets one fact.
+type converse struct {
+	mu                                  sync.Mutex
+	calls                               int
+	systemChars, transcriptChars, tools int
+	answerChars                         int
+}
+
+func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput, _ ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls++
+	c.systemChars, c.transcriptChars = 0, 0
+	for _, b := range in.System {
+		if t, ok := b.(*brtypes.SystemContentBlockMemberText); ok {
+			c.systemChars += len([]rune(t.Value))
+		}
+	}
+	for _, m := range in.Messages {
+		for _, b := range m.Content {
+			if t, ok := b.(*brtypes.ContentBlockMemberText); ok {
+				c.transcriptChars += len([]rune(t.Value))
+			}
+		}
+	}
+	c.tools = 0
+	if in.ToolConfig != nil {
+		for _, t := range in.ToolConfig.Tools {
+			if spec, ok := t.(*brtypes.ToolMemberToolSpec); ok {
+				schema, _ := spec.Value.InputSchema.(*brtypes.ToolInputSchemaMemberJson)
+				var n int
+				if schema != nil {
+					b, _ := schema.Value.MarshalSmithyDocument()
+					n = len(b)
+				}
+				c.tools += len(aws.ToString(spec.Value.Name)) + len(aws.ToString(spec.Value.Description)) + n
+			}
+		}
+	}
+	answer := map[string]any{"operations": []any{map[string]any{"op": "SET", "key": "home_city", "value": fmt.Sprintf("Lisbon %d", c.calls)}}}
+	c.answerChars = len(`{"operations":[{"op":"SET","key":"home_city","value":"Lisbon 00"}]}`)
+	return &bedrockruntime.ConverseOutput{
+		StopReason: brtypes.StopReasonToolUse,
+		Output: &brtypes.ConverseOutputMemberMessage{Value: brtypes.Message{
+			Role: brtypes.ConversationRoleAssistant,
+			Content: []brtypes.ContentBlock{&brtypes.ContentBlockMemberToolUse{Value: brtypes.ToolUseBlock{
+				ToolUseId: aws.String("t1"), Name: in.ToolConfig.Tools[0].(*brtypes.ToolMemberToolSpec).Value.Name,
+				Input: document.NewLazyDocument(answer),
+			}}},
+		}},
+		Usage: &brtypes.TokenUsage{InputTokens: aws.Int32(1), OutputTokens: aws.Int32(1), TotalTokens: aws.Int32(2)},
+	}, nil
+}
+
+// itemSize is DynamoDB's size of an item: the UTF-8 lengths of attribute
+// names and values; a number by its digits; a map or list 3 bytes plus 1
+// per element and its contents (developer guide, "Item sizes").
+func itemSize(it map[string]types.AttributeValue) int {
+	n := 0
+	for k, v := range it {
+		n += len(k) + valueSize(v)
+	}
+	return n
+}
+
+func valueSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(v.Value), "0")
+		return (len(digits)+1)/2 + 1
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, e := range v.Value {
+			n += len(k) + valueSize(e) + 1
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range v.Value {
+			n += valueSize(e) + 1
+		}
+		return n
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	}
+	return 0
+}
+
+// sampleFacts returns n facts of typical length.
+func sampleFacts(n int) [][2]string {
+	base := [][2]string{
+		{"name", "Ana"}, {"home_city", "Lisbon"}, {"preferred_language", "Portuguese"}, {"role", "nurse"},
+		{"employer", "Hospital de Santa Maria"}, {"timezone", "Europe/Lisbon"}, {"diet", "vegetarian"},
+		{"favourite_sport", "surfing"}, {"partner_name", "Rui"}, {"children", "two daughters"},
+		{"pet", "a cat called Miau"}, {"answer_style", "short and direct"}, {"units", "metric"},
+		{"hobby", "photography"}, {"native_language", "Portuguese"}, {"second_language", "English (fluent)"},
+		{"shift_pattern", "nights, three a week"}, {"commute", "by train"}, {"allergy", "penicillin"},
+		{"birthday_month", "March"}, {"favourite_food", "bacalhau"}, {"music", "fado and jazz"},
+		{"current_project", "studying for a nursing master's"}, {"reading", "crime novels"},
+		{"car", "none"}, {"coffee", "espresso, no sugar"}, {"travel_next", "Azores in June"},
+		{"gym", "twice a week"}, {"phone", "Android"}, {"date_format", "DD/MM/YYYY"},
+	}
+	out := make([][2]string, n)
+	for i := range n {
+		out[i] = base[i%len(base)]
+		if i >= len(base) {
+			out[i][0] = fmt.Sprintf("%s_%d", out[i][0], i/len(base))
+		}
+	}
+	return out
+}
+
+// text returns n characters of chat text.
+func text(n int) string {
+	s := strings.Repeat("Could you help me plan the week around my night shifts and the kids' school run? ", n/80+1)
+	return s[:n]
+}
+
+func run(ctx context.Context, p profile) error {
+	endpoint := os.Getenv("USERMEMORY_AWS_ENDPOINT")
+	if endpoint == "" {
+		return fmt.Errorf("USERMEMORY_AWS_ENDPOINT is not set: run  ./scripts/with-moto.sh go run ./scripts/cost")
+	}
+	counter := &requestCounter{n: map[string]int{}}
+	db := dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+		APIOptions:   []func(*middleware.Stack) error{counter.middleware},
+	})
+	table := fmt.Sprintf("cost-%d", time.Now().UnixNano())
+	if err := dynamorepo.CreateTable(ctx, db, table); err != nil {
+		return err
+	}
+	cfg := memory.Config{CheapModelID: "us.amazon.nova-micro-v1:0"}.WithDefaults()
+	stand := &converse{}
+	store, err := memory.New(dynamorepo.New(db, table), cfg, memory.WithModel(bedrock.New(stand)))
+	if err != nil {
+		return err
+	}
+	sc := memory.Scope{TenantID: "acme", UserID: "u-0123456789abcdef"}
+	raw := func() int {
+		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
+			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: sc.TenantID + "#" + sc.UserID}}})
+		if err != nil {
+			panic(err)
+		}
+		return itemSize(out.Item)
+	}
+
+	// The user's facts, set by hand.
+	for _, kv := range sampleFacts(p.facts) {
+		if _, err := store.UpsertFact(ctx, sc, kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	counter.take()
+	factsOnly := raw()
+	counter.take()
+
+	// A month of threads fills the watermarks up to MaxThreads.
+	oneThread := func(id string, turns int) error {
+		_, err := store.Extract(ctx, memory.ExtractRequest{Scope: sc, ThreadID: id, TurnCount: turns,
+			Turns: []memory.Turn{{Role: memory.RoleUser, Text: "I live in Lisbon."}, {Role: memory.RoleAssistant, Text: "Noted."}}})
+		return err
+	}
+	for i := range cfg.MaxThreads {
+		if err := oneThread(threadID(i), 2); err != nil {
+			return err
+		}
+	}
+	counter.take()
+	steady := raw()
+	counter.take()
+	factsNow, err := store.GetFacts(ctx, sc)
+	if err != nil {
+		return err
+	}
+	counter.take()
+
+	// One day of answers, as a gateway sends them (producer.Build, the
+	// turns since the last extraction), through the store as the
+	// extractor runs it.
+	pr := producer.New(nopSQS{}, "https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo")
+	perThread := p.answersPerDay / p.threadsPerDay
+	var msgBytes []int
+	callsBefore := stand.calls
+	for th := range p.threadsPerDay {
+		id := threadID(1000 + th)
+		var pending []producer.Turn
+		for k := 1; k <= perThread; k++ {
+			pending = append(pending, producer.Turn{Role: "user", Text: text(p.userChars)}, producer.Turn{Role: "assistant", Text: text(p.assistantChars)})
+			m := producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: id, PreviousTurnCount: 2*k - 2, TurnCount: 2 * k, Turns: pending}
+			in, err := pr.Build(m)
+			if err != nil {
+				return err
+			}
+			msgBytes = append(msgBytes, len(aws.ToString(in.MessageBody)))
+			// The extractor's handler checks isExtractDue first: a message
+			// that is not due costs no request.
+			if !store.IsExtractDue(m.PreviousTurnCount, m.TurnCount) {
+				continue
+			}
+			before := stand.calls
+			req := memory.ExtractRequest{Scope: sc, ThreadID: id, PreviousTurnCount: m.PreviousTurnCount, TurnCount: m.TurnCount}
+			for _, t := range pending {
+				req.Turns = append(req.Turns, memory.Turn{Role: t.Role, Text: t.Text})
+			}
+			if _, err := store.Extract(ctx, req); err != nil {
+				return err
+			}
+			if stand.calls > before {
+				pending = nil // extracted: the next message starts after these turns
+			}
+		}
+	}
+	extractionsPerDay := stand.calls - callsBefore
+	dayDynamo := counter.take()
+
+	// One GET of the facts (the gateway's read, the page's list) and one
+	// PUT (the page's edit).
+	if _, err := store.GetFacts(ctx, sc); err != nil {
+		return err
+	}
+	getDynamo := counter.take()
+	if _, err := store.UpsertFact(ctx, sc, "home_city", "Porto"); err != nil {
+		return err
+	}
+	putDynamo := counter.take()
+
+	// The prompt of the last model call, measured.
+	tokens := func(chars int) float64 { return math.Ceil(float64(chars) / charsPerToken) }
+	inTokens := tokens(stand.systemChars) + tokens(stand.transcriptChars) + tokens(stand.tools)
+	outTokens := tokens(stand.answerChars) + toolCallOverheadTokens
+
+	// The waste the producer trims: a message whose turns are long (a
+	// pasted document), before (whole turns) and after (what the
+	// extractor reads).
+	long := producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: "th-long", PreviousTurnCount: 4, TurnCount: 6}
+	for i := range 6 {
+		long.Turns = append(long.Turns, producer.Turn{Role: []string{"user", "assistant"}[i%2], Text: text(30000)})
+	}
+	whole, err := producer.New(nopSQS{}, "https://q/1/q.fifo", producer.WithTranscriptChars(0)).Build(long)
+	if err != nil {
+		return err
+	}
+	trimmed, err := pr.Build(long)
+	if err != nil {
+		return err
+	}
+
+	report(p, cfg, reportInput{
+		factsOnly: factsOnly, steady: steady, facts: len(factsNow), maxThreads: cfg.MaxThreads,
+		dayDynamo: dayDynamo, getDynamo: getDynamo, putDynamo: putDynamo,
+		extractionsPerDay: extractionsPerDay, msgBytes: msgBytes,
+		systemChars: stand.systemChars, transcriptChars: stand.transcriptChars, toolChars: stand.tools,
+		inTokens: inTokens, outTokens: outTokens,
+		longBefore: len(aws.ToString(whole.MessageBody)), longAfter: len(aws.ToString(trimmed.MessageBody)),
+	})
+	return nil
+}
+
+// threadID returns the i-th thread ID, shaped as gateways name threads: a
+// UUID, 36 characters.
+func threadID(i int) string {
+	return fmt.Sprintf("%08x-5f3a-4c1e-9b2d-%012x", 0x6e1d0000+i, 0x1f2e3d4c5b6a+i)
+}
+
+// nopSQS is a producer.API for Build only.
+type nopSQS struct{}
+
+func (nopSQS) SendMessage(context.Context, *sqs.SendMessageInput, ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	return nil, fmt.Errorf("cost: not sent")
+}
+
+type reportInput struct {
+	factsOnly, steady, facts, maxThreads int
+	dayDynamo, getDynamo, putDynamo      map[string]int
+	extractionsPerDay                    int
+	msgBytes                             []int
+	systemChars, transcriptChars         int
+	toolChars                            int
+	inTokens, outTokens                  float64
+	longBefore, longAfter                int
+}
+
+func sortedOps(m map[string]int) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", k, m[k])
+	}
+	return b.String()
+}

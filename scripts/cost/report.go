@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/usermemory/usermemory/memory"
+)
+
+// Prices: US East (N. Virginia), on-demand, read 2026-12-01 from the AWS
+// pricing pages named in docs/cost.md.
+const (
+	lambdaPerRequest     = 0.20 / 1e6   // per request
+	lambdaArmPerGBs      = 0.0000133334 // per GB-second, arm64
+	apiPerRequest        = 1.00 / 1e6   // HTTP API, first 300 million
+	dynamoPerWRU         = 0.625 / 1e6  // on-demand write request unit
+	dynamoPerRRU         = 0.125 / 1e6  // on-demand read request unit
+	dynamoPerGBMonth     = 0.25         // standard table class storage
+	sqsFIFOPerRequest    = 0.50 / 1e6   // per 64 KB chunk of a request
+	novaMicroPerIn       = 0.035 / 1e6  // per input token
+	novaMicroPerOut      = 0.14 / 1e6   // per output token
+	logsPerGB            = 0.50         // CloudWatch Logs ingestion
+	agentCorePerEvent    = 0.25 / 1000  // short-term memory, new event
+	agentCorePerRecord   = 0.75 / 1000  // long-term record stored a month (built-in strategy)
+	agentCorePerRetrieve = 0.50 / 1000  // long-term retrieval
+	mem0ProMonthly       = 249.0        // mem0 Platform Pro plan a month
+	mem0ProRetrievals    = 50000.0      // retrieval calls it includes a month
+)
+
+// Assumptions that are not measured here (stated in the table).
+const (
+	charsPerToken          = 4.0   // English text, a common estimate for Nova's tokenizer
+	toolCallOverheadTokens = 20.0  // the tool call's framing in the answer
+	memoryGB               = 0.256 // template.yaml Globals MemorySize 256
+	apiSeconds             = 0.020 // a warm fact API invocation
+	notDueSeconds          = 0.020 // an extractor invocation that calls no model
+	dueSeconds             = 1.0   // an extractor invocation with a model call
+	apiLogBytes            = 600.0 // START/END/REPORT and one request line
+	extractorLogBytes      = 900.0 // the same and one model-call line
+	itemOverheadBytes      = 100.0 // DynamoDB's per-item storage overhead
+)
+
+func report(p profile, cfg memory.Config, r reportInput) {
+	days := p.days
+	visits := p.pageVisitsWeek * days / 7
+	messages := float64(p.answersPerDay) * days
+	extractions := float64(r.extractionsPerDay) * days
+	gatewayReads := 0.0
+	if p.httpReads {
+		gatewayReads = float64(p.answersPerDay) * days
+	}
+	apiRequests := gatewayReads + 2*visits
+
+	rru := math.Ceil(float64(r.steady) / 4096) // a strongly consistent GetItem
+	wru := math.Ceil(float64(r.steady) / 1024) // an UpdateItem or PutItem
+	units := func(ops map[string]int) (reads, writes float64) {
+		for op, n := range ops {
+			switch op {
+			case "GetItem":
+				reads += float64(n) * rru
+			case "UpdateItem", "PutItem", "DeleteItem":
+				writes += float64(n) * wru
+			case "TransactWriteItems":
+				writes += float64(n) * 2 * wru
+			}
+		}
+		return
+	}
+	dayR, dayW := units(r.dayDynamo)
+	getR, getW := units(r.getDynamo)
+	putR, putW := units(r.putDynamo)
+	reads := dayR*days + getR*(gatewayReads+visits) + putR*visits
+	writes := dayW*days + getW*(gatewayReads+visits) + putW*visits
+
+	sqsRequests := 0.0
+	totalBytes := 0
+	for _, b := range r.msgBytes {
+		chunks := math.Ceil(float64(b) / 65536)
+		sqsRequests += 2*chunks + 1 // send, receive (the body), delete
+		totalBytes += b
+	}
+	sqsRequests *= days
+	avgBytes := float64(totalBytes) / float64(len(r.msgBytes))
+
+	lambdaInv := messages + apiRequests
+	gbs := memoryGB * (apiRequests*apiSeconds + (messages-extractions)*notDueSeconds + extractions*dueSeconds)
+	logGB := (apiRequests*apiLogBytes + messages*extractorLogBytes) / 1e9
+
+	type line struct {
+		part, usage string
+		cost        float64
+	}
+	lines := []line{
+		{"Lambda requests", fmt.Sprintf("%.0f invocations (%.0f extractor, %.0f fact API)", lambdaInv, messages, apiRequests), lambdaInv * lambdaPerRequest},
+		{"Lambda duration (arm64)", fmt.Sprintf("%.1f GB-s", gbs), gbs * lambdaArmPerGBs},
+		{"API Gateway HTTP API", fmt.Sprintf("%.0f requests", apiRequests), apiRequests * apiPerRequest},
+		{"DynamoDB reads", fmt.Sprintf("%.0f RRU (%.0f per consistent GetItem of %d B)", reads, rru, r.steady), reads * dynamoPerRRU},
+		{"DynamoDB writes", fmt.Sprintf("%.0f WRU (%.0f per write of %d B)", writes, wru, r.steady), writes * dynamoPerWRU},
+		{"DynamoDB storage", fmt.Sprintf("%d B item", r.steady), (float64(r.steady) + itemOverheadBytes) / 1e9 * dynamoPerGBMonth},
+		{"SQS FIFO", fmt.Sprintf("%.0f requests in 64 KB chunks (messages of %.0f B on average)", sqsRequests, avgBytes), sqsRequests * sqsFIFOPerRequest},
+		{"Bedrock input tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", extractions, r.inTokens), extractions * r.inTokens * novaMicroPerIn},
+		{"Bedrock output tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", extractions, r.outTokens), extractions * r.outTokens * novaMicroPerOut},
+		{"CloudWatch Logs", fmt.Sprintf("%.2f MB ingested", logGB*1000), logGB * logsPerGB},
+	}
+	total := 0.0
+	for _, l := range lines {
+		total += l.cost
+	}
+
+	fmt.Printf("## Measured\n\n")
+	fmt.Printf("| what | measured |\n|---|---|\n")
+	fmt.Printf("| record item, %d facts, no watermark | %d B |\n", r.facts, r.factsOnly)
+	fmt.Printf("| record item, %d facts and %d thread watermarks (MaxThreads) | %d B (watermarks: %d B, %.0f%% of the item) |\n",
+		r.facts, r.maxThreads, r.steady, r.steady-r.factsOnly, 100*float64(r.steady-r.factsOnly)/float64(r.steady))
+	fmt.Printf("| units of one write / one consistent read | %.0f WRU / %.0f RRU with the watermarks, %.0f WRU / %.0f RRU without |\n",
+		wru, rru, math.Ceil(float64(r.factsOnly)/1024), math.Ceil(float64(r.factsOnly)/4096))
+	fmt.Printf("| DynamoDB requests, one day (%d messages, %d extractions) | %s |\n", p.answersPerDay, r.extractionsPerDay, sortedOps(r.dayDynamo))
+	fmt.Printf("| DynamoDB requests, GET facts | %s |\n", sortedOps(r.getDynamo))
+	fmt.Printf("| DynamoDB requests, PUT one fact | %s |\n", sortedOps(r.putDynamo))
+	fmt.Printf("| prompt of one extraction | system %d chars, transcript %d chars, tool %d chars: %.0f input tokens at %.0f chars a token |\n",
+		r.systemChars, r.transcriptChars, r.toolChars, r.inTokens, charsPerToken)
+	fmt.Printf("| answer of one extraction | %.0f output tokens (one SET, and %.0f for the tool call) |\n", r.outTokens, toolCallOverheadTokens)
+	fmt.Printf("| SQS message, profile (average of %d) | %.0f B |\n", len(r.msgBytes), avgBytes)
+	fmt.Printf("| SQS message, six turns of 30,000 chars | before trimming %d B (%0.f chunks), after %d B (%.0f chunk) |\n",
+		r.longBefore, math.Ceil(float64(r.longBefore)/65536), r.longAfter, math.Ceil(float64(r.longAfter)/65536))
+
+	fmt.Printf("\n## A month of one active user\n\n")
+	fmt.Printf("Profile: %d answers a day over %d threads, turns of %d (user) and %d (assistant) characters, ExtractEveryTurns %d, %d facts, %.0f page visit(s) a week (one GET, one PUT), gateway reads over HTTP: %v; %.0f days.\n\n",
+		p.answersPerDay, p.threadsPerDay, p.userChars, p.assistantChars, cfg.ExtractEveryTurns, p.facts, p.pageVisitsWeek, p.httpReads, days)
+	fmt.Printf("| part | usage a month | USD a month |\n|---|---|---:|\n")
+	for _, l := range lines {
+		fmt.Printf("| %s | %s | %.5f |\n", l.part, l.usage, l.cost)
+	}
+	fmt.Printf("| **total** | | **%.4f** |\n", total)
+
+	retrievals := float64(p.answersPerDay)*days + visits
+	ac := messages*agentCorePerEvent + float64(r.facts)*agentCorePerRecord + retrievals*agentCorePerRetrieve
+	m0 := mem0ProMonthly / (mem0ProRetrievals / retrievals)
+	fmt.Printf("\n## The same profile elsewhere\n\n")
+	fmt.Printf("| service | billed for | USD a month |\n|---|---|---:|\n")
+	fmt.Printf("| usermemory (above) | | %.4f |\n", total)
+	fmt.Printf("| Amazon Bedrock AgentCore Memory | %.0f events, %d long-term records stored, %.0f retrievals | %.4f |\n", messages, r.facts, retrievals, ac)
+	fmt.Printf("| mem0 Platform, Pro plan shared | %.0f retrievals of the plan's %.0f a month | %.4f |\n", retrievals, mem0ProRetrievals, m0)
+	fmt.Printf("\nSQS before and after trimming, for a month of such long messages (%d a day): %.4f USD before, %.4f after.\n",
+		p.answersPerDay, float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longBefore)/65536)+1)*sqsFIFOPerRequest,
+		float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longAfter)/65536)+1)*sqsFIFOPerRequest)
+}
