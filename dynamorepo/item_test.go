@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/memory"
@@ -39,6 +41,87 @@ func TestItemSize(t *testing.T) {
 		if got := dynamorepo.ItemSize(tt.item); got != tt.want {
 			t.Errorf("%s: itemSize = %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestItemLayout holds the stored form of a record to the one the package
+// doc describes, attribute by attribute, and decodes it back: items written
+// before attributevalue encoded them must read the same, and their size is
+// in BENCHMARKS.md.
+func TestItemLayout(t *testing.T) {
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	M := func(m map[string]types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: m}
+	}
+	at := time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC) // 1795989600000 ms
+	rec := memory.Record{
+		Facts: []memory.Fact{
+			{Key: "city", Value: "Lisbon", UpdatedAt: at, SourceThreadID: "th-1"},
+			{Key: "name", Value: "Ana", UpdatedAt: at.Add(time.Millisecond)},
+		},
+		Threads:    map[string]memory.ThreadMark{"th-1": {TurnCount: 6, At: at}},
+		Tombstones: map[string]time.Time{"pet": at.Add(time.Microsecond)}, // rounded up
+		ErasedAt:   at.Add(-time.Hour),
+		ClearedAt:  at.Add(-time.Minute),
+	}
+	it, err := dynamorepo.EncodeRecord(scope, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]types.AttributeValue{
+		dynamorepo.KeyAttribute: S(scope.TenantID + "#" + scope.UserID),
+		"ver":                   it["ver"],
+		"facts": M(map[string]types.AttributeValue{
+			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "s": S("th-1")}),
+			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("1795989600001")}),
+		}),
+		"threads":   M(map[string]types.AttributeValue{"th-1": M(map[string]types.AttributeValue{"n": N("6"), "t": N("1795989600000")})}),
+		"removed":   M(map[string]types.AttributeValue{"pet": N("1795989600001")}),
+		"erasedAt":  N("1795986000000"),
+		"clearedAt": N("1795989540000"),
+	}
+	if v, ok := it["ver"].(*types.AttributeValueMemberS); !ok || v.Value == "" {
+		t.Errorf("ver = %#v, want a non-empty string", it["ver"])
+	}
+	if diff := cmp.Diff(want, it, cmpopts.IgnoreUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberN{}, types.AttributeValueMemberM{})); diff != "" {
+		t.Errorf("item (-want +got):\n%s", diff)
+	}
+
+	back, err := dynamorepo.DecodeRecord(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Version = it["ver"].(*types.AttributeValueMemberS).Value
+	rec.Tombstones["pet"] = at.Add(time.Millisecond)
+	if diff := cmp.Diff(rec, back); diff != "" {
+		t.Errorf("decoded record (-want +got):\n%s", diff)
+	}
+
+	// No thread, no tombstone, no erasure, no clear: threads, erasedAt and
+	// clearedAt are left out; facts and removed stay, empty.
+	it, err = dynamorepo.EncodeRecord(scope, memory.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]types.AttributeValue{
+		dynamorepo.KeyAttribute: S(scope.TenantID + "#" + scope.UserID),
+		"ver":                   it["ver"],
+		"facts":                 M(map[string]types.AttributeValue{}),
+		"removed":               M(map[string]types.AttributeValue{}),
+	}
+	if diff := cmp.Diff(want, it, cmpopts.IgnoreUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberM{})); diff != "" {
+		t.Errorf("empty record's item (-want +got):\n%s", diff)
+	}
+
+	got, err := dynamorepo.DecodeRecord(map[string]types.AttributeValue{
+		"ver": S("v1"), "facts": want["facts"], "removed": want["removed"], "erasedAt": N("0"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != "v1" || got.Facts == nil || len(got.Facts) != 0 || got.Tombstones == nil || !got.ErasedAt.Equal(time.UnixMilli(0)) || !got.ClearedAt.IsZero() || got.Threads != nil {
+		t.Errorf("decoded %+v, want version v1, empty facts and tombstones, erasedAt at 0 ms, no clear, nil threads", got)
 	}
 }
 
@@ -151,6 +234,7 @@ func TestCorruptItems(t *testing.T) {
 	M := func(m map[string]types.AttributeValue) types.AttributeValue {
 		return &types.AttributeValueMemberM{Value: m}
 	}
+	NULL := &types.AttributeValueMemberNULL{Value: true}
 	goodFact := M(map[string]types.AttributeValue{"v": S("x"), "t": N("1")})
 	tests := []struct {
 		name  string
@@ -158,17 +242,24 @@ func TestCorruptItems(t *testing.T) {
 		want  string
 	}{
 		{"no version", map[string]types.AttributeValue{"facts": M(nil)}, "ver is missing"},
-		{"version a number", map[string]types.AttributeValue{"ver": N("1")}, "ver is not a string"},
-		{"facts a string", map[string]types.AttributeValue{"ver": S("v"), "facts": S("x")}, "facts is not a map"},
-		{"fact a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": S("x")})}, "facts entry is not a map"},
-		{"fact value a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": N("1"), "t": N("1")})})}, "facts entry v is not a string"},
-		{"fact time a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": S("now")})})}, "facts entry t is not a number"},
-		{"fact time missing", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x")})})}, "facts entry t is missing"},
-		{"fact time a fraction", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1.5")})})}, "facts entry t is not an integer"},
-		{"source a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1"), "s": N("2")})})}, "facts entry s is not a string"},
-		{"threads a list", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": goodFact}), "threads": &types.AttributeValueMemberL{}}, "threads is not a map"},
-		{"thread count a string", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": S("2"), "t": N("1")})})}, "threads entry n is not a number"},
-		{"erasedAt a string", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": S("yesterday")}, "erasedAt is not a number"},
+		{"version a number", map[string]types.AttributeValue{"ver": N("1")}, "ver holds a value that is not a string"},
+		{"facts a string", map[string]types.AttributeValue{"ver": S("v"), "facts": S("x")}, "facts holds a string where a map is expected"},
+		{"fact a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": S("x")})}, "facts holds a string where a map is expected"},
+		{"fact value a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": N("1"), "t": N("1")})})}, "facts holds a value that is not a string"},
+		{"fact time a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": S("now")})})}, "facts holds a value that is not a number"},
+		{"fact time missing", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x")})})}, "facts holds an entry without v or t"},
+		{"fact time a fraction", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1.5")})})}, "facts holds a number that is not an integer"},
+		{"source a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1"), "s": N("2")})})}, "facts holds a value that is not a string"},
+		{"threads a list", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": goodFact}), "threads": &types.AttributeValueMemberL{}}, "threads holds a list where a map is expected"},
+		{"thread count a string", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": S("2"), "t": N("1")})})}, "threads holds a value that is not a number"},
+		// attributevalue alone would read these as a string or a zero.
+		{"version NULL", map[string]types.AttributeValue{"ver": NULL}, "ver holds a value that is not a string"},
+		{"fact value NULL", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": NULL, "t": N("1")})})}, "facts holds"},
+		{"erasedAt NULL", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": NULL}, "erasedAt holds a value that is not a number"},
+		{"clearedAt a fraction", map[string]types.AttributeValue{"ver": S("v"), "clearedAt": N("1.5")}, "clearedAt holds a number that is not an integer"},
+		{"tombstone a string", map[string]types.AttributeValue{"ver": S("v"), "removed": M(map[string]types.AttributeValue{"a": S("now")})}, "removed holds a value that is not a number"},
+		{"thread time missing", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": N("2")})})}, "threads holds an entry without n or t"},
+		{"erasedAt a string", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": S("yesterday")}, "erasedAt holds a value that is not a number"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
