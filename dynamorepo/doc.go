@@ -29,6 +29,13 @@
 //	          every later write
 //	expiresAt number, unix seconds: the TTL, present on a fence only
 //
+// Items are encoded and decoded with the SDK's attributevalue package from
+// a private struct whose tags are these names. Its string and integer
+// fields refuse an attribute of another type, which attributevalue would
+// otherwise convert (a number into a string) or read as a zero (NULL),
+// and a record without a version, or an entry without one of its fields,
+// is refused after decoding.
+//
 // An erasure replaces the item by a fence: {pk, ver, erasedAt, expiresAt}.
 // It holds nothing personal beyond the key, and DynamoDB deletes it by
 // itself after the fence lifetime (default [DefaultFenceLifetime]) unless a
@@ -90,6 +97,8 @@
 // A storage failure comes back as an error wrapping the SDK's, never as
 // an empty result. A failed condition is a result, not an error, except
 // in Save, where it is [memory.ErrConflict] with the current record. An
-// item whose attributes have the wrong types is an error wrapping
-// [ErrCorruptItem] that names the attribute.
+// item with an attribute of the wrong type or form (a missing version, a
+// time that is not an integer, a NULL, an entry without a field) is an
+// error wrapping [ErrCorruptItem] that names the item's attribute (facts,
+// not the field inside a fact: attributevalue does not report the path).
 package dynamorepo

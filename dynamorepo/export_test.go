@@ -9,6 +9,9 @@ import (
 // ItemSize exposes itemSize to the external tests.
 var ItemSize = itemSize
 
+// DecodeRecord exposes decodeRecord to the external tests.
+var DecodeRecord = decodeRecord
+
 // EncodeRecord returns the item Save would write for rec under s.
 func EncodeRecord(s memory.Scope, rec memory.Record) (map[string]types.AttributeValue, error) {
 	return encodeRecord(userKey(s), rec, newVersion())

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/usermemory/usermemory/memory"
 )
 
 // Attribute names of a user's item, besides [KeyAttribute] and
-// [TTLAttribute].
+// [TTLAttribute], for the expressions; the tags of [item] repeat them.
 const (
 	attrFacts    = "facts"
 	attrVersion  = "ver"
@@ -22,13 +23,6 @@ const (
 	attrErasedAt = "erasedAt"
 	attrRemoved  = "removed"
 	attrCleared  = "clearedAt"
-
-	// Inside a fact.
-	attrValue     = "v"
-	attrUpdatedAt = "t"
-	attrSource    = "s"
-	// Inside a thread watermark ("t" is its time).
-	attrTurnCount = "n"
 )
 
 // MaxItemBytes is DynamoDB's limit on the size of an item: 400 KB.
@@ -68,216 +62,172 @@ func ceilMilli(t time.Time) int64 {
 	return ms
 }
 
+// item is the stored form of a user's record (see the package doc), as
+// attributevalue encodes and decodes it; the key is added apart. The types
+// text and integer refuse an attribute of another type, which
+// attributevalue would convert (a number into a string) or decode as a
+// zero (NULL); decodeRecord checks what no type can: a missing version or
+// entry field.
+type item struct {
+	Version   text                `dynamodbav:"ver"`
+	Facts     map[string]factItem `dynamodbav:"facts"`
+	Threads   map[string]markItem `dynamodbav:"threads,omitempty"`
+	Removed   map[string]integer  `dynamodbav:"removed"`
+	ErasedAt  integer             `dynamodbav:"erasedAt,omitempty"`
+	ClearedAt integer             `dynamodbav:"clearedAt,omitempty"`
+}
+
+// factItem is a stored fact; t is unix milliseconds.
+type factItem struct {
+	Value     *text    `dynamodbav:"v"`
+	UpdatedAt *integer `dynamodbav:"t"`
+	Source    text     `dynamodbav:"s,omitempty"`
+}
+
+// markItem is a stored thread watermark; t is unix milliseconds.
+type markItem struct {
+	TurnCount *integer `dynamodbav:"n"`
+	At        *integer `dynamodbav:"t"`
+}
+
+// text is a string attribute.
+type text string
+
+// UnmarshalDynamoDBAttributeValue sets t from a string attribute and
+// refuses any other.
+func (t *text) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+	s, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		return errors.New("holds a value that is not a string")
+	}
+	*t = text(s.Value)
+	return nil
+}
+
+// integer is a number attribute that holds an integer.
+type integer int64
+
+// UnmarshalDynamoDBAttributeValue sets n from a number attribute that
+// holds an integer and refuses any other.
+func (n *integer) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+	v, ok := av.(*types.AttributeValueMemberN)
+	if !ok {
+		return errors.New("holds a value that is not a number")
+	}
+	i, err := strconv.ParseInt(v.Value, 10, 64)
+	if err != nil {
+		return errors.New("holds a number that is not an integer")
+	}
+	*n = integer(i)
+	return nil
+}
+
+func (n integer) time() time.Time { return time.UnixMilli(int64(n)).UTC() }
+
+func ptr[T any](v T) *T { return &v }
+
 // factValue is the stored form of f: {v, t, s}.
-func factValue(f memory.Fact) types.AttributeValue {
-	m := map[string]types.AttributeValue{
-		attrValue:     str(f.Value),
-		attrUpdatedAt: num(f.UpdatedAt.UnixMilli()),
-	}
-	if f.SourceThreadID != "" {
-		m[attrSource] = str(f.SourceThreadID)
-	}
-	return &types.AttributeValueMemberM{Value: m}
+func factValue(f memory.Fact) factItem {
+	return factItem{Value: ptr(text(f.Value)), UpdatedAt: ptr(integer(f.UpdatedAt.UnixMilli())), Source: text(f.SourceThreadID)}
 }
 
 // encodeRecord returns the item of rec under the key pk with version ver.
 // It refuses an empty fact key or thread ID: DynamoDB rejects an empty
 // attribute name.
 func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.AttributeValue, error) {
-	facts := make(map[string]types.AttributeValue, len(rec.Facts))
+	it := item{Version: text(ver), Facts: make(map[string]factItem, len(rec.Facts)),
+		Removed: make(map[string]integer, len(rec.Tombstones))}
 	for _, f := range rec.Facts {
 		if f.Key == "" {
 			return nil, errors.New("dynamorepo: a fact with an empty key cannot be stored")
 		}
-		facts[f.Key] = factValue(f)
-	}
-	it := map[string]types.AttributeValue{
-		KeyAttribute: str(pk),
-		attrVersion:  str(ver),
-		attrFacts:    &types.AttributeValueMemberM{Value: facts},
+		it.Facts[f.Key] = factValue(f)
 	}
 	if len(rec.Threads) > 0 {
-		threads := make(map[string]types.AttributeValue, len(rec.Threads))
-		for id, m := range rec.Threads {
-			if id == "" {
-				return nil, errors.New("dynamorepo: a thread watermark with an empty thread ID cannot be stored")
-			}
-			threads[id] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-				attrTurnCount: num(int64(m.TurnCount)),
-				attrUpdatedAt: num(m.At.UnixMilli()),
-			}}
-		}
-		it[attrThreads] = &types.AttributeValueMemberM{Value: threads}
+		it.Threads = make(map[string]markItem, len(rec.Threads))
 	}
-	removed := make(map[string]types.AttributeValue, len(rec.Tombstones))
+	for id, m := range rec.Threads {
+		if id == "" {
+			return nil, errors.New("dynamorepo: a thread watermark with an empty thread ID cannot be stored")
+		}
+		it.Threads[id] = markItem{TurnCount: ptr(integer(m.TurnCount)), At: ptr(integer(m.At.UnixMilli()))}
+	}
 	for key, at := range rec.Tombstones {
 		if key == "" {
 			return nil, errors.New("dynamorepo: a tombstone with an empty key cannot be stored")
 		}
-		removed[key] = num(ceilMilli(at))
+		it.Removed[key] = integer(ceilMilli(at))
 	}
-	it[attrRemoved] = &types.AttributeValueMemberM{Value: removed}
 	if !rec.ErasedAt.IsZero() {
-		it[attrErasedAt] = num(ceilMilli(rec.ErasedAt))
+		it.ErasedAt = integer(ceilMilli(rec.ErasedAt))
 	}
 	if !rec.ClearedAt.IsZero() {
-		it[attrCleared] = num(ceilMilli(rec.ClearedAt))
+		it.ClearedAt = integer(ceilMilli(rec.ClearedAt))
 	}
-	return it, nil
+	m, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return nil, fmt.Errorf("dynamorepo: encode record: %w", err)
+	}
+	m[KeyAttribute] = str(pk)
+	return m, nil
 }
 
 // decodeRecord returns the record of an item: a zero Record for no item, a
 // record without facts (nil Facts) for a fence.
-func decodeRecord(it map[string]types.AttributeValue) (memory.Record, error) {
-	if len(it) == 0 {
+func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
+	if len(av) == 0 {
 		return memory.Record{}, nil
 	}
-	var rec memory.Record
-	var err error
-	if rec.Version, err = getString(it, attrVersion, attrVersion); err != nil {
-		return memory.Record{}, err
-	}
-	if rec.Version == "" {
-		return memory.Record{}, corrupt(attrVersion, "is empty")
-	}
-	if av, ok := it[attrErasedAt]; ok {
-		ms, err := numberOf(av, attrErasedAt)
-		if err != nil {
-			return memory.Record{}, err
-		}
-		rec.ErasedAt = time.UnixMilli(ms).UTC()
-	}
-	if av, ok := it[attrCleared]; ok {
-		ms, err := numberOf(av, attrCleared)
-		if err != nil {
-			return memory.Record{}, err
-		}
-		rec.ClearedAt = time.UnixMilli(ms).UTC()
-	}
-	if av, ok := it[attrRemoved]; ok {
-		if rec.Tombstones, err = decodeTombstones(av); err != nil {
-			return memory.Record{}, err
+	var it item
+	// One attribute at a time, so that an error names it.
+	for name, dst := range map[string]any{attrVersion: &it.Version, attrFacts: &it.Facts, attrThreads: &it.Threads,
+		attrRemoved: &it.Removed, attrErasedAt: &it.ErasedAt, attrCleared: &it.ClearedAt} {
+		if v, ok := av[name]; ok {
+			if err := attributevalue.Unmarshal(v, dst); err != nil {
+				var te *attributevalue.UnmarshalTypeError // a map or an entry of another type
+				if errors.As(err, &te) {
+					return memory.Record{}, corrupt(name, "holds a "+te.Value+" where a map is expected")
+				}
+				return memory.Record{}, corrupt(name, err.Error())
+			}
 		}
 	}
-	if av, ok := it[attrFacts]; ok {
-		if rec.Facts, err = decodeFacts(av); err != nil {
-			return memory.Record{}, err
+	if it.Version == "" {
+		return memory.Record{}, corrupt(attrVersion, "is missing or empty")
+	}
+	rec := memory.Record{Version: string(it.Version)}
+	if _, ok := av[attrErasedAt]; ok {
+		rec.ErasedAt = it.ErasedAt.time()
+	}
+	if _, ok := av[attrCleared]; ok {
+		rec.ClearedAt = it.ClearedAt.time()
+	}
+	if it.Removed != nil {
+		rec.Tombstones = make(map[string]time.Time, len(it.Removed))
+		for k, at := range it.Removed {
+			rec.Tombstones[k] = at.time()
 		}
 	}
-	if av, ok := it[attrThreads]; ok {
-		if rec.Threads, err = decodeThreads(av); err != nil {
-			return memory.Record{}, err
+	if it.Facts != nil {
+		rec.Facts = make([]memory.Fact, 0, len(it.Facts))
+		for k, f := range it.Facts {
+			if f.Value == nil || f.UpdatedAt == nil {
+				return memory.Record{}, corrupt(attrFacts, "holds an entry without v or t")
+			}
+			rec.Facts = append(rec.Facts, memory.Fact{Key: k, Value: string(*f.Value), UpdatedAt: f.UpdatedAt.time(), SourceThreadID: string(f.Source)})
+		}
+		sort.Slice(rec.Facts, func(i, j int) bool { return rec.Facts[i].Key < rec.Facts[j].Key })
+	}
+	if it.Threads != nil {
+		rec.Threads = make(map[string]memory.ThreadMark, len(it.Threads))
+		for id, m := range it.Threads {
+			if m.TurnCount == nil || m.At == nil {
+				return memory.Record{}, corrupt(attrThreads, "holds an entry without n or t")
+			}
+			rec.Threads[id] = memory.ThreadMark{TurnCount: int(*m.TurnCount), At: m.At.time()}
 		}
 	}
 	return rec, nil
-}
-
-func decodeFacts(av types.AttributeValue) ([]memory.Fact, error) {
-	m, ok := av.(*types.AttributeValueMemberM)
-	if !ok {
-		return nil, corrupt(attrFacts, "is not a map")
-	}
-	facts := make([]memory.Fact, 0, len(m.Value))
-	for key, fv := range m.Value {
-		fm, ok := fv.(*types.AttributeValueMemberM)
-		if !ok {
-			return nil, corrupt(attrFacts+" entry", "is not a map")
-		}
-		f := memory.Fact{Key: key}
-		var err error
-		if f.Value, err = getString(fm.Value, attrValue, attrFacts+" entry "+attrValue); err != nil {
-			return nil, err
-		}
-		ms, err := getNumber(fm.Value, attrUpdatedAt, attrFacts+" entry "+attrUpdatedAt)
-		if err != nil {
-			return nil, err
-		}
-		f.UpdatedAt = time.UnixMilli(ms).UTC()
-		if _, ok := fm.Value[attrSource]; ok {
-			if f.SourceThreadID, err = getString(fm.Value, attrSource, attrFacts+" entry "+attrSource); err != nil {
-				return nil, err
-			}
-		}
-		facts = append(facts, f)
-	}
-	sort.Slice(facts, func(i, j int) bool { return facts[i].Key < facts[j].Key })
-	return facts, nil
-}
-
-func decodeTombstones(av types.AttributeValue) (map[string]time.Time, error) {
-	m, ok := av.(*types.AttributeValueMemberM)
-	if !ok {
-		return nil, corrupt(attrRemoved, "is not a map")
-	}
-	out := make(map[string]time.Time, len(m.Value))
-	for key, tv := range m.Value {
-		ms, err := numberOf(tv, attrRemoved+" entry")
-		if err != nil {
-			return nil, err
-		}
-		out[key] = time.UnixMilli(ms).UTC()
-	}
-	return out, nil
-}
-
-func decodeThreads(av types.AttributeValue) (map[string]memory.ThreadMark, error) {
-	m, ok := av.(*types.AttributeValueMemberM)
-	if !ok {
-		return nil, corrupt(attrThreads, "is not a map")
-	}
-	out := make(map[string]memory.ThreadMark, len(m.Value))
-	for id, tv := range m.Value {
-		tm, ok := tv.(*types.AttributeValueMemberM)
-		if !ok {
-			return nil, corrupt(attrThreads+" entry", "is not a map")
-		}
-		n, err := getNumber(tm.Value, attrTurnCount, attrThreads+" entry "+attrTurnCount)
-		if err != nil {
-			return nil, err
-		}
-		ms, err := getNumber(tm.Value, attrUpdatedAt, attrThreads+" entry "+attrUpdatedAt)
-		if err != nil {
-			return nil, err
-		}
-		out[id] = memory.ThreadMark{TurnCount: int(n), At: time.UnixMilli(ms).UTC()}
-	}
-	return out, nil
-}
-
-// getString returns the string attribute name of m; path names it in
-// errors.
-func getString(m map[string]types.AttributeValue, name, path string) (string, error) {
-	av, ok := m[name]
-	if !ok {
-		return "", corrupt(path, "is missing")
-	}
-	s, ok := av.(*types.AttributeValueMemberS)
-	if !ok {
-		return "", corrupt(path, "is not a string")
-	}
-	return s.Value, nil
-}
-
-// getNumber returns the integer attribute name of m; path names it in
-// errors.
-func getNumber(m map[string]types.AttributeValue, name, path string) (int64, error) {
-	av, ok := m[name]
-	if !ok {
-		return 0, corrupt(path, "is missing")
-	}
-	return numberOf(av, path)
-}
-
-func numberOf(av types.AttributeValue, path string) (int64, error) {
-	n, ok := av.(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, corrupt(path, "is not a number")
-	}
-	v, err := strconv.ParseInt(n.Value, 10, 64)
-	if err != nil {
-		return 0, corrupt(path, "is not an integer")
-	}
-	return v, nil
 }
 
 // countFacts returns the number of facts of an item, 0 when it has no facts

@@ -1,12 +1,17 @@
 package dynamorepo_test
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/memory"
@@ -36,6 +41,87 @@ func TestItemSize(t *testing.T) {
 		if got := dynamorepo.ItemSize(tt.item); got != tt.want {
 			t.Errorf("%s: itemSize = %d, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestItemLayout holds the stored form of a record to the one the package
+// doc describes, attribute by attribute, and decodes it back: items written
+// before attributevalue encoded them must read the same, and their size is
+// in BENCHMARKS.md.
+func TestItemLayout(t *testing.T) {
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	M := func(m map[string]types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: m}
+	}
+	at := time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC) // 1795989600000 ms
+	rec := memory.Record{
+		Facts: []memory.Fact{
+			{Key: "city", Value: "Lisbon", UpdatedAt: at, SourceThreadID: "th-1"},
+			{Key: "name", Value: "Ana", UpdatedAt: at.Add(time.Millisecond)},
+		},
+		Threads:    map[string]memory.ThreadMark{"th-1": {TurnCount: 6, At: at}},
+		Tombstones: map[string]time.Time{"pet": at.Add(time.Microsecond)}, // rounded up
+		ErasedAt:   at.Add(-time.Hour),
+		ClearedAt:  at.Add(-time.Minute),
+	}
+	it, err := dynamorepo.EncodeRecord(scope, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]types.AttributeValue{
+		dynamorepo.KeyAttribute: S(scope.TenantID + "#" + scope.UserID),
+		"ver":                   it["ver"],
+		"facts": M(map[string]types.AttributeValue{
+			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "s": S("th-1")}),
+			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("1795989600001")}),
+		}),
+		"threads":   M(map[string]types.AttributeValue{"th-1": M(map[string]types.AttributeValue{"n": N("6"), "t": N("1795989600000")})}),
+		"removed":   M(map[string]types.AttributeValue{"pet": N("1795989600001")}),
+		"erasedAt":  N("1795986000000"),
+		"clearedAt": N("1795989540000"),
+	}
+	if v, ok := it["ver"].(*types.AttributeValueMemberS); !ok || v.Value == "" {
+		t.Errorf("ver = %#v, want a non-empty string", it["ver"])
+	}
+	if diff := cmp.Diff(want, it, cmpopts.IgnoreUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberN{}, types.AttributeValueMemberM{})); diff != "" {
+		t.Errorf("item (-want +got):\n%s", diff)
+	}
+
+	back, err := dynamorepo.DecodeRecord(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Version = it["ver"].(*types.AttributeValueMemberS).Value
+	rec.Tombstones["pet"] = at.Add(time.Millisecond)
+	if diff := cmp.Diff(rec, back); diff != "" {
+		t.Errorf("decoded record (-want +got):\n%s", diff)
+	}
+
+	// No thread, no tombstone, no erasure, no clear: threads, erasedAt and
+	// clearedAt are left out; facts and removed stay, empty.
+	it, err = dynamorepo.EncodeRecord(scope, memory.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]types.AttributeValue{
+		dynamorepo.KeyAttribute: S(scope.TenantID + "#" + scope.UserID),
+		"ver":                   it["ver"],
+		"facts":                 M(map[string]types.AttributeValue{}),
+		"removed":               M(map[string]types.AttributeValue{}),
+	}
+	if diff := cmp.Diff(want, it, cmpopts.IgnoreUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberM{})); diff != "" {
+		t.Errorf("empty record's item (-want +got):\n%s", diff)
+	}
+
+	got, err := dynamorepo.DecodeRecord(map[string]types.AttributeValue{
+		"ver": S("v1"), "facts": want["facts"], "removed": want["removed"], "erasedAt": N("0"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != "v1" || got.Facts == nil || len(got.Facts) != 0 || got.Tombstones == nil || !got.ErasedAt.Equal(time.UnixMilli(0)) || !got.ClearedAt.IsZero() || got.Threads != nil {
+		t.Errorf("decoded %+v, want version v1, empty facts and tombstones, erasedAt at 0 ms, no clear, nil threads", got)
 	}
 }
 
@@ -94,5 +180,102 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 	got := mustGet(t, f.repo, scope)
 	if len(got.Facts) != cfg.MaxFacts || len(got.Threads) != cfg.MaxThreads {
 		t.Errorf("stored %d facts and %d threads, want %d and %d", len(got.Facts), len(got.Threads), cfg.MaxFacts, cfg.MaxThreads)
+	}
+}
+
+func TestItemSizeLimit(t *testing.T) {
+	f := newFixture(t)
+	// A record over 400 KB is refused before any request.
+	big := memory.Record{}
+	value := strings.Repeat("é", 1000) // 2000 bytes
+	for i := range 210 {
+		big.Facts = append(big.Facts, fact("key_"+strconv.Itoa(i), value, t0))
+	}
+	_, _, err := f.repo.Save(ctx, scope, big)
+	if !errors.Is(err, dynamorepo.ErrItemTooLarge) {
+		t.Fatalf("Save of a %d-fact record: err = %v, want ErrItemTooLarge", len(big.Facts), err)
+	}
+	checkRequests(t, f.count, "")
+	if it := f.rawItem(t, "acme#u-1"); it != nil {
+		t.Fatal("an oversized record was stored")
+	}
+	// Just under the limit, it is sent and stored.
+	big.Facts = big.Facts[:195]
+	if _, _, err := f.repo.Save(ctx, scope, big); err != nil {
+		t.Fatalf("Save of a %d-fact record: %v", len(big.Facts), err)
+	}
+	checkRequests(t, f.count, "PutItem:1")
+
+	// moto itself rejects an oversized PutItem the same way DynamoDB does
+	// (its threshold, 405,000 bytes, is a little under DynamoDB's 400 KiB),
+	// and accepts one of 400,000 bytes.
+	raw := func(n int) error {
+		_, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: aws.String(f.table),
+			Item: map[string]types.AttributeValue{
+				dynamorepo.KeyAttribute: &types.AttributeValueMemberS{Value: "raw"},
+				"d":                     &types.AttributeValueMemberS{Value: strings.Repeat("x", n)},
+			},
+		})
+		return err
+	}
+	if err := raw(dynamorepo.MaxItemBytes + 1); err == nil || !strings.Contains(err.Error(), "Item size has exceeded") {
+		t.Errorf("raw oversized PutItem: err = %v, want moto's item size error", err)
+	}
+	if err := raw(400_000 - len("pk") - len("raw") - len("d")); err != nil {
+		t.Errorf("raw PutItem under the limit: %v", err)
+	}
+}
+
+func TestCorruptItems(t *testing.T) {
+	f := newFixture(t)
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	M := func(m map[string]types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: m}
+	}
+	NULL := &types.AttributeValueMemberNULL{Value: true}
+	goodFact := M(map[string]types.AttributeValue{"v": S("x"), "t": N("1")})
+	tests := []struct {
+		name  string
+		attrs map[string]types.AttributeValue
+		want  string
+	}{
+		{"no version", map[string]types.AttributeValue{"facts": M(nil)}, "ver is missing"},
+		{"version a number", map[string]types.AttributeValue{"ver": N("1")}, "ver holds a value that is not a string"},
+		{"facts a string", map[string]types.AttributeValue{"ver": S("v"), "facts": S("x")}, "facts holds a string where a map is expected"},
+		{"fact a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": S("x")})}, "facts holds a string where a map is expected"},
+		{"fact value a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": N("1"), "t": N("1")})})}, "facts holds a value that is not a string"},
+		{"fact time a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": S("now")})})}, "facts holds a value that is not a number"},
+		{"fact time missing", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x")})})}, "facts holds an entry without v or t"},
+		{"fact time a fraction", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1.5")})})}, "facts holds a number that is not an integer"},
+		{"source a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1"), "s": N("2")})})}, "facts holds a value that is not a string"},
+		{"threads a list", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": goodFact}), "threads": &types.AttributeValueMemberL{}}, "threads holds a list where a map is expected"},
+		{"thread count a string", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": S("2"), "t": N("1")})})}, "threads holds a value that is not a number"},
+		// attributevalue alone would read these as a string or a zero.
+		{"version NULL", map[string]types.AttributeValue{"ver": NULL}, "ver holds a value that is not a string"},
+		{"fact value NULL", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": NULL, "t": N("1")})})}, "facts holds"},
+		{"erasedAt NULL", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": NULL}, "erasedAt holds a value that is not a number"},
+		{"clearedAt a fraction", map[string]types.AttributeValue{"ver": S("v"), "clearedAt": N("1.5")}, "clearedAt holds a number that is not an integer"},
+		{"tombstone a string", map[string]types.AttributeValue{"ver": S("v"), "removed": M(map[string]types.AttributeValue{"a": S("now")})}, "removed holds a value that is not a number"},
+		{"thread time missing", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": N("2")})})}, "threads holds an entry without n or t"},
+		{"erasedAt a string", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": S("yesterday")}, "erasedAt holds a value that is not a number"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := memory.Scope{TenantID: "acme", UserID: "corrupt-" + strconv.Itoa(i)}
+			tt.attrs[dynamorepo.KeyAttribute] = S(s.TenantID + "#" + s.UserID)
+			if _, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: tt.attrs}); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := f.repo.Get(ctx, s)
+			if !errors.Is(err, dynamorepo.ErrCorruptItem) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Get = %+v, %v; want an ErrCorruptItem saying %q", rec, err, tt.want)
+			}
+			// The same item returned with a failed condition is an error too.
+			if _, _, err := f.repo.Save(ctx, s, memory.Record{Version: "not-it"}); !errors.Is(err, dynamorepo.ErrCorruptItem) {
+				t.Errorf("Save over a corrupt item: err = %v, want ErrCorruptItem", err)
+			}
+		})
 	}
 }

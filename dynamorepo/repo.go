@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -154,6 +155,10 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 	if f.Key == "" {
 		return false, memory.Record{}, errors.New("dynamorepo: set fact: empty key")
 	}
+	fv, err := attributevalue.Marshal(factValue(f))
+	if err != nil {
+		return false, memory.Record{}, fmt.Errorf("dynamorepo: set fact: %w", err)
+	}
 	// Two rounds at most: the create fails only when another writer
 	// created the facts, after which the first write's condition holds
 	// unless the record is at the cap.
@@ -166,7 +171,7 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 				"(attribute_exists(#facts.#k) OR size(#facts) < :max)"),
 			ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#k": f.Key, "#ver": attrVersion, "#ttl": TTLAttribute},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":f":   factValue(f),
+				":f":   fv,
 				":new": str(newVersion()),
 				":max": &types.AttributeValueMemberN{Value: strconv.Itoa(maxFacts)},
 			},
@@ -186,7 +191,7 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 		if cur.Facts != nil {
 			return false, cur, nil // at the cap, or stored without a tombstone map
 		}
-		created, err := r.createFacts(ctx, key, f)
+		created, err := r.createFacts(ctx, key, f.Key, fv)
 		if err != nil || created {
 			return created, memory.Record{}, err
 		}
@@ -195,11 +200,12 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 }
 
 // createFacts creates the facts of an item that has none (no item, or an
-// erasure fence) with f alone, an empty tombstone map and a new version,
+// erasure fence) with one fact, fv under factKey, an empty tombstone map
+// and a new version,
 // dropping the fence's TTL and keeping its erasedAt, in one UpdateItem on
 // the condition that there are still no facts. It returns false when a
 // concurrent writer created them first.
-func (r *Repo) createFacts(ctx context.Context, key map[string]types.AttributeValue, f memory.Fact) (bool, error) {
+func (r *Repo) createFacts(ctx context.Context, key map[string]types.AttributeValue, factKey string, fv types.AttributeValue) (bool, error) {
 	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(r.table),
 		Key:                      key,
@@ -207,7 +213,7 @@ func (r *Repo) createFacts(ctx context.Context, key map[string]types.AttributeVa
 		ConditionExpression:      aws.String("attribute_not_exists(#facts)"),
 		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#ver": attrVersion, "#ttl": TTLAttribute},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":facts": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{f.Key: factValue(f)}},
+			":facts": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{factKey: fv}},
 			":empty": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
 			":new":   str(newVersion()),
 		},

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -54,35 +53,6 @@ func checkRequests(t *testing.T, c *counter, want string) {
 	t.Helper()
 	if got := c.take(); got != want {
 		t.Errorf("requests = %q, want %q", got, want)
-	}
-}
-
-func TestCreateTable(t *testing.T) {
-	f := newFixture(t)
-	d, err := f.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(f.table)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks := d.Table.KeySchema
-	if len(ks) != 1 || aws.ToString(ks[0].AttributeName) != dynamorepo.KeyAttribute || ks[0].KeyType != types.KeyTypeHash {
-		t.Errorf("key schema = %+v, want one HASH key %q", ks, dynamorepo.KeyAttribute)
-	}
-	ad := d.Table.AttributeDefinitions
-	if len(ad) != 1 || string(ad[0].AttributeType) != dynamorepo.KeyAttributeType {
-		t.Errorf("attribute definitions = %+v, want %q of type %s", ad, dynamorepo.KeyAttribute, dynamorepo.KeyAttributeType)
-	}
-	if d.Table.BillingModeSummary == nil || string(d.Table.BillingModeSummary.BillingMode) != dynamorepo.BillingMode {
-		t.Errorf("billing = %+v, want %s", d.Table.BillingModeSummary, dynamorepo.BillingMode)
-	}
-	ttl, err := f.client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(f.table)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := ttl.TimeToLiveDescription; d == nil || aws.ToString(d.AttributeName) != dynamorepo.TTLAttribute || d.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
-		t.Errorf("TTL = %+v, want enabled on %q", d, dynamorepo.TTLAttribute)
-	}
-	if err := dynamorepo.CreateTable(ctx, f.client, f.table); err == nil {
-		t.Error("CreateTable of an existing table: got no error")
 	}
 }
 
@@ -380,50 +350,6 @@ func TestEraseAndFence(t *testing.T) {
 	}
 }
 
-func TestItemSizeLimit(t *testing.T) {
-	f := newFixture(t)
-	// A record over 400 KB is refused before any request.
-	big := memory.Record{}
-	value := strings.Repeat("é", 1000) // 2000 bytes
-	for i := range 210 {
-		big.Facts = append(big.Facts, fact("key_"+strconv.Itoa(i), value, t0))
-	}
-	_, _, err := f.repo.Save(ctx, scope, big)
-	if !errors.Is(err, dynamorepo.ErrItemTooLarge) {
-		t.Fatalf("Save of a %d-fact record: err = %v, want ErrItemTooLarge", len(big.Facts), err)
-	}
-	checkRequests(t, f.count, "")
-	if it := f.rawItem(t, "acme#u-1"); it != nil {
-		t.Fatal("an oversized record was stored")
-	}
-	// Just under the limit, it is sent and stored.
-	big.Facts = big.Facts[:195]
-	if _, _, err := f.repo.Save(ctx, scope, big); err != nil {
-		t.Fatalf("Save of a %d-fact record: %v", len(big.Facts), err)
-	}
-	checkRequests(t, f.count, "PutItem:1")
-
-	// moto itself rejects an oversized PutItem the same way DynamoDB does
-	// (its threshold, 405,000 bytes, is a little under DynamoDB's 400 KiB),
-	// and accepts one of 400,000 bytes.
-	raw := func(n int) error {
-		_, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: aws.String(f.table),
-			Item: map[string]types.AttributeValue{
-				dynamorepo.KeyAttribute: &types.AttributeValueMemberS{Value: "raw"},
-				"d":                     &types.AttributeValueMemberS{Value: strings.Repeat("x", n)},
-			},
-		})
-		return err
-	}
-	if err := raw(dynamorepo.MaxItemBytes + 1); err == nil || !strings.Contains(err.Error(), "Item size has exceeded") {
-		t.Errorf("raw oversized PutItem: err = %v, want moto's item size error", err)
-	}
-	if err := raw(400_000 - len("pk") - len("raw") - len("d")); err != nil {
-		t.Errorf("raw PutItem under the limit: %v", err)
-	}
-}
-
 func TestEmptyNamesAndInvalidScopes(t *testing.T) {
 	f := newFixture(t)
 	mustSave(t, f.repo, scope, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}})
@@ -467,51 +393,6 @@ func TestEmptyNamesAndInvalidScopes(t *testing.T) {
 		}
 	}
 	checkRequests(t, f.count, "")
-}
-
-func TestCorruptItems(t *testing.T) {
-	f := newFixture(t)
-	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
-	M := func(m map[string]types.AttributeValue) types.AttributeValue {
-		return &types.AttributeValueMemberM{Value: m}
-	}
-	goodFact := M(map[string]types.AttributeValue{"v": S("x"), "t": N("1")})
-	tests := []struct {
-		name  string
-		attrs map[string]types.AttributeValue
-		want  string
-	}{
-		{"no version", map[string]types.AttributeValue{"facts": M(nil)}, "ver is missing"},
-		{"version a number", map[string]types.AttributeValue{"ver": N("1")}, "ver is not a string"},
-		{"facts a string", map[string]types.AttributeValue{"ver": S("v"), "facts": S("x")}, "facts is not a map"},
-		{"fact a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": S("x")})}, "facts entry is not a map"},
-		{"fact value a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": N("1"), "t": N("1")})})}, "facts entry v is not a string"},
-		{"fact time a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": S("now")})})}, "facts entry t is not a number"},
-		{"fact time missing", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x")})})}, "facts entry t is missing"},
-		{"fact time a fraction", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1.5")})})}, "facts entry t is not an integer"},
-		{"source a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1"), "s": N("2")})})}, "facts entry s is not a string"},
-		{"threads a list", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": goodFact}), "threads": &types.AttributeValueMemberL{}}, "threads is not a map"},
-		{"thread count a string", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": S("2"), "t": N("1")})})}, "threads entry n is not a number"},
-		{"erasedAt a string", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": S("yesterday")}, "erasedAt is not a number"},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := memory.Scope{TenantID: "acme", UserID: "corrupt-" + strconv.Itoa(i)}
-			tt.attrs[dynamorepo.KeyAttribute] = S(s.TenantID + "#" + s.UserID)
-			if _, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: tt.attrs}); err != nil {
-				t.Fatal(err)
-			}
-			rec, err := f.repo.Get(ctx, s)
-			if !errors.Is(err, dynamorepo.ErrCorruptItem) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Get = %+v, %v; want an ErrCorruptItem saying %q", rec, err, tt.want)
-			}
-			// The same item returned with a failed condition is an error too.
-			if _, _, err := f.repo.Save(ctx, s, memory.Record{Version: "not-it"}); !errors.Is(err, dynamorepo.ErrCorruptItem) {
-				t.Errorf("Save over a corrupt item: err = %v, want ErrCorruptItem", err)
-			}
-		})
-	}
 }
 
 // TestStorageFailures checks that every operation returns an error, never

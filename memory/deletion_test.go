@@ -267,17 +267,75 @@ func TestDeletionFencesExpire(t *testing.T) {
 	}
 }
 
-func TestValidateCountsTombstones(t *testing.T) {
-	// Fits the budget with one tombstone, not with as many as facts.
-	cfg := memory.Config{MaxFacts: 17, MaxFactChars: 2000, MaxTombstones: 1}
-	if err := cfg.Validate(); err != nil {
-		t.Fatalf("Validate(%+v) = %v, want nil", cfg, err)
+func TestRemoveFactAndClear(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{})
+	for _, k := range []string{"language", "home_city"} {
+		if _, err := s.UpsertFact(ctx, ana, k, "x"); err != nil {
+			t.Fatal(err)
+		}
 	}
-	cfg.MaxTombstones = 0 // default: MaxFacts
-	if err := cfg.Validate(); memory.ErrorCode(err) != memory.CodeInvalidConfig {
-		t.Errorf("Validate(%+v) = %v, want CodeInvalidConfig", cfg, err)
+	if err := s.RemoveFact(ctx, ana, "Home City"); err != nil {
+		t.Fatal(err)
 	}
-	if err := (memory.Config{MaxTombstones: memory.MaxMaxFacts + 1}).Validate(); memory.ErrorCode(err) != memory.CodeInvalidConfig {
-		t.Errorf("maxTombstones over the bound: %v", err)
+	if diff := cmp.Diff([]string{"language"}, keys(mustFacts(t, s, ana))); diff != "" {
+		t.Errorf("after remove (-want +got):\n%s", diff)
+	}
+	if err := s.RemoveFact(ctx, ana, "not_there"); err != nil {
+		t.Fatal(err)
+	}
+	// An absent key gets a tombstone too: an extraction in flight may be
+	// about to set it.
+	rec, _ := repo.Record(ana)
+	if diff := cmp.Diff([]string{"home_city", "not_there"}, slices.Sorted(maps.Keys(rec.Tombstones))); diff != "" {
+		t.Errorf("tombstones (-want +got):\n%s", diff)
+	}
+	if err := s.RemoveFact(ctx, ana, " "); memory.ErrorCode(err) != memory.CodeEmptyFact {
+		t.Errorf("RemoveFact(empty) = %v", err)
+	}
+	if err := s.Clear(ctx, ana); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustFacts(t, s, ana); len(got) != 0 {
+		t.Errorf("after clear: %v", got)
+	}
+	if _, ok := repo.Record(ana); !ok {
+		t.Error("clear removed the record; only erasure does")
+	}
+	if rec, _ := repo.Record(ana); len(rec.Tombstones) != 0 || rec.ClearedAt.IsZero() {
+		t.Errorf("after clear: tombstones %v, clearedAt %v; want none and a time", rec.Tombstones, rec.ClearedAt)
+	}
+	if err := s.Clear(ctx, bob); err != nil {
+		t.Errorf("Clear of a user without a record: %v", err)
+	}
+	if rec, ok := repo.Record(bob); !ok || len(rec.Facts) != 0 || rec.ClearedAt.IsZero() {
+		t.Errorf("clear of a user without a record left %+v, %v; want a record holding only clearedAt", rec, ok)
+	}
+}
+
+func TestDeleteByUser(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{})
+	for _, k := range []string{"a", "b", "c"} {
+		if _, err := s.UpsertFact(ctx, ana, k, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.UpsertFact(ctx, bob, "a", "x"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.DeleteByUser(ctx, ana)
+	if err != nil || n != 3 {
+		t.Fatalf("DeleteByUser = %d, %v; want 3", n, err)
+	}
+	rec, _ := repo.Record(ana)
+	if len(rec.Facts) != 0 || len(rec.Threads) != 0 || rec.ErasedAt.IsZero() {
+		t.Errorf("after erasure the record is %+v, want only a fence", rec)
+	}
+	if len(mustFacts(t, s, bob)) != 1 {
+		t.Error("erasing ana touched bob")
+	}
+	if n, err := s.DeleteByUser(ctx, ana); err != nil || n != 0 {
+		t.Errorf("second erasure = %d, %v; want 0", n, err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 )
@@ -334,34 +333,4 @@ func mergeOperations(facts []Fact, ops []Operation, threadID string, now time.Ti
 	}
 	sortFacts(out)
 	return capFacts(out, maxFacts, ""), sets, deletes
-}
-
-// markThread returns a copy of threads with id's watermark set, keeping the
-// max most recently extracted threads.
-func markThread(threads map[string]ThreadMark, id string, m ThreadMark, max int) map[string]ThreadMark {
-	out := make(map[string]ThreadMark, len(threads)+1)
-	for k, v := range threads {
-		out[k] = v
-	}
-	out[id] = m
-	if len(out) <= max {
-		return out
-	}
-	ids := make([]string, 0, len(out))
-	for k := range out {
-		ids = append(ids, k)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		a, b := out[ids[i]], out[ids[j]]
-		if !a.At.Equal(b.At) {
-			return a.At.After(b.At)
-		}
-		return ids[i] < ids[j]
-	})
-	for _, k := range ids[max:] {
-		if k != id {
-			delete(out, k)
-		}
-	}
-	return out
 }

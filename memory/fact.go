@@ -121,26 +121,3 @@ func cleanValue(v string) string {
 func sortFacts(facts []Fact) {
 	sort.Slice(facts, func(i, j int) bool { return facts[i].Key < facts[j].Key })
 }
-
-// capFacts drops the facts updated longest ago until at most max remain,
-// never the one named keep. Ties go by key, so the result is deterministic.
-func capFacts(facts []Fact, max int, keep string) []Fact {
-	if len(facts) <= max {
-		return facts
-	}
-	out := make([]Fact, len(facts))
-	copy(out, facts)
-	sort.SliceStable(out, func(i, j int) bool {
-		// Newest first; the kept fact counts as newest of all.
-		if (out[i].Key == keep) != (out[j].Key == keep) {
-			return out[i].Key == keep
-		}
-		if !out[i].UpdatedAt.Equal(out[j].UpdatedAt) {
-			return out[i].UpdatedAt.After(out[j].UpdatedAt)
-		}
-		return out[i].Key < out[j].Key
-	})
-	out = out[:max]
-	sortFacts(out)
-	return out
-}

@@ -74,7 +74,10 @@ type Repository interface {
 
 	// Erase removes the user's record and everything in it, leaves in its
 	// place a fence that holds only the erasure time and expires by itself,
-	// and returns the number of facts removed.
+	// and returns the number of facts removed. It is the storage step of
+	// [Store.DeleteByUser], which keeps the name the API and the seed give
+	// the operation; here the name says what the write does: the record is
+	// not deleted but replaced by the fence.
 	Erase(ctx context.Context, s Scope, at time.Time) (int, error)
 
 	// Save replaces the stored record by rec if the stored version is still
