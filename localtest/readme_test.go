@@ -22,6 +22,8 @@ var readmeSkips = map[string]string{
 	"make test":                "the whole suite, which runs this test",
 	"go run ./localtest bench": "starts a stack of its own and measures it for minutes",
 	"go test":                  "test suites, run by make test",
+	"sam build":                "deploys to an AWS account",
+	"go run ./eval -live":      "calls Bedrock in the reader's AWS account",
 }
 
 // TestREADME runs the commands of README.md's sh blocks as a person
@@ -153,8 +155,16 @@ func commands(block string) []string {
 	return out
 }
 
-// skipped returns why a command is not run, "" when it is.
+// skipped returns why a command is not run, "" when it is. Variables set
+// before a command (NAME=value go test …) do not hide it.
 func skipped(line string) string {
+	for {
+		name, rest, ok := strings.Cut(line, " ")
+		if !ok || !strings.Contains(name, "=") || strings.ContainsAny(name, "$(\"'") {
+			break
+		}
+		line = strings.TrimSpace(rest)
+	}
 	for prefix, why := range readmeSkips {
 		if line == prefix || strings.HasPrefix(line, prefix+" ") {
 			return why
