@@ -63,7 +63,7 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 		"_aws": map[string]any{
 			"Timestamp": h.now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  h.namespace,
+				"Namespace": h.namespace,
 				// One dimension set, [outcome]: CloudWatch bills each
 				// metric (name × dimension values) it keeps, so a tenant
 				// dimension would multiply the bill by the tenants. The
