@@ -149,7 +149,9 @@ func (r *recorder) recordRequest(req *http.Request, body []byte) (tenant, sub st
 			r.recordMessage(in.MessageBody)
 		}
 	case strings.HasSuffix(target, ".SendMessageBatch"):
-		var in struct{ Entries []struct{ MessageBody string } }
+		var in struct {
+			Entries []struct{ MessageBody string }
+		}
 		if json.Unmarshal(body, &in) == nil {
 			for _, e := range in.Entries {
 				r.recordMessage(e.MessageBody)
@@ -409,7 +411,7 @@ func TestLogScanFindsALeak(t *testing.T) {
 	}
 	want := map[string]bool{
 		"PutFactFunction.log leak-ab12cd34": true,
-		`ExtractorFunction.log Olá "Ana"`:  true,
+		`ExtractorFunction.log Olá "Ana"`:   true,
 		"ExtractorFunction.log x":           true,
 	}
 	if !maps.Equal(got, want) {
