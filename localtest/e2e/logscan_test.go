@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -252,10 +254,8 @@ func scanDir(dir string, skip []string, secrets []string, kinds map[string]strin
 			n++
 			line := sc.Text()
 			for _, s := range secrets {
-				for _, needle := range needles(s) {
-					if strings.Contains(line, needle) {
-						hits = append(hits, hit{file: filepath.Base(name), line: n, kind: kinds[s], secret: s})
-					}
+				if slices.ContainsFunc(needles(s), func(needle string) bool { return containsWord(line, needle) }) {
+					hits = append(hits, hit{file: filepath.Base(name), line: n, kind: kinds[s], secret: s})
 				}
 			}
 		}
@@ -268,6 +268,31 @@ func scanDir(dir string, skip []string, secrets []string, kinds map[string]strin
 	}
 	return hits, lines, nil
 }
+
+// containsWord reports whether line holds needle as a word: where needle
+// starts or ends with a letter or a digit, the character next to it in
+// line is not one, so that the value "second" is found in
+// `"value":"second"` and "I am second." but not in "Milliseconds".
+func containsWord(line, needle string) bool {
+	first, _ := utf8.DecodeRuneInString(needle)
+	last, _ := utf8.DecodeLastRuneInString(needle)
+	for i := 0; ; {
+		j := strings.Index(line[i:], needle)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(needle)
+		before, _ := utf8.DecodeLastRuneInString(line[:start])
+		after, _ := utf8.DecodeRuneInString(line[end:])
+		if (start == 0 || !isWordRune(first) || !isWordRune(before)) &&
+			(end == len(line) || !isWordRune(last) || !isWordRune(after)) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // notOurs are the log files of the emulated AWS services: what moto_server
 // writes is AWS's side, not the service's.
@@ -382,8 +407,9 @@ func TestLogScanFindsALeak(t *testing.T) {
 	dir := t.TempDir()
 	logs := map[string]string{
 		"PutFactFunction.log": `{"time":"t","level":"INFO","msg":"request","tenantId":"acme","userRef":"b0e35159bdc1e924"}` + "\n" +
-			`{"time":"t","level":"INFO","msg":"request","userId":"leak-ab12cd34"}` + "\n",
-		"ExtractorFunction.log": `{"_aws":{},"tenant":"acme","outcome":"changed","note":"Olá \"Ana\""}` + "\n" +
+			`{"time":"t","level":"INFO","msg":"request","userId":"leak-ab12cd34"}` + "\n" +
+			`{"time":"t","level":"INFO","msg":"echo","text":"Hello, I am Ana."}` + "\n",
+		"ExtractorFunction.log": `{"_aws":{"Metrics":[{"Name":"Duration","Unit":"Milliseconds"}]},"tenant":"acme","outcome":"changed","note":"Olá \"Ana\""}` + "\n" +
 			`{"msg":"extraction record","value":"x"}` + "\n",
 		"moto.log": "leak-ab12cd34\n",
 	}
@@ -396,14 +422,16 @@ func TestLogScanFindsALeak(t *testing.T) {
 	r.add("user ID", "leak-ab12cd34")
 	r.add("turn text", `Olá "Ana"`)
 	r.add("fact value", "x")
-	r.add("fact value", "acm") // Short: only "acm" as a JSON string counts, not inside "acme".
+	r.add("fact value", "acm")      // Short: only "acm" as a JSON string counts, not inside "acme".
+	r.add("fact value", "second")   // Inside "Milliseconds" only: not a word, not a hit.
+	r.add("fact value", "I am Ana") // Found in the sentence of a turn, between word boundaries.
 	secrets, kinds := r.snapshot()
 	hits, lines, err := scanDir(dir, notOurs, secrets, kinds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines != 4 {
-		t.Errorf("scanned %d lines, want 4 (moto.log left out)", lines)
+	if lines != 5 {
+		t.Errorf("scanned %d lines, want 5 (moto.log left out)", lines)
 	}
 	got := map[string]bool{}
 	for _, h := range hits {
@@ -411,6 +439,7 @@ func TestLogScanFindsALeak(t *testing.T) {
 	}
 	want := map[string]bool{
 		"PutFactFunction.log leak-ab12cd34": true,
+		"PutFactFunction.log I am Ana":      true,
 		`ExtractorFunction.log Olá "Ana"`:   true,
 		"ExtractorFunction.log x":           true,
 	}

@@ -21,10 +21,10 @@ func TestStrictInputOverHTTP(t *testing.T) {
 		name, path, body string
 		code             int64
 	}{
-		{"invalid UTF-8 in the key", "/v1/me/facts/k%FF%FE", `{"value":"overwritten"}`, 5380000000212},
+		{"invalid UTF-8 in the key", "/v1/me/facts/k%FF%FE", `{"value":"overwritten-zq"}`, 5380000000212},
 		{"invalid UTF-8 in the value", "/v1/me/facts/k", "{\"value\":\"\xff\xfe\"}", 5380000000210},
 		{"an unpaired surrogate", "/v1/me/facts/k", `{"value":"\ud800"}`, 5380000000210},
-		{"a duplicate member", "/v1/me/facts/k", `{"value":"first","value":"second"}`, 5380000000211},
+		{"a duplicate member", "/v1/me/facts/k", `{"value":"first-zq","value":"second-zq"}`, 5380000000211},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
