@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/usermemory/usermemory/functions/logref"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/schema"
 )
@@ -207,7 +206,7 @@ func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) 
 		r.outcome, r.reason, r.failed = outcomeMalformed, "group ID does not match tenantId/userId", true
 		return r
 	}
-	r.tenant, r.userRef = m.TenantID, userRef(m.TenantID, m.UserID)
+	r.tenant, r.userRef = m.TenantID, logref.User(m.TenantID, m.UserID)
 
 	if !h.store.IsExtractDue(m.PreviousTurnCount, m.TurnCount) {
 		r.outcome = outcomeNotDue
@@ -264,13 +263,4 @@ func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) 
 		r.reason = errorClass(res.Reported)
 	}
 	return r
-}
-
-// userRef is how logs name a user: the first 16 hex digits of the SHA-256
-// of tenantId/userId. It lets operators follow one user through the logs
-// (and find a given user's lines by computing it) without writing the
-// user ID itself.
-func userRef(tenantID, userID string) string {
-	sum := sha256.Sum256([]byte(tenantID + "/" + userID))
-	return hex.EncodeToString(sum[:8])
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // observe writes the log line and the metrics of one record. Neither holds
-// a fact value, turn text or user ID: tenant, a hash of the user, counts,
-// codes and durations only.
+// a fact value, turn text or user ID: the tenant, the user's logref.User
+// reference (log line only), counts, codes and durations.
 func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSMessage, r result, took time.Duration) {
 	u := r.extract.Usage
 	attrs := []slog.Attr{
@@ -63,8 +63,13 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 		"_aws": map[string]any{
 			"Timestamp": h.now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  h.namespace,
-				"Dimensions": [][]string{{"tenant", "outcome"}},
+				"Namespace": h.namespace,
+				// One dimension set, [outcome]: CloudWatch bills each
+				// metric (name × dimension values) it keeps, so a tenant
+				// dimension would multiply the bill by the tenants. The
+				// tenant stays a plain member of the line, which Logs
+				// Insights can group by.
+				"Dimensions": [][]string{{"outcome"}},
 				"Metrics": []map[string]string{
 					{"Name": "Records", "Unit": "Count"},
 					{"Name": "Retried", "Unit": "Count"},

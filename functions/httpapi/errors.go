@@ -37,6 +37,16 @@ const (
 	// CodeInternal: an unexpected failure; the cause is logged, never
 	// shown (500).
 	CodeInternal int64 = 5380000000209
+	// CodeInvalidUTF8: the body is not valid UTF-8, or escapes a surrogate
+	// that is not half of a pair (400). Nothing is replaced by U+FFFD.
+	CodeInvalidUTF8 int64 = 5380000000210
+	// CodeDuplicateMember: an object of the body, at any depth, names a
+	// member twice (400). No duplicate is ignored.
+	CodeDuplicateMember int64 = 5380000000211
+	// CodeInvalidKey: the {key} path parameter, once percent-decoded, is
+	// not valid UTF-8 or holds U+FFFD, which is what invalid bytes become
+	// on their way to the function (400).
+	CodeInvalidKey int64 = 5380000000212
 )
 
 // ProblemContentType is the media type of every error body (RFC 9457).

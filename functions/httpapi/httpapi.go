@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
+	"github.com/usermemory/usermemory/functions/logref"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -64,21 +65,35 @@ func New(auth Auth, log *slog.Logger, op Op, routes ...string) (*Handler, error)
 
 // Decode returns the decoded request, or a 4xx *memory.Error: 404
 // CodeRouteNotFound, 401 CodeUnauthenticated, 403 CodeForbidden, 400
-// CodeInvalidID, CodeMalformedBody, CodeUnknownField, CodeIdentityInBody or
+// CodeInvalidID, CodeInvalidKey, CodeInvalidUTF8, CodeDuplicateMember,
+// CodeMalformedBody, CodeUnknownField, CodeIdentityInBody or
 // CodeEmptyFact, 413 CodeBodyTooLarge, 415 CodeUnsupportedMediaType.
 func (h *Handler) Decode(req events.APIGatewayV2HTTPRequest) (Request, error) {
-	r, ok := h.routes[req.RouteKey]
-	if !ok {
-		return Request{}, fail(http.StatusNotFound, CodeRouteNotFound, "no such route")
+	_, r, err := h.decode(req)
+	if err != nil {
+		return Request{}, err
 	}
-	return h.auth.decode(r, req)
+	return r, nil
+}
+
+// decode is Decode that also returns the route, and with an error the
+// part of the request decoded before it, for the log.
+func (h *Handler) decode(req events.APIGatewayV2HTTPRequest) (route, Request, error) {
+	rt, ok := h.routes[req.RouteKey]
+	if !ok {
+		return route{}, Request{}, fail(http.StatusNotFound, CodeRouteNotFound, "no such route")
+	}
+	r, err := h.auth.decode(rt, req)
+	return rt, r, err
 }
 
 // Handle serves one request. It never returns an error: every failure is
 // a problem response, so API Gateway always gets a well-formed answer.
+// The operation runs only on a request decoded without error: a refused
+// request reads and writes nothing.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	start := time.Now()
-	r, err := h.Decode(req)
+	rt, r, err := h.decode(req)
 	status, body := 0, any(nil)
 	if err == nil {
 		status, body, err = h.op(ctx, r)
@@ -90,6 +105,9 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		resp = jsonResponse(status, body)
 	}
 	h.logRequest(ctx, req, r, resp.StatusCode, err, time.Since(start))
+	if rt.admin {
+		h.audit(ctx, rt, r, resp.StatusCode, err, body)
+	}
 	return resp, nil
 }
 
@@ -108,8 +126,10 @@ func jsonResponse(status int, body any) events.APIGatewayV2HTTPResponse {
 	}
 }
 
-// logRequest writes one line per request: IDs, route, status and code,
-// and for a 5xx the cause. Never a fact value: the request body and the
+// logRequest writes one line per request: request IDs, route, status and
+// code, the tenant, hashed references of the user (and of the caller on
+// an admin route), and for a 5xx the cause. Never a user ID, a fact key
+// from the path or a fact value: the path, the request body and the
 // response body stay out of the log.
 func (h *Handler) logRequest(ctx context.Context, req events.APIGatewayV2HTTPRequest, r Request, status int, err error, took time.Duration) {
 	attrs := []slog.Attr{
@@ -121,19 +141,76 @@ func (h *Handler) logRequest(ctx context.Context, req events.APIGatewayV2HTTPReq
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		attrs = append(attrs, slog.String("awsRequestId", lc.AwsRequestID))
 	}
-	if r.Scope.TenantID != "" {
-		attrs = append(attrs, slog.String("tenantId", r.Scope.TenantID), slog.String("userId", r.Scope.UserID),
-			slog.Bool("admin", r.Admin))
-	}
+	attrs = append(attrs, identity(r)...)
 	level := slog.LevelInfo
 	if err != nil {
 		attrs = append(attrs, slog.Int64("code", ProblemFor(err).Code))
 		if status >= 500 {
 			level = slog.LevelError
+			// The causes the service wraps name an operation, never a
+			// key or a value (see docs/api.md, Logs).
 			attrs = append(attrs, slog.String("cause", err.Error()))
 		}
 	}
 	h.log.LogAttrs(ctx, level, "request", attrs...)
+}
+
+// identity returns the log attributes that say who a request is for and,
+// on an admin route, who asked: the tenant ID as is, users as
+// logref.User references only. An attribute is left out while unknown
+// (a request refused before its token or path was read).
+func identity(r Request) []slog.Attr {
+	var attrs []slog.Attr
+	if r.Scope.TenantID == "" {
+		return nil
+	}
+	attrs = append(attrs, slog.String("tenantId", r.Scope.TenantID))
+	if r.Scope.UserID != "" {
+		attrs = append(attrs, slog.String("userRef", logref.User(r.Scope.TenantID, r.Scope.UserID)))
+	}
+	if r.Admin && r.Caller != "" {
+		attrs = append(attrs, slog.String("callerRef", logref.User(r.Scope.TenantID, r.Caller)))
+	}
+	return append(attrs, slog.Bool("admin", r.Admin))
+}
+
+// audit writes the audit line of a request on an admin route, refused or
+// not: msg "audit", the action (read, put, delete, clear, erase), the
+// tenant, the caller's and the target user's references, the outcome (ok,
+// refused for a 4xx, failed for a 5xx) with its status and code, and for
+// an erasure the number of facts removed. The line's time is when the
+// request finished. docs/api.md gives the Logs Insights query that
+// answers "who erased this user?".
+func (h *Handler) audit(ctx context.Context, rt route, r Request, status int, err error, body any) {
+	outcome := "ok"
+	switch {
+	case status >= 500:
+		outcome = "failed"
+	case status >= 400:
+		outcome = "refused"
+	}
+	attrs := []slog.Attr{
+		slog.String("action", rt.action),
+		slog.String("outcome", outcome),
+		slog.Int("status", status),
+		slog.String("requestId", r.RequestID),
+	}
+	if r.Scope.TenantID != "" {
+		attrs = append(attrs, slog.String("tenantId", r.Scope.TenantID))
+		if r.Caller != "" {
+			attrs = append(attrs, slog.String("callerRef", logref.User(r.Scope.TenantID, r.Caller)))
+		}
+		if r.Scope.UserID != "" {
+			attrs = append(attrs, slog.String("targetRef", logref.User(r.Scope.TenantID, r.Scope.UserID)))
+		}
+	}
+	if err != nil {
+		attrs = append(attrs, slog.Int64("code", ProblemFor(err).Code))
+	}
+	if e, ok := body.(ErasedBody); ok {
+		attrs = append(attrs, slog.Int("removedFacts", e.RemovedFacts))
+	}
+	h.log.LogAttrs(ctx, slog.LevelInfo, "audit", attrs...)
 }
 
 // Fact is a fact as the API shows it.

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -72,6 +73,7 @@ type route struct {
 	admin  bool   // /v1/users/{userId}...
 	hasKey bool   // has a {key} path parameter
 	body   bool   // takes the JSON body {"value": "…"}
+	action string // what an admin does on it: read, put, delete, clear, erase
 }
 
 func parseRoute(key string) (route, error) {
@@ -80,6 +82,20 @@ func parseRoute(key string) (route, error) {
 		return route{}, fmt.Errorf("httpapi: malformed route key %q", key)
 	}
 	r := route{key: key, hasKey: strings.HasSuffix(path, "/{key}"), body: method == http.MethodPut}
+	switch {
+	case method == http.MethodGet:
+		r.action = "read"
+	case method == http.MethodPut:
+		r.action = "put"
+	case method == http.MethodDelete && r.hasKey:
+		r.action = "delete"
+	case method == http.MethodDelete && strings.HasSuffix(path, "/facts"):
+		r.action = "clear"
+	case method == http.MethodDelete:
+		r.action = "erase"
+	default:
+		r.action = strings.ToLower(method)
+	}
 	switch {
 	case strings.HasPrefix(path, "/v1/me/"):
 	case strings.HasPrefix(path, "/v1/users/{userId}"):
@@ -91,7 +107,8 @@ func parseRoute(key string) (route, error) {
 }
 
 // decode turns req, whose route is r, into a Request. Every error is a
-// 4xx *memory.Error.
+// 4xx *memory.Error; with an error, the Request holds what was decoded
+// before it (for the log), and must not be acted on.
 func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, error) {
 	out := Request{Admin: r.admin, RequestID: req.RequestContext.RequestID}
 	var jwt *events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription
@@ -99,48 +116,75 @@ func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, erro
 		jwt = req.RequestContext.Authorizer.JWT
 	}
 	if jwt == nil {
-		return Request{}, fail(http.StatusUnauthorized, CodeUnauthenticated, "no verified token")
+		return out, fail(http.StatusUnauthorized, CodeUnauthenticated, "no verified token")
 	}
+	// A claim that is not valid UTF-8 is not one valid ID either (IDs are
+	// ASCII): like any malformed identity, it is a 401.
 	sub, ok := singleClaim(jwt.Claims, "sub")
 	if !ok {
-		return Request{}, fail(http.StatusUnauthorized, CodeUnauthenticated, "the token's sub claim is missing or malformed")
+		return out, fail(http.StatusUnauthorized, CodeUnauthenticated, "the token's sub claim is missing or malformed")
 	}
 	tenant, ok := singleClaim(jwt.Claims, a.TenantClaim)
 	if !ok {
-		return Request{}, fail(http.StatusUnauthorized, CodeUnauthenticated,
+		return out, fail(http.StatusUnauthorized, CodeUnauthenticated,
 			"the token's "+a.TenantClaim+" claim is missing or malformed")
+	}
+	out.Caller = sub
+	// On an admin route the user is the path's userId, in the token's
+	// tenant: an admin acts in their own tenant. It is set before the
+	// scope check so that the audit line of a refused attempt names its
+	// target; an ID is ASCII, so a path that is not valid UTF-8 fails
+	// ValidID too.
+	out.Scope = memory.Scope{TenantID: tenant, UserID: sub}
+	user := req.PathParameters["userId"]
+	if r.admin {
+		out.Scope.UserID = ""
+		if memory.ValidID(user) {
+			out.Scope.UserID = user
+		}
 	}
 	need := a.UserScope
 	if r.admin {
 		need = a.AdminScope
 	}
 	if !hasScope(jwt, need) {
-		return Request{}, fail(http.StatusForbidden, CodeForbidden, "the token lacks the scope "+need)
+		return out, fail(http.StatusForbidden, CodeForbidden, "the token lacks the scope "+need)
 	}
-	out.Caller = sub
-	out.Scope = memory.Scope{TenantID: tenant, UserID: sub}
-	if r.admin {
-		// The tenant stays the token's: an admin acts in their own tenant.
-		user := req.PathParameters["userId"]
-		if !memory.ValidID(user) {
-			return Request{}, fail(http.StatusBadRequest, memory.CodeInvalidID, "invalid user ID in the path")
-		}
-		out.Scope.UserID = user
+	if r.admin && !memory.ValidID(user) {
+		return out, fail(http.StatusBadRequest, memory.CodeInvalidID, "invalid user ID in the path")
 	}
 	if r.hasKey {
 		// API Gateway HTTP APIs decode the path once before the function
 		// runs: pathParameters hold decoded values. Decoding again would
 		// let "%2541" become "A", so the key is taken as is.
-		out.Key = req.PathParameters["key"]
+		key := req.PathParameters["key"]
+		if err := checkKey(key); err != nil {
+			return out, err
+		}
+		out.Key = key
 	}
 	if r.body {
 		v, err := a.decodeBody(req)
 		if err != nil {
-			return Request{}, err
+			return out, err
 		}
 		out.Value = v
 	}
 	return out, nil
+}
+
+// checkKey refuses a path key that is not text: bytes that are not UTF-8,
+// or U+FFFD, the replacement character. Invalid bytes in a path reach the
+// function as U+FFFD, because the event is JSON and its encoders replace
+// them; memory.CanonicalKey would then drop the character as punctuation,
+// so that "k%FF%FE" named the fact "k". Both are refused, never rewritten.
+func checkKey(key string) error {
+	if !utf8.ValidString(key) || strings.ContainsRune(key, utf8.RuneError) {
+		return &memory.Error{Status: http.StatusBadRequest, Code: CodeInvalidKey,
+			Message:     "the key in the path is not valid UTF-8 text once percent-decoded",
+			UserMessage: "The name of a fact must be plain text."}
+	}
+	return nil
 }
 
 // singleClaim returns the claim name as one valid ID. API Gateway passes
@@ -192,7 +236,9 @@ func ClaimList(v string) []string {
 }
 
 // decodeBody returns the value of a PUT body: exactly one JSON object
-// whose only member is "value", a string.
+// whose only member is "value", a string. The body is checked first by
+// [checkJSON]: whatever a decoder would have to rewrite to read it is
+// refused.
 func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (string, error) {
 	if err := checkContentType(req.Headers); err != nil {
 		return "", err
@@ -210,6 +256,9 @@ func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (string, error) {
 	}
 	if len(raw) > a.MaxBodyBytes {
 		return "", tooLarge(a.MaxBodyBytes)
+	}
+	if err := checkJSON(raw); err != nil {
+		return "", err
 	}
 	// Look for identity members first, to say why they are refused.
 	var members map[string]json.RawMessage

@@ -70,13 +70,21 @@ func run(m *testing.M) int {
 	}
 	defer st.Close()
 	fmt.Fprintf(os.Stderr, "e2e: local stack up in %s\n", time.Since(start).Round(100*time.Millisecond))
+	// The suite's clients record the user IDs, values and turns they send
+	// and receive; scanLogs looks for them in the logs afterwards.
+	httpc.Transport = traffic.wrap(httpc.Transport)
 	sqsAPI = sqs.New(sqs.Options{
 		Region:       st.Info.Region,
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
 		BaseEndpoint: aws.String(st.Info.AWSEndpoint),
+		HTTPClient:   &http.Client{Transport: traffic.wrap(nil)},
 	})
 	gateway = producer.New(sqsAPI, st.Info.QueueURL)
 	code = m.Run()
+	if err := scanLogs(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "--- FAIL: log scan\n%v\n", err)
+		code = 1
+	}
 	return code
 }
 
