@@ -1080,11 +1080,6 @@ func TestOutcomeAlarmsWatchRealMetrics(t *testing.T) {
 	tpl := httpapitest.LoadTemplate(t)
 	namespace, metrics, sets, outcomes := extractorMetrics(t)
 	if !slices.ContainsFunc(sets, func(s []string) bool { return slices.Equal(s, []string{"outcome"}) }) {
-		if slices.ContainsFunc(sets, func(s []string) bool { return slices.Equal(s, []string{"outcome", "tenant"}) }) {
-			// The EMF lines still carry [tenant, outcome]: the change to
-			// [outcome] (issue 12, metric cost) lands with observe.go.
-			t.Skipf("functions/extractor writes the dimension sets %q; the alarms are written for [outcome]", sets)
-		}
 		t.Fatalf("functions/extractor writes the dimension sets %q, none of them [outcome], the alarms' set", sets)
 	}
 	doc, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", "extractor.md"))

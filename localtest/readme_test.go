@@ -110,6 +110,17 @@ go() { if [ "$1" = run ] && [ "$2" = ./localtest ]; then shift 2; "$LOCALTEST" "
 curl() { command curl --fail-with-body "$@"; }
 xdg-open() { command curl -sf -o /dev/null "${1%%#*}" && echo "opened ${1%%#*}"; }
 `
+	// Commands that write a file (go run ./eval -json standin.json) write
+	// it where a person would, in the repository's folder: remove what
+	// the blocks added there.
+	before := rootEntries(t)
+	t.Cleanup(func() {
+		for name := range rootEntries(t) {
+			if !before[name] {
+				os.RemoveAll(filepath.Join("..", name))
+			}
+		}
+	})
 	ran := 0
 	for i, b := range blocks {
 		var script strings.Builder
@@ -134,6 +145,20 @@ xdg-open() { command curl -sf -o /dev/null "${1%%#*}" && echo "opened ${1%%#*}";
 	if ran < 5 {
 		t.Errorf("ran %d README commands, want every one of the quick ones (at least 5)", ran)
 	}
+}
+
+// rootEntries returns the names in the repository's folder.
+func rootEntries(t *testing.T) map[string]bool {
+	t.Helper()
+	entries, err := os.ReadDir("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		out[e.Name()] = true
+	}
+	return out
 }
 
 // commands returns the command lines of a sh block, continuation lines
