@@ -29,7 +29,8 @@ import (
 // it as Lambda would. The message holds the turns since the last message
 // that was due (the gateway runs the same isExtractDue rule) or, when
 // whole is set, every turn of the thread, which the producer cuts to its
-// size limit.
+// size limit. When dueOnly is set, the messages that are not due are not
+// sent: the handler would drop them before any read or model call.
 type gateway struct {
 	t       testing.TB
 	invoker lambda.Handler
@@ -38,6 +39,7 @@ type gateway struct {
 	scope   memory.Scope
 	thread  string
 	whole   bool
+	dueOnly bool
 	count   int
 	pending []producer.Turn
 	sent    int
@@ -56,15 +58,19 @@ func (g *gateway) answer(turns []producer.Turn, redeliver bool) {
 	prev := g.count
 	g.count += len(turns)
 	g.pending = append(g.pending, turns...)
+	due := g.store.IsExtractDue(prev, g.count)
+	if g.whole {
+		g.pending = newestWithin(g.pending, producer.DefaultMaxBytes)
+	}
+	if g.dueOnly && !due {
+		return
+	}
 	in, err := g.prod.Build(producer.Message{TenantID: g.scope.TenantID, UserID: g.scope.UserID, ThreadID: g.thread,
 		PreviousTurnCount: prev, TurnCount: g.count, Turns: g.pending})
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	switch {
-	case g.whole:
-		g.pending = newestWithin(g.pending, producer.DefaultMaxBytes)
-	case g.store.IsExtractDue(prev, g.count):
+	if due && !g.whole {
 		g.pending = nil
 	}
 	for range 1 + btoi(redeliver) {
@@ -122,9 +128,9 @@ func turnText(role string, i, n int) string {
 	return s + strings.Repeat("lorem ipsum ", (n-len(s))/12+1)[:n-len(s)]
 }
 
-func newFigureHandler(tb testing.TB, repo memory.Repository, model memory.Model, cfg memory.Config) (*Handler, *memory.Store) {
+func newFigureHandler(tb testing.TB, repo memory.Repository, model memory.Model, cfg memory.Config, opts ...memory.Option) (*Handler, *memory.Store) {
 	tb.Helper()
-	store, err := memory.New(repo, cfg, memory.WithModel(model))
+	store, err := memory.New(repo, cfg, append([]memory.Option{memory.WithModel(model)}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -261,7 +267,7 @@ func words(rng *rand.Rand, label string, n int) string {
 // numbered first: a user turn, sometimes a tool result, and the assistant's
 // answer. Lengths are drawn from rng: questions mostly short, now and then
 // a paste of a few thousand characters and rarely one of 100,000 to
-// 400,000, past the queue's size limit; tool results of up to 8,000;
+// 400,000, most past the queue's size limit; tool results of up to 8,000;
 // answers of a few hundred to a few thousand characters, a few much
 // longer. Each turn begins "<role> turn <number>:".
 func callTurns(rng *rand.Rand, first int) []producer.Turn {
@@ -341,9 +347,13 @@ func TestFigurePromptSize(t *testing.T) {
 	}{{"since-extraction", false}, {"whole-thread", true}} {
 		t.Run(mode.name, func(t *testing.T) {
 			model := newFactModel(7, cfg)
-			h, store := newFigureHandler(t, memorytest.NewRepo(), model, memory.Config{})
+			// A clock a second ahead at each reading: which facts the cap drops
+			// depends on their times, and must not depend on the machine's speed.
+			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+			clock := func() time.Time { now = now.Add(time.Second); return now }
+			h, store := newFigureHandler(t, memorytest.NewRepo(), model, memory.Config{}, memory.WithClock(clock))
 			g := newGateway(t, h, store, memory.Scope{TenantID: "acme", UserID: "u-1"}, "th-1")
-			g.whole = mode.whole
+			g.whole, g.dueOnly = mode.whole, true // Figure (a) counts the messages not due.
 			rng := rand.New(rand.NewPCG(2026, 12))
 			var runs []extraction
 			for len(runs) == 0 || runs[len(runs)-1].turns < 1000 {
