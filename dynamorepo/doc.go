@@ -19,8 +19,12 @@
 //	          s: source thread ID, left out when empty}
 //	ver       string: a random token from crypto/rand, new on every write;
 //	          Save's condition compares it
-//	threads   map: thread ID -> {n: extracted turn count, t: unix ms}, the
-//	          per-thread extraction watermarks
+//	threads   map: thread key -> "<extracted turn count>:<unix ms>", the
+//	          per-thread extraction watermarks; the key is memory.ThreadKey
+//	          of the thread ID (the ID, or "#" and 12 characters of its
+//	          hash when longer than 13 bytes). An item written before held
+//	          thread ID -> {n, t}; it still reads, and the next Save writes
+//	          this form
 //	removed   map: canonical key -> unix ms rounded up, the tombstones of
 //	          keys removed by hand; present with facts (an item written
 //	          before tombstones existed lacks it until its next Save)

@@ -71,7 +71,7 @@ func ceilMilli(t time.Time) int64 {
 type item struct {
 	Version   text                `dynamodbav:"ver"`
 	Facts     map[string]factItem `dynamodbav:"facts"`
-	Threads   map[string]markItem `dynamodbav:"threads,omitempty"`
+	Threads   map[string]mark     `dynamodbav:"threads,omitempty"`
 	Removed   map[string]integer  `dynamodbav:"removed"`
 	ErasedAt  integer             `dynamodbav:"erasedAt,omitempty"`
 	ClearedAt integer             `dynamodbav:"clearedAt,omitempty"`
@@ -84,10 +84,63 @@ type factItem struct {
 	Source    text     `dynamodbav:"s,omitempty"`
 }
 
-// markItem is a stored thread watermark; t is unix milliseconds.
-type markItem struct {
-	TurnCount *integer `dynamodbav:"n"`
-	At        *integer `dynamodbav:"t"`
+// mark is a stored thread watermark: the string "<turn count>:<unix ms>",
+// 15 bytes for a turn count under 100 at a time of this century. Items
+// written before it held a map {n: turn count, t: unix ms}, 17 bytes with
+// the same figures; they still read, and the next Save of the whole record
+// writes the string.
+type mark struct {
+	TurnCount int64
+	At        int64
+}
+
+// MarshalDynamoDBAttributeValue returns the string form of m.
+func (m mark) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return str(strconv.FormatInt(m.TurnCount, 10) + ":" + strconv.FormatInt(m.At, 10)), nil
+}
+
+// UnmarshalDynamoDBAttributeValue sets m from its string form, or from the
+// map form of older items, and refuses anything else.
+func (m *mark) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		n, t, ok := strings.Cut(v.Value, ":")
+		turns, err1 := strconv.ParseInt(n, 10, 64)
+		at, err2 := strconv.ParseInt(t, 10, 64)
+		if !ok || err1 != nil || err2 != nil || turns < 0 || strings.HasPrefix(n, "+") || strings.HasPrefix(t, "+") {
+			return fmt.Errorf("holds the watermark %q, not <turn count>:<unix ms>", v.Value)
+		}
+		*m = mark{TurnCount: turns, At: at}
+		return nil
+	case *types.AttributeValueMemberM:
+		var old struct {
+			TurnCount *integer `dynamodbav:"n"`
+			At        *integer `dynamodbav:"t"`
+		}
+		if err := attributevalue.Unmarshal(v, &old); err != nil {
+			return err
+		}
+		if old.TurnCount == nil || old.At == nil {
+			return errors.New("holds an entry without n or t")
+		}
+		*m = mark{TurnCount: int64(*old.TurnCount), At: int64(*old.At)}
+		return nil
+	}
+	return errors.New("holds a watermark that is neither a string nor a map")
+}
+
+// later reports whether m wins over o when two watermarks fall on one key:
+// the higher turn count, then the later time.
+func (m mark) later(o mark) bool {
+	return m.TurnCount > o.TurnCount || m.TurnCount == o.TurnCount && m.At > o.At
+}
+
+// addMark sets threads[key] to m unless the key holds a watermark m does
+// not win over.
+func addMark(threads map[string]mark, key string, m mark) {
+	if o, ok := threads[key]; !ok || m.later(o) {
+		threads[key] = m
+	}
 }
 
 // text is a string attribute.
@@ -132,8 +185,9 @@ func factValue(f memory.Fact) factItem {
 }
 
 // encodeRecord returns the item of rec under the key pk with version ver.
-// It refuses an empty fact key or thread ID: DynamoDB rejects an empty
-// attribute name.
+// A watermark is stored under [memory.ThreadKey] of its key (the key
+// itself when the core made it). It refuses an empty fact key or thread
+// ID: DynamoDB rejects an empty attribute name.
 func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.AttributeValue, error) {
 	it := item{Version: text(ver), Facts: make(map[string]factItem, len(rec.Facts)),
 		Removed: make(map[string]integer, len(rec.Tombstones))}
@@ -144,13 +198,13 @@ func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.At
 		it.Facts[f.Key] = factValue(f)
 	}
 	if len(rec.Threads) > 0 {
-		it.Threads = make(map[string]markItem, len(rec.Threads))
+		it.Threads = make(map[string]mark, len(rec.Threads))
 	}
 	for id, m := range rec.Threads {
 		if id == "" {
 			return nil, errors.New("dynamorepo: a thread watermark with an empty thread ID cannot be stored")
 		}
-		it.Threads[id] = markItem{TurnCount: ptr(integer(m.TurnCount)), At: ptr(integer(m.At.UnixMilli()))}
+		addMark(it.Threads, memory.ThreadKey(id), mark{TurnCount: int64(m.TurnCount), At: m.At.UnixMilli()})
 	}
 	for key, at := range rec.Tombstones {
 		if key == "" {
@@ -173,7 +227,9 @@ func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.At
 }
 
 // decodeRecord returns the record of an item: a zero Record for no item, a
-// record without facts (nil Facts) for a fence.
+// record without facts (nil Facts) for a fence. The watermarks of an older
+// item, keyed by whole thread IDs, come keyed by [memory.ThreadKey], as the
+// core looks them up.
 func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 	if len(av) == 0 {
 		return memory.Record{}, nil
@@ -219,12 +275,13 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 		sort.Slice(rec.Facts, func(i, j int) bool { return rec.Facts[i].Key < rec.Facts[j].Key })
 	}
 	if it.Threads != nil {
-		rec.Threads = make(map[string]memory.ThreadMark, len(it.Threads))
+		keyed := make(map[string]mark, len(it.Threads))
 		for id, m := range it.Threads {
-			if m.TurnCount == nil || m.At == nil {
-				return memory.Record{}, corrupt(attrThreads, "holds an entry without n or t")
-			}
-			rec.Threads[id] = memory.ThreadMark{TurnCount: int(*m.TurnCount), At: m.At.time()}
+			addMark(keyed, memory.ThreadKey(id), m)
+		}
+		rec.Threads = make(map[string]memory.ThreadMark, len(keyed))
+		for key, m := range keyed {
+			rec.Threads[key] = memory.ThreadMark{TurnCount: int(m.TurnCount), At: integer(m.At).time()}
 		}
 	}
 	return rec, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
 func TestItemSize(t *testing.T) {
@@ -55,12 +56,14 @@ func TestItemLayout(t *testing.T) {
 		return &types.AttributeValueMemberM{Value: m}
 	}
 	at := time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC) // 1795989600000 ms
+	const uuid = "5f0c1a7e-8b2d-4c3e-9a4f-6d7e8f901234"
 	rec := memory.Record{
 		Facts: []memory.Fact{
 			{Key: "city", Value: "Lisbon", UpdatedAt: at, SourceThreadID: "th-1"},
 			{Key: "name", Value: "Ana", UpdatedAt: at.Add(time.Millisecond)},
 		},
-		Threads:    map[string]memory.ThreadMark{"th-1": {TurnCount: 6, At: at}},
+		Threads: map[string]memory.ThreadMark{"th-1": {TurnCount: 6, At: at},
+			uuid: {TurnCount: 12, At: at.Add(time.Second)}}, // stored under its ThreadKey
 		Tombstones: map[string]time.Time{"pet": at.Add(time.Microsecond)}, // rounded up
 		ErasedAt:   at.Add(-time.Hour),
 		ClearedAt:  at.Add(-time.Minute),
@@ -76,7 +79,7 @@ func TestItemLayout(t *testing.T) {
 			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "s": S("th-1")}),
 			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("1795989600001")}),
 		}),
-		"threads":   M(map[string]types.AttributeValue{"th-1": M(map[string]types.AttributeValue{"n": N("6"), "t": N("1795989600000")})}),
+		"threads":   M(map[string]types.AttributeValue{"th-1": S("6:1795989600000"), "#5KkS6upF9_Pr": S("12:1795989601000")}),
 		"removed":   M(map[string]types.AttributeValue{"pet": N("1795989600001")}),
 		"erasedAt":  N("1795986000000"),
 		"clearedAt": N("1795989540000"),
@@ -94,6 +97,7 @@ func TestItemLayout(t *testing.T) {
 	}
 	rec.Version = it["ver"].(*types.AttributeValueMemberS).Value
 	rec.Tombstones["pet"] = at.Add(time.Millisecond)
+	rec.Threads = map[string]memory.ThreadMark{"th-1": rec.Threads["th-1"], memory.ThreadKey(uuid): rec.Threads[uuid]}
 	if diff := cmp.Diff(rec, back); diff != "" {
 		t.Errorf("decoded record (-want +got):\n%s", diff)
 	}
@@ -258,6 +262,10 @@ func TestCorruptItems(t *testing.T) {
 		{"erasedAt NULL", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": NULL}, "erasedAt holds a value that is not a number"},
 		{"clearedAt a fraction", map[string]types.AttributeValue{"ver": S("v"), "clearedAt": N("1.5")}, "clearedAt holds a number that is not an integer"},
 		{"tombstone a string", map[string]types.AttributeValue{"ver": S("v"), "removed": M(map[string]types.AttributeValue{"a": S("now")})}, "removed holds a value that is not a number"},
+		{"watermark without a colon", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("2")})}, `threads holds the watermark "2", not <turn count>:<unix ms>`},
+		{"watermark time not a number", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("2:soon")})}, `threads holds the watermark "2:soon", not <turn count>:<unix ms>`},
+		{"watermark count negative", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("-2:1")})}, `threads holds the watermark "-2:1", not <turn count>:<unix ms>`},
+		{"watermark a number", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": N("2")})}, "threads holds a watermark that is neither a string nor a map"},
 		{"thread time missing", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": N("2")})})}, "threads holds an entry without n or t"},
 		{"erasedAt a string", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": S("yesterday")}, "erasedAt holds a value that is not a number"},
 	}
@@ -278,4 +286,77 @@ func TestCorruptItems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOldWatermarksRead stores an item in the form written before
+// watermarks were strings (thread ID -> {n, t}, a 36-character UUID among
+// them) and checks that it reads under memory.ThreadKey, that a
+// redelivered extraction of the UUID thread is a duplicate (one GetItem, no
+// model call), and that the next extraction saves every watermark in the
+// new form.
+func TestOldWatermarksRead(t *testing.T) {
+	f := newFixture(t)
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	M := func(m map[string]types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: m}
+	}
+	const uuid = "5f0c1a7e-8b2d-4c3e-9a4f-6d7e8f901234"
+	old := map[string]types.AttributeValue{
+		dynamorepo.KeyAttribute: S(scope.TenantID + "#" + scope.UserID),
+		"ver":                   S("old"),
+		"facts":                 M(map[string]types.AttributeValue{"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "s": S(uuid)})}),
+		"removed":               M(map[string]types.AttributeValue{}),
+		"threads": M(map[string]types.AttributeValue{
+			uuid:   M(map[string]types.AttributeValue{"n": N("6"), "t": N("1795989600000")}),
+			"th-1": M(map[string]types.AttributeValue{"n": N("2"), "t": N("1795989500000")}),
+		}),
+	}
+	if _, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: old}); err != nil {
+		t.Fatal(err)
+	}
+	oldSize := dynamorepo.ItemSize(f.rawItem(t, "acme#u-1"))
+	f.count.take()
+
+	got := mustGet(t, f.repo, scope)
+	want := map[string]memory.ThreadMark{
+		"#5KkS6upF9_Pr": {TurnCount: 6, At: time.UnixMilli(1795989600000).UTC()},
+		"th-1":          {TurnCount: 2, At: time.UnixMilli(1795989500000).UTC()},
+	}
+	if diff := cmp.Diff(want, got.Threads); diff != "" {
+		t.Errorf("watermarks of an old item (-want +got):\n%s", diff)
+	}
+	f.count.take()
+
+	model := memorytest.NewModel()
+	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(stepClock()))
+	res, err := s.Extract(ctx, extractReq(uuid, 0, 6, time.Time{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != memory.OutcomeDuplicate || model.Calls() != 0 {
+		t.Errorf("redelivery of turns 0-6 of %s: outcome %q, %d model calls; want duplicate, none", uuid, res.Outcome, model.Calls())
+	}
+	checkRequests(t, f.count, "GetItem:1")
+
+	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	if _, err := s.Extract(ctx, extractReq("th-2", 0, 2, time.Time{})); err != nil {
+		t.Fatal(err)
+	}
+	checkRequests(t, f.count, "GetItem:1 PutItem:1")
+	item := f.rawItem(t, "acme#u-1")
+	threads, ok := item["threads"].(*types.AttributeValueMemberM)
+	if !ok {
+		t.Fatalf("threads after the save: %#v", item["threads"])
+	}
+	for _, key := range []string{"#5KkS6upF9_Pr", "th-1"} {
+		v, ok := threads.Value[key].(*types.AttributeValueMemberS)
+		if !ok || v.Value != map[string]string{"#5KkS6upF9_Pr": "6:1795989600000", "th-1": "2:1795989500000"}[key] {
+			t.Errorf("watermark %s after the save = %#v, want the string form", key, threads.Value[key])
+		}
+	}
+	if _, ok := threads.Value[uuid]; ok || len(threads.Value) != 3 {
+		t.Errorf("watermarks after the save: %d, the UUID key still there: %v; want 3 under their keys", len(threads.Value), ok)
+	}
+	t.Logf("old item %d bytes; after one more fact and thread, in the new form, %d bytes", oldSize, dynamorepo.ItemSize(item))
 }

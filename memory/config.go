@@ -44,10 +44,13 @@ const (
 
 // Per-item overheads used by [Config.MaxRecordBytes], in bytes: the
 // attribute names and the numbers and strings a stored fact or thread
-// watermark carries besides its key and value, rounded up.
+// watermark carries besides its key and value, rounded up. A watermark is
+// the string "<turn count>:<unix ms>" under a key of at most ThreadKeyLen
+// bytes: 1 byte for the map entry, and two integers of at most 20
+// characters each (an int64 with its sign) around the colon.
 const (
 	factOverhead      = 16 + 3*8 + MaxIDLen
-	threadOverhead    = 16 + 2*8
+	threadOverhead    = 1 + 20 + 1 + 20
 	tombstoneOverhead = 16 + 8
 	recordOverhead    = 1024
 )
@@ -123,11 +126,12 @@ func (c Config) WithDefaults() Config {
 
 // MaxRecordBytes is an upper bound of the size of a stored record under c:
 // every key and value at MaxFactChars runes of 4 bytes, every fact from a
-// thread ID of MaxIDLen bytes, MaxThreads watermarks, MaxTombstones
-// tombstones with keys of MaxFactChars runes of 4 bytes.
+// thread ID of MaxIDLen bytes, MaxThreads watermarks under keys of
+// [ThreadKeyLen] bytes (the store keys a watermark by [ThreadKey]),
+// MaxTombstones tombstones with keys of MaxFactChars runes of 4 bytes.
 func (c Config) MaxRecordBytes() int {
 	perFact := 2*4*c.MaxFactChars + factOverhead
-	perThread := MaxIDLen + threadOverhead
+	perThread := ThreadKeyLen + threadOverhead
 	perTombstone := 4*c.MaxFactChars + tombstoneOverhead
 	return recordOverhead + c.MaxFacts*perFact + c.MaxThreads*perThread + c.MaxTombstones*perTombstone
 }

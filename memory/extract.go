@@ -171,7 +171,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 		kept, forgotten := forgetRemoved(ops, rec.Tombstones, req.SentAt)
 		res.Forgotten = forgotten
 		next.Facts, res.Sets, res.Deletes = mergeOperations(rec.Facts, kept, req.ThreadID, now, s.cfg.MaxFacts)
-		next.Threads = markThread(rec.Threads, req.ThreadID, ThreadMark{TurnCount: req.TurnCount, At: now}, s.cfg.MaxThreads)
+		next.Threads = markThread(rec.Threads, ThreadKey(req.ThreadID), ThreadMark{TurnCount: req.TurnCount, At: now}, s.cfg.MaxThreads)
 		final = next
 		return next, true
 	})
@@ -209,7 +209,7 @@ func (s *Store) skip(rec Record, req ExtractRequest) (Outcome, bool) {
 	if fences(rec.ClearedAt, req.SentAt) {
 		return OutcomeCleared, true
 	}
-	if m, ok := rec.Threads[req.ThreadID]; ok && m.TurnCount >= req.TurnCount {
+	if m, ok := rec.Threads[ThreadKey(req.ThreadID)]; ok && m.TurnCount >= req.TurnCount {
 		return OutcomeDuplicate, true
 	}
 	return "", false

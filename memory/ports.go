@@ -12,7 +12,8 @@ type Record struct {
 	// Version is an opaque token that changes with every write; "" when
 	// nothing is stored for the user.
 	Version string
-	// Threads maps a thread ID to the turn count up to which it was
+	// Threads maps the key of a thread ([ThreadKey] of its ID: the ID, or
+	// a hash of a long one) to the turn count up to which it was
 	// extracted: a redelivered request for those turns is recognised
 	// before any model call.
 	Threads map[string]ThreadMark
