@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
@@ -1154,6 +1155,32 @@ func TestStatefulResourcesAreKept(t *testing.T) {
 			t.Errorf("%s: name %q (%d characters) for a %d-character stack name: want a unique name of at most 80 with .fifo", id, name, len(name), len(s.stackName))
 		}
 		names[name] = true
+	}
+}
+
+// TestFencesOutliveEveryMessage checks that an erasure fence
+// (ERASURE_FENCE_DAYS) and a removal's tombstone
+// (memory.DeletionFenceLifetime) last longer than a message can live: its
+// retention in the extraction queue plus its retention in the dead-letter
+// queue, which for a FIFO queue starts again when the message moves there
+// (Amazon SQS Developer Guide, "Setting-up dead-letter queue retention").
+func TestFencesOutliveEveryMessage(t *testing.T) {
+	tpl := httpapitest.LoadTemplate(t)
+	res := tpl.Resources()
+	life := time.Duration(number(t, props(res["ExtractionQueue"])["MessageRetentionPeriod"])+
+		number(t, props(res["ExtractionDeadLetterQueue"])["MessageRetentionPeriod"])) * time.Second
+	days, err := strconv.Atoi(newStack(tpl, "us-east-1", nil).env(t)[setup.EnvFenceDays])
+	if err != nil {
+		t.Fatalf("%s: %v", setup.EnvFenceDays, err)
+	}
+	if fence := time.Duration(days) * 24 * time.Hour; fence <= life {
+		t.Errorf("%s = %d days: a message can live %v (queue and dead-letter queue), longer than the erasure fence", setup.EnvFenceDays, days, life)
+	}
+	if memory.DeletionFenceLifetime <= life {
+		t.Errorf("memory.DeletionFenceLifetime = %v: a message can live %v, longer than a tombstone", memory.DeletionFenceLifetime, life)
+	}
+	if setup.DefaultFenceDays*24*time.Hour != memory.DeletionFenceLifetime {
+		t.Errorf("setup.DefaultFenceDays = %d days, memory.DeletionFenceLifetime = %v: want one lifetime", setup.DefaultFenceDays, memory.DeletionFenceLifetime)
 	}
 }
 

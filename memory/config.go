@@ -20,10 +20,12 @@ const (
 
 // DeletionFenceLifetime is how long a tombstone and a ClearedAt fence the
 // extractions requested before them: past it, no message sent before them
-// can still arrive (SQS keeps a message 14 days at most), so the store
-// drops them at its next whole-record write. It is the lifetime of the
-// erasure fence too.
-const DeletionFenceLifetime = 15 * 24 * time.Hour
+// can still arrive, so the store drops them at its next whole-record
+// write. A message can live 4 days in the extraction queue and, since a
+// FIFO queue's dead-letter queue restarts a message's retention when it
+// moves there, 14 more days in the dead-letter queue: 18 days, and one of
+// margin. It is the default lifetime of the erasure fence too.
+const DeletionFenceLifetime = 19 * 24 * time.Hour
 
 // Bounds of [Config], checked by [Config.Validate].
 const (

@@ -36,7 +36,7 @@ const (
 	DefaultUserScope      = "memory/user"
 	DefaultAdminScope     = "memory/admin"
 	DefaultCheapModelID   = "us.amazon.nova-micro-v1:0"
-	DefaultFenceDays      = 15
+	DefaultFenceDays      = 19
 	DefaultModelOutput    = "tool"
 	DefaultTenantDailyCap = 0
 	// DefaultModelAttemptSecs bounds one attempt of a model call; it must
