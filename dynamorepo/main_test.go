@@ -22,7 +22,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/internal/motoserver"
 )
 
 // endpoint is the moto_server every test of the package talks to.

@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/memory"
 )
 

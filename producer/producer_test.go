@@ -19,7 +19,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/producer"
 	"github.com/usermemory/usermemory/schema"
 	"github.com/usermemory/usermemory/schema/schematest"

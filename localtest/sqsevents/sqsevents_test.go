@@ -16,8 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
-	"github.com/usermemory/usermemory/localtest/moto"
 )
 
 var client *sqs.Client

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/internal/motoserver"
 )
 
 // Endpoint is the moto_server endpoint that [Main] found or started.
