@@ -15,8 +15,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
-	"github.com/usermemory/usermemory/localtest/sam"
 )
 
 // packageDir returns the folder of a function's main package, relative to

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/localtest/sam"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 )
 
 // createTable creates the template's table with dynamorepo.CreateTable,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usermemory/usermemory/localtest/sam"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 )
 
 // Template is template.yaml as plain values: maps, lists, strings,
