@@ -19,7 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/usermemory/usermemory/bedrock"
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/usermemory/usermemory/bedrock"
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )

@@ -21,8 +21,8 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/internal/motoserver"
-	"github.com/usermemory/usermemory/localtest/converse"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/producer"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/producer"
 )
 

@@ -34,10 +34,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/apigw"
-	"github.com/usermemory/usermemory/localtest/converse"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
 	"github.com/usermemory/usermemory/localtest/sqsevents"
 	"github.com/usermemory/usermemory/localtest/token"

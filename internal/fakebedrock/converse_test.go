@@ -20,7 +20,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 )
 
 const (
