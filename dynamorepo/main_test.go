@@ -29,7 +29,7 @@ import (
 var endpoint string
 
 func TestMain(m *testing.M) {
-	ep, stop, err := moto.Endpoint(context.Background())
+	ep, stop, err := motoserver.Endpoint(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dynamorepo tests need moto_server:", err)
 		os.Exit(1)

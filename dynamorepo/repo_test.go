@@ -523,7 +523,7 @@ func TestCorruptItems(t *testing.T) {
 // TestStorageFailures checks that every operation returns an error, never
 // an empty result, when the table is missing or the endpoint is closed.
 func TestStorageFailures(t *testing.T) {
-	port, err := moto.FreePort()
+	port, err := motoserver.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

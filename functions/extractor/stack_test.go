@@ -32,7 +32,7 @@ import (
 var motoEndpoint string
 
 func TestMain(m *testing.M) {
-	ep, stop, err := moto.Endpoint(context.Background())
+	ep, stop, err := motoserver.Endpoint(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "extractor tests need moto_server:", err)
 		os.Exit(1)
@@ -72,7 +72,7 @@ func newTable(tb testing.TB) string {
 // moto_server and a Converse stand-in, with logs and metrics captured.
 type stack struct {
 	fixture
-	standIn *converse.Server
+	standIn *fakebedrock.Server
 	repo    *dynamorepo.Repo
 	table   string
 }
@@ -82,7 +82,7 @@ type stack struct {
 func newStack(t *testing.T, env map[string]string) *stack {
 	t.Helper()
 	s := &stack{table: newTable(t)}
-	standIn, err := converse.Start("127.0.0.1:0")
+	standIn, err := fakebedrock.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,17 +167,17 @@ func TestStackFirstAnswerRedeliveryAndNotDue(t *testing.T) {
 func TestStackModelFailures(t *testing.T) {
 	tests := []struct {
 		name      string
-		steps     []converse.Step
+		steps     []fakebedrock.Step
 		wantRetry bool
 		outcome   string
 	}{
 		// The model retries throttling itself (4 attempts); when every
 		// attempt is throttled the record goes back to the queue.
-		{"throttled", []converse.Step{converse.Throttle(), converse.Throttle(), converse.Throttle(), converse.Throttle()}, true, "model_failed"},
-		{"access denied", []converse.Step{converse.AccessDenied()}, false, "model_failed"},
-		{"malformed tool input", []converse.Step{{Input: json.RawMessage(`{"operations":"none"}`)}}, false, "bad_answer"},
-		{"stop reason max_tokens", []converse.Step{{StopReason: "max_tokens"}}, false, "bad_answer"},
-		{"tool choice refused", []converse.Step{converse.ToolChoiceRefused()}, false, "model_failed"},
+		{"throttled", []fakebedrock.Step{fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle()}, true, "model_failed"},
+		{"access denied", []fakebedrock.Step{fakebedrock.AccessDenied()}, false, "model_failed"},
+		{"malformed tool input", []fakebedrock.Step{{Input: json.RawMessage(`{"operations":"none"}`)}}, false, "bad_answer"},
+		{"stop reason max_tokens", []fakebedrock.Step{{StopReason: "max_tokens"}}, false, "bad_answer"},
+		{"tool choice refused", []fakebedrock.Step{fakebedrock.ToolChoiceRefused()}, false, "model_failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

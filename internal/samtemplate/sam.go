@@ -1,4 +1,4 @@
-// Package sam reads an AWS SAM template (template.yaml) into what the local
+// Package samtemplate reads an AWS SAM template (template.yaml) into what the local
 // stack runs: functions with their environment, timeout and memory, the
 // HTTP API's routes, JWT authorizers and CORS, DynamoDB tables, SQS queues
 // with their redrive policies, and SQS event sources.
@@ -8,7 +8,7 @@
 // Conditions, parameter defaults and overrides, the pseudo parameters and
 // SAM's Globals section. Resources are given local names and ARNs, the
 // way CloudFormation would name them in a stack.
-package sam
+package samtemplate
 
 import (
 	"fmt"

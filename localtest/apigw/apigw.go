@@ -45,7 +45,7 @@ type InvokeFunc func(ctx context.Context, fn string, payload []byte) (lambdapool
 // Config configures a [Gateway].
 type Config struct {
 	// API is the HTTP API of the template.
-	API *sam.HTTPAPI
+	API *samtemplate.HTTPAPI
 	// Keys are the JWKS of each authorizer, by authorizer name.
 	Keys map[string]*JWKS
 	// Invoke runs a function.
@@ -66,7 +66,7 @@ type Gateway struct {
 }
 
 type route struct {
-	sam.Route
+	samtemplate.Route
 	segments []string // path split on "/"; "{name}" or "{name+}" for parameters
 }
 

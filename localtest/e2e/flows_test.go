@@ -100,7 +100,7 @@ func TestAdminErasesUserWhileAMessageWaits(t *testing.T) {
 	}
 	// The first extraction of the user is slow; the second message waits
 	// behind it in the user's FIFO group.
-	st.Converse().Script(converse.Slow(1500 * time.Millisecond))
+	st.Converse().Script(fakebedrock.Slow(1500 * time.Millisecond))
 	sendTurns(t, user, "th-a", 0, 2, "I'm Ana and I live in Lisbon.", "Hi Ana")
 	waitFor(t, "the first extraction to reach the model", func() bool { return st.Converse().Pending() == 0 })
 	sendTurns(t, user, "th-b", 0, 2, "Please answer in Portuguese.", "Claro")
@@ -175,13 +175,13 @@ func TestBedrockFaultsLeaveFactsUntouched(t *testing.T) {
 		t.Fatalf("PUT = %d %s", r.status, r.body)
 	}
 	want := map[string]string{"home_city": "Porto"}
-	faults := []converse.Step{
-		converse.AccessDenied(),
-		converse.ToolChoiceRefused(),
+	faults := []fakebedrock.Step{
+		fakebedrock.AccessDenied(),
+		fakebedrock.ToolChoiceRefused(),
 		{Input: json.RawMessage(`{"operations":"not a list"}`)},
 		{StopReason: "max_tokens"},
 		{NoToolUse: true, Text: "I think the user lives in Lisbon."},
-		{Operations: []converse.Operation{{Op: "SET", Key: "", Value: "Lisbon"}}},
+		{Operations: []fakebedrock.Operation{{Op: "SET", Key: "", Value: "Lisbon"}}},
 	}
 	for i, f := range faults {
 		st.Converse().Script(f)
@@ -195,7 +195,7 @@ func TestBedrockFaultsLeaveFactsUntouched(t *testing.T) {
 		}
 	}
 	// Throttling is retried, and then the answer is merged.
-	st.Converse().Script(converse.Throttle())
+	st.Converse().Script(fakebedrock.Throttle())
 	sendTurns(t, user, "th-z", 0, 2, "I live in Lisbon.", "Noted")
 	waitFacts(t, tok, map[string]string{"home_city": "Lisbon"})
 }

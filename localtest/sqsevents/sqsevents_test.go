@@ -23,7 +23,7 @@ import (
 var client *sqs.Client
 
 func TestMain(m *testing.M) {
-	ep, stop, err := moto.Endpoint(context.Background())
+	ep, stop, err := motoserver.Endpoint(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -13,11 +13,11 @@ import (
 var Endpoint string
 
 // Main is the TestMain of the functions' packages: it finds or starts a
-// moto_server (see moto.Endpoint), runs the tests and stops the server. It
+// moto_server (see motoserver.Endpoint), runs the tests and stops the server. It
 // exits with the install hint when moto_server is missing: the tests never
 // skip.
 func Main(m *testing.M) {
-	ep, stop, err := moto.Endpoint(context.Background())
+	ep, stop, err := motoserver.Endpoint(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(2)

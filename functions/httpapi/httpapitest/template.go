@@ -35,7 +35,7 @@ func LoadTemplate(t testing.TB) Template {
 // ParseTemplate parses a CloudFormation template in YAML with the local
 // stack's reader, so that the tests and the stack read it alike.
 func ParseTemplate(raw []byte) (Template, error) {
-	m, err := sam.Decode(raw)
+	m, err := samtemplate.Decode(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
-// Package moto starts and stops moto_server, the local DynamoDB and SQS
+// Package motoserver starts and stops moto_server, the local DynamoDB and SQS
 // that the tests and the local stack run on, on a free 127.0.0.1 port.
-package moto
+package motoserver
 
 import (
 	"context"
