@@ -6,8 +6,11 @@ GO ?= go
 
 ## test: every check and every test, with moto_server started for them;
 ## the end-to-end and browser tests start the local stack themselves.
+## USERMEMORY_REQUIRE_SERVICES=1 turns a test that would skip for a missing
+## service or tool (moto_server, cfn-lint) into a failure saying how to get
+## it; a plain `go test ./...` skips those tests instead.
 test: lint browser
-	./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
+	USERMEMORY_REQUIRE_SERVICES=1 ./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
 
 ## browser: Debian's Chromium for the page's tests, installed where missing.
 browser:
@@ -31,7 +34,7 @@ run:
 
 ## unit: the tests without the race detector, quick.
 unit: browser
-	./scripts/with-moto.sh $(GO) test -count=1 ./...
+	USERMEMORY_REQUIRE_SERVICES=1 ./scripts/with-moto.sh $(GO) test -count=1 ./...
 
 ## bench: the benchmarks of BENCHMARKS.md (core and repository, extraction
 ## overhead and figures, API sizes, cold start and warm latency).

@@ -529,7 +529,7 @@ func TestStorageFailures(t *testing.T) {
 	}
 	closed := newClient("http://127.0.0.1:"+strconv.Itoa(port), nil, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	repos := map[string]*dynamorepo.Repo{
-		"missing table":   dynamorepo.New(newClient(endpoint, nil), "no-such-table"),
+		"missing table":   dynamorepo.New(newClient(endpoint(t), nil), "no-such-table"),
 		"closed endpoint": dynamorepo.New(closed, "memory"),
 	}
 	for name, r := range repos {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
@@ -22,6 +23,7 @@ import (
 // and invoke against it, then Ctrl-C, after which no process it started
 // is left and the state file is gone.
 func TestCommands(t *testing.T) {
+	motoserver.RequireInstalled(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "localtest")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

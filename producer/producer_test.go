@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -25,21 +24,11 @@ import (
 	"github.com/usermemory/usermemory/schema/schematest"
 )
 
-var endpoint string
-
-func TestMain(m *testing.M) {
-	ep, stop, err := motoserver.Endpoint(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "producer tests need moto_server:", err)
-		os.Exit(1)
-	}
-	endpoint = ep
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
-
-func newClient() *sqs.Client {
+// newClient returns an SQS client for the moto_server of the environment
+// (see motoserver.Endpoint): without one, t is skipped.
+func newClient(t *testing.T) *sqs.Client {
+	t.Helper()
+	endpoint := motoserver.Endpoint(t)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")}
 	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(endpoint) })
 }
@@ -139,7 +128,7 @@ func sample() producer.Message {
 }
 
 func TestSendSetsGroupDedupVersionAndSentAt(t *testing.T) {
-	c := newClient()
+	c := newClient(t)
 	url := newQueue(t, c)
 	at := time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
 	p := producer.New(c, url, producer.WithClock(func() time.Time { return at }))
@@ -170,7 +159,7 @@ func TestSendSetsGroupDedupVersionAndSentAt(t *testing.T) {
 }
 
 func TestSameMessageTwiceIsDeliveredOnce(t *testing.T) {
-	c := newClient()
+	c := newClient(t)
 	url := newQueue(t, c)
 	p := producer.New(c, url)
 	ctx := context.Background()
@@ -195,7 +184,7 @@ func TestSameMessageTwiceIsDeliveredOnce(t *testing.T) {
 }
 
 func TestTrimsOldestTurnsFirst(t *testing.T) {
-	c := newClient()
+	c := newClient(t)
 	url := newQueue(t, c)
 	p := producer.New(c, url, producer.WithAttributes(map[string]string{"traceparent": strings.Repeat("t", 2000)}))
 	m := sample()
@@ -231,7 +220,7 @@ func TestTrimsOldestTurnsFirst(t *testing.T) {
 }
 
 func TestCutsNewestTurnWhenAloneOver(t *testing.T) {
-	c := newClient()
+	c := newClient(t)
 	url := newQueue(t, c)
 	p := producer.New(c, url)
 	m := sample()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -27,30 +26,21 @@ import (
 	"github.com/usermemory/usermemory/producer"
 )
 
-// motoEndpoint is the moto_server (DynamoDB and SQS) of the tests that go
-// through the real SDK clients.
-var motoEndpoint string
-
-func TestMain(m *testing.M) {
-	ep, stop, err := motoserver.Endpoint(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "extractor tests need moto_server:", err)
-		os.Exit(1)
-	}
-	motoEndpoint = ep
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
+// The tests of this file run the function as main wires it, through the
+// real SDK clients, on the moto_server of the environment (DynamoDB and
+// SQS; see motoserver.Endpoint) and a Converse stand-in. Without a
+// moto_server they are skipped.
 
 var staticCreds = credentials.NewStaticCredentialsProvider("test", "test", "")
 
-func dynamoClient() *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoEndpoint), Credentials: staticCreds})
+func dynamoClient(tb testing.TB) *dynamodb.Client {
+	tb.Helper()
+	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoserver.Endpoint(tb)), Credentials: staticCreds})
 }
 
-func sqsClient() *sqs.Client {
-	return sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoEndpoint), Credentials: staticCreds})
+func sqsClient(tb testing.TB) *sqs.Client {
+	tb.Helper()
+	return sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoserver.Endpoint(tb)), Credentials: staticCreds})
 }
 
 var nameSeq atomic.Int64
@@ -62,7 +52,7 @@ func uniqueName(prefix string) string {
 func newTable(tb testing.TB) string {
 	tb.Helper()
 	name := uniqueName("extractor")
-	if err := dynamorepo.CreateTable(context.Background(), dynamoClient(), name); err != nil {
+	if err := dynamorepo.CreateTable(context.Background(), dynamoClient(tb), name); err != nil {
 		tb.Fatalf("CreateTable: %v", err)
 	}
 	return name
@@ -90,7 +80,7 @@ func newStack(t *testing.T, env map[string]string) *stack {
 	s.standIn = standIn
 	vars := map[string]string{
 		"TABLE_NAME":                       s.table,
-		"AWS_ENDPOINT_URL_DYNAMODB":        motoEndpoint,
+		"AWS_ENDPOINT_URL_DYNAMODB":        motoserver.Endpoint(t),
 		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": standIn.URL(),
 		"AWS_REGION":                       "us-east-1",
 		"AWS_ACCESS_KEY_ID":                "test",
@@ -106,7 +96,7 @@ func newStack(t *testing.T, env map[string]string) *stack {
 		t.Fatalf("fromEnv: %v", err)
 	}
 	s.h = h
-	s.repo = dynamorepo.New(dynamoClient(), s.table)
+	s.repo = dynamorepo.New(dynamoClient(t), s.table)
 	return s
 }
 
@@ -311,7 +301,7 @@ func sqsEvent(t *testing.T, msgs []sqstypes.Message) []byte {
 func TestStackFromProducerThroughSQS(t *testing.T) {
 	s := newStack(t, nil)
 	ctx := context.Background()
-	q := sqsClient()
+	q := sqsClient(t)
 	out, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{
 		QueueName:  aws.String(uniqueName("extraction") + ".fifo"),
 		Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "false"},
