@@ -24,7 +24,7 @@ import (
 )
 
 // libraries are the folders of functions/ that are not functions.
-var libraries = map[string]bool{"httpapi": true, "setup": true}
+var libraries = map[string]bool{"httpapi": true, "setup": true, "wire": true}
 
 // tableActions are the only DynamoDB actions each function's role has.
 var tableActions = map[string][]string{

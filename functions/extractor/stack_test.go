@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -89,9 +90,13 @@ func newStack(t *testing.T, env map[string]string) *stack {
 	for k, v := range env {
 		vars[k] = v
 	}
+	// The SDK configuration comes from the process environment, as in
+	// Lambda; the settings from the same variables.
+	for k, v := range vars {
+		t.Setenv(k, v)
+	}
 	s.logs, s.metrics = &syncBuffer{}, &syncBuffer{}
-	h, err := fromEnv(func(k string) string { return vars[k] },
-		slog.New(slog.NewJSONHandler(s.logs, nil)), s.metrics)
+	h, err := fromEnv(context.Background(), os.Getenv, slog.New(slog.NewJSONHandler(s.logs, nil)), s.metrics)
 	if err != nil {
 		t.Fatalf("fromEnv: %v", err)
 	}

@@ -151,7 +151,7 @@ func (c Case) request(t testing.TB) (events.APIGatewayV2HTTPRequest, []byte) {
 // makes unless Empty says otherwise.
 type Fixture struct {
 	// NewHandler builds the function's handler, as its main passes it to
-	// [httpapi.Run].
+	// wire.ServeFactAPI.
 	NewHandler httpapi.NewHandlerFunc
 	// Empty leaves the repositories of [Fixture.Repo] and
 	// [Fixture.MotoRepo] empty instead of seeding the standard users.
