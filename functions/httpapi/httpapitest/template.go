@@ -120,7 +120,7 @@ func CheckRoutes(t testing.TB, logicalID string, served []string) {
 	}
 	spec := LoadSpec(t)
 	for _, k := range served {
-		if spec.Operation(k) == nil {
+		if !spec.Operation(k) {
 			t.Errorf("route %q is served but not in api/openapi.yaml", k)
 		}
 	}
