@@ -201,6 +201,31 @@ Resources:
 	}
 }
 
+// TestUnknownIntrinsicFails checks that an intrinsic function the reader
+// does not evaluate fails the resolution with an error naming it, instead
+// of a wrong value.
+func TestUnknownIntrinsicFails(t *testing.T) {
+	for _, expr := range []string{`!Join ["-", [a, b]]`, `!Select [0, [a]]`, `!Base64 plain`, `!And [!Equals [a, a], !Equals [b, b]]`} {
+		src := `
+Resources:
+  F:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: .
+      Environment:
+        Variables:
+          X: ` + expr + "\n"
+		tmpl, err := Parse([]byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		name := "Fn::" + strings.Fields(strings.TrimPrefix(expr, "!"))[0]
+		if _, err := tmpl.Resolve(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s"}); err == nil || !strings.Contains(err.Error(), name+" is not evaluated") {
+			t.Errorf("%s: error %v, want one naming %s", expr, err, name)
+		}
+	}
+}
+
 // TestTheRepositoryTemplate resolves the project's own template.yaml as
 // the local stack does, so that a construct this reader does not know
 // fails here first.
