@@ -79,12 +79,14 @@ func (s *Spec) Operation(routeKey string) bool {
 	return err == nil
 }
 
-// options are the validation options: the JWT is API Gateway's business,
-// not the document's, and an undocumented status is a fault.
-var options = &openapi3filter.Options{
-	AuthenticationFunc:    openapi3filter.NoopAuthenticationFunc,
-	IncludeResponseStatus: true,
-	MultiError:            true,
+// options returns the validation options: the JWT is API Gateway's
+// business, not the document's, and an undocumented status is a fault.
+func options() *openapi3filter.Options {
+	return &openapi3filter.Options{
+		AuthenticationFunc:    openapi3filter.NoopAuthenticationFunc,
+		IncludeResponseStatus: true,
+		MultiError:            true,
+	}
 }
 
 // request returns req as the HTTP request API Gateway received and the
@@ -109,7 +111,7 @@ func (s *Spec) request(req events.APIGatewayV2HTTPRequest) (*openapi3filter.Requ
 	for k, v := range req.Headers {
 		hr.Header.Set(k, v)
 	}
-	return &openapi3filter.RequestValidationInput{Request: hr, PathParams: req.PathParameters, Route: r, Options: options}, nil
+	return &openapi3filter.RequestValidationInput{Request: hr, PathParams: req.PathParameters, Route: r, Options: options()}, nil
 }
 
 // body returns the body of req, decoded from base64 where API Gateway
@@ -131,7 +133,7 @@ func (s *Spec) ValidateResponse(routeKey string, resp events.APIGatewayV2HTTPRes
 	if err != nil {
 		return err
 	}
-	in := &openapi3filter.RequestValidationInput{Route: r, Options: options,
+	in := &openapi3filter.RequestValidationInput{Route: r, Options: options(),
 		Request: &http.Request{Method: r.Method, URL: &url.URL{Path: r.Path}, Header: http.Header{}}}
 	return s.validateResponse(in, resp)
 }
@@ -152,7 +154,7 @@ func (s *Spec) validateResponse(in *openapi3filter.RequestValidationInput, resp 
 		Status:                 resp.StatusCode,
 		Header:                 h,
 		Body:                   io.NopCloser(strings.NewReader(resp.Body)),
-		Options:                options,
+		Options:                in.Options,
 	})
 }
 
