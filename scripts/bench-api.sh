@@ -13,8 +13,18 @@
 #      due (decoded and checked, no AWS call);
 #   3. warm in-process latency of the get-facts handler against a bare
 #      GetItem on the same moto_server (Go benchmarks; target ratio ≤ 1.2).
+#   2b. start-up CPU time: each bootstrap run, without a runtime API, from
+#      exec to the point where lambda.Start gives up (all package
+#      initialisation and the function's wiring: settings, SDK
+#      configuration, clients), user + system CPU time, median of STARTS
+#      runs interleaved with bench/hello (information: the target is 2.'s,
+#      whose process start and runtime handshake this leaves out). CPU time
+#      hardly depends on what else the machine runs, unlike 2.; with
+#      BASELINE_REV=<git revision> the functions built at that revision are
+#      measured in the same run, and the CPU time each adds to its build at
+#      that revision is printed;
 # It runs under scripts/with-moto.sh when no moto_server is given.
-# COLD_ONLY=1 measures the cold start (2.) alone.
+# COLD_ONLY=1 measures the start-up (2. and 2b.) alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${USERMEMORY_AWS_ENDPOINT:-}" ]; then exec ./scripts/with-moto.sh "$0" "$@"; fi
@@ -32,7 +42,7 @@ build() { # arch out pkg
 }
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
-median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 minimum() { tr ' ' '\n' | sort -n | awk 'NF {print; exit}'; }
 
 if [ -z "${COLD_ONLY:-}" ]; then
@@ -101,6 +111,43 @@ for f in "${COLD[@]}"; do
   printf '%-12s median %4d ms, min %4d ms   ratio median %s, min %s (target ≤ 1.15)   (runs: %s)\n' \
     "$f" "$m" "$mmin" "$(ratio "$m" "$h")" "$(ratio "$mmin" "$hmin")" "${ms[$f]}"
 done
+
+echo "== 2b. start-up CPU time to lambda.Start, linux/amd64, user+system, median of ${STARTS:-200}"
+startbins=("$work/amd64/hello")
+for f in "${COLD[@]}"; do startbins+=("$work/amd64/$f"); done
+if [ -n "${BASELINE_REV:-}" ]; then
+  mkdir -p "$work/base"
+  git archive "$BASELINE_REV" | tar -x -C "$work/base"
+  for f in "${COLD[@]}"; do
+    (cd "$work/base" && build amd64 "$work/amd64/$f@$BASELINE_REV" "./functions/$f")
+    startbins+=("$work/amd64/$f@$BASELINE_REV")
+  done
+fi
+python3 - "${STARTS:-200}" "$table" "${startbins[@]}" <<'EOF'
+import os, resource, statistics, subprocess, sys
+n, table, bins = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+env = {"PATH": os.environ.get("PATH", ""), "TABLE_NAME": table, "AWS_REGION": "us-east-1",
+       "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "HOME": os.environ.get("HOME", "/")}
+cpu = {b: [] for b in bins}
+for _ in range(n):
+    for b in bins:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        r = subprocess.run([b], env=env, stdin=subprocess.DEVNULL, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # Without a runtime API, lambda.Start says so and exits: a function
+        # that stopped before it (a wrong setting) would measure less.
+        if b"AWS_LAMBDA_RUNTIME_API" not in r.stdout + r.stderr:
+            sys.exit(f"error: {b} stopped before lambda.Start: {(r.stdout + r.stderr).decode()[-400:]}")
+        cpu[b].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+med = {b: statistics.median(v) for b, v in cpu.items()}
+hello = med[bins[0]]
+for b in bins:
+    line = f"{os.path.basename(b):<24} {med[b]:6.2f} ms CPU   ratio to hello {med[b] / hello:.2f}"
+    base = [x for x in bins if os.path.basename(x).startswith(os.path.basename(b) + "@")]
+    if base:
+        line += f"   {med[b] - med[base[0]]:+.2f} ms against {os.path.basename(base[0])}"
+    print(line)
+EOF
 [ -n "${COLD_ONLY:-}" ] && exit 0
 
 echo "== 3. warm in-process latency on moto_server: get-facts handler against a bare GetItem"
