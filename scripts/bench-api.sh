@@ -21,8 +21,8 @@
 #      whose process start and runtime handshake this leaves out). CPU time
 #      hardly depends on what else the machine runs, unlike 2.; with
 #      BASELINE_REV=<git revision> the functions built at that revision are
-#      measured in the same run, and the CPU time each adds to its build at
-#      that revision is printed;
+#      measured in the same run (in 2. too), and the CPU time each adds to
+#      its build at that revision is printed;
 # It runs under scripts/with-moto.sh when no moto_server is given.
 # COLD_ONLY=1 measures the start-up (2. and 2b.) alone.
 set -euo pipefail
@@ -69,7 +69,10 @@ coldstart() { # binary event → milliseconds from process start to first respon
   local p q t0 t1 code pid
   p=$(freeport); q=$(freeport)
   t0=$(date +%s%N)
-  env TABLE_NAME="$table" AWS_ENDPOINT_URL="$USERMEMORY_AWS_ENDPOINT" AWS_REGION=us-east-1 \
+  # Only what Lambda sets (and the endpoint): this machine's variables, such
+  # as an AWS_CA_BUNDLE that the SDK's config loader would parse at every
+  # start, are not Lambda's.
+  env -i PATH="$PATH" HOME="$work" TABLE_NAME="$table" AWS_ENDPOINT_URL="$USERMEMORY_AWS_ENDPOINT" AWS_REGION=us-east-1 \
     AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
     "$work/rie" --runtime-interface-emulator-address "127.0.0.1:$p" --runtime-api-address "127.0.0.1:$q" "$1" \
     >"$work/rie.log" 2>&1 &
@@ -90,6 +93,17 @@ coldstart() { # binary event → milliseconds from process start to first respon
 }
 build amd64 "$work/amd64/hello" ./bench/hello
 for f in "${COLD[@]}"; do build amd64 "$work/amd64/$f" "./functions/$f"; done
+# ALL is COLD and, with BASELINE_REV, the same functions built at that
+# revision (named function@revision), measured in the same runs.
+ALL=("${COLD[@]}")
+if [ -n "${BASELINE_REV:-}" ]; then
+  mkdir -p "$work/base"
+  git archive "$BASELINE_REV" | tar -x -C "$work/base"
+  for f in "${COLD[@]}"; do
+    (cd "$work/base" && build amd64 "$work/amd64/$f@$BASELINE_REV" "./functions/$f")
+    ALL+=("$f@$BASELINE_REV")
+  done
+fi
 declare -A ev=([getfacts]=getfacts-me.json [putfact]=putfact-me.json [deletefact]=deletefact-me.json
   [clearfacts]=clearfacts-me.json [eraseuser]=eraseuser-admin.json [extractor]=extractor-not-due.json)
 # What a first response must hold besides no errorMessage: the extractor
@@ -100,12 +114,12 @@ declare -A expect=([extractor]='"batchItemFailures":[]')
 declare -A ms
 for _ in $(seq "$RUNS"); do
   ms[hello]+="$(coldstart "$work/amd64/hello" events/getfacts-me.json) "
-  for f in "${COLD[@]}"; do ms[$f]+="$(coldstart "$work/amd64/$f" "events/${ev[$f]}" "${expect[$f]:-}") "; done
+  for f in "${ALL[@]}"; do ms[$f]+="$(coldstart "$work/amd64/$f" "events/${ev[${f%@*}]}" "${expect[${f%@*}]:-}") "; done
 done
 h=$(echo "${ms[hello]}" | median)
 hmin=$(echo "${ms[hello]}" | minimum)
 printf '%-12s median %4d ms, min %4d ms   (runs: %s)\n' hello "$h" "$hmin" "${ms[hello]}"
-for f in "${COLD[@]}"; do
+for f in "${ALL[@]}"; do
   m=$(echo "${ms[$f]}" | median)
   mmin=$(echo "${ms[$f]}" | minimum)
   printf '%-12s median %4d ms, min %4d ms   ratio median %s, min %s (target ≤ 1.15)   (runs: %s)\n' \
@@ -115,19 +129,13 @@ done
 echo "== 2b. start-up CPU time to lambda.Start, linux/amd64, user+system, median of ${STARTS:-200}"
 startbins=("$work/amd64/hello")
 for f in "${COLD[@]}"; do startbins+=("$work/amd64/$f"); done
-if [ -n "${BASELINE_REV:-}" ]; then
-  mkdir -p "$work/base"
-  git archive "$BASELINE_REV" | tar -x -C "$work/base"
-  for f in "${COLD[@]}"; do
-    (cd "$work/base" && build amd64 "$work/amd64/$f@$BASELINE_REV" "./functions/$f")
-    startbins+=("$work/amd64/$f@$BASELINE_REV")
-  done
-fi
+for f in "${ALL[@]}"; do [ "$f" = "${f%@*}" ] || startbins+=("$work/amd64/$f"); done
 python3 - "${STARTS:-200}" "$table" "${startbins[@]}" <<'EOF'
 import os, resource, statistics, subprocess, sys
 n, table, bins = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+# Only what Lambda sets, as in 2.
 env = {"PATH": os.environ.get("PATH", ""), "TABLE_NAME": table, "AWS_REGION": "us-east-1",
-       "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "HOME": os.environ.get("HOME", "/")}
+       "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "HOME": "/nonexistent"}
 cpu = {b: [] for b in bins}
 for _ in range(n):
     for b in bins:
