@@ -6,9 +6,12 @@ GO ?= go
 
 ## test: every check and every test, with moto_server started for them;
 ## the end-to-end, black-box (USERMEMORY_BLACKBOX=local) and browser tests
-## start the local stack themselves.
+## start the local stack themselves. USERMEMORY_REQUIRE_SERVICES=1 turns a
+## test that would skip for a missing service or tool (moto_server,
+## cfn-lint) into a failure saying how to get it; a plain `go test ./...`
+## skips those tests instead.
 test: lint browser
-	USERMEMORY_BLACKBOX=local ./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
+	USERMEMORY_REQUIRE_SERVICES=1 USERMEMORY_BLACKBOX=local ./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
 
 ## browser: Debian's Chromium for the page's tests, installed where missing.
 browser:
@@ -33,7 +36,7 @@ run:
 
 ## unit: the tests without the race detector, quick.
 unit: browser
-	./scripts/with-moto.sh $(GO) test -count=1 ./...
+	USERMEMORY_REQUIRE_SERVICES=1 ./scripts/with-moto.sh $(GO) test -count=1 ./...
 
 ## bench: the benchmarks of BENCHMARKS.md (core and repository, extraction
 ## overhead and figures, API sizes, cold start and warm latency).

@@ -21,7 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/usermemory/usermemory/bedrock"
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -39,9 +39,9 @@ func newClient(url string) *bedrockruntime.Client {
 
 // standIn serves a Converse stand-in for one test and returns it with its
 // URL.
-func standIn(t *testing.T) (*converse.Server, string) {
+func standIn(t *testing.T) (*fakebedrock.Server, string) {
 	t.Helper()
-	s := converse.New()
+	s := fakebedrock.New()
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
 	return s, hs.URL
@@ -96,7 +96,7 @@ var anaOps = []memory.Operation{
 	{Op: "SET", Key: "preferred_language", Value: "Portuguese"},
 }
 
-func calls(t *testing.T, s *converse.Server) []converse.Call {
+func calls(t *testing.T, s *fakebedrock.Server) []fakebedrock.Call {
 	t.Helper()
 	_, c := s.Calls()
 	return c
@@ -263,26 +263,26 @@ func TestDefaultAnswerThroughStandIn(t *testing.T) {
 }
 
 func TestMalformedAnswers(t *testing.T) {
-	usage := &converse.Usage{InputTokens: 321, OutputTokens: 45}
+	usage := &fakebedrock.Usage{InputTokens: 321, OutputTokens: 45}
 	tests := []struct {
 		name string
-		step converse.Step
+		step fakebedrock.Step
 	}{
-		{"max_tokens", converse.Step{StopReason: "max_tokens"}},
-		{"malformed_tool_use", converse.Step{StopReason: "malformed_tool_use"}},
-		{"guardrail_intervened", converse.Step{StopReason: "guardrail_intervened", NoToolUse: true, Text: "blocked"}},
-		{"content_filtered", converse.Step{StopReason: "content_filtered", NoToolUse: true}},
-		{"end_turn with text and no tool use", converse.Step{NoToolUse: true, Text: "Nice to meet you!"}},
-		{"end_turn with a tool use", converse.Step{StopReason: "end_turn"}},
-		{"tool_use without a tool use block", converse.Step{NoToolUse: true, StopReason: "tool_use", Text: "calling"}},
-		{"another tool", converse.Step{ToolName: "remember_user_fact"}},
-		{"input not an object", converse.Step{Input: json.RawMessage(`"SET name Ana"`)}},
-		{"operations not an array", converse.Step{Input: json.RawMessage(`{"operations":"none"}`)}},
-		{"no operations", converse.Step{Input: json.RawMessage(`{}`)}},
-		{"extra field", converse.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","why":"said so"}]}`)}},
-		{"extra member named by content", converse.Step{Input: json.RawMessage(`{"operations":[],"Ana said so":1}`)}},
-		{"operation not an object", converse.Step{Input: json.RawMessage(`{"operations":["SET name Ana"]}`)}},
-		{"value not a string", converse.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"age","value":41}]}`)}},
+		{"max_tokens", fakebedrock.Step{StopReason: "max_tokens"}},
+		{"malformed_tool_use", fakebedrock.Step{StopReason: "malformed_tool_use"}},
+		{"guardrail_intervened", fakebedrock.Step{StopReason: "guardrail_intervened", NoToolUse: true, Text: "blocked"}},
+		{"content_filtered", fakebedrock.Step{StopReason: "content_filtered", NoToolUse: true}},
+		{"end_turn with text and no tool use", fakebedrock.Step{NoToolUse: true, Text: "Nice to meet you!"}},
+		{"end_turn with a tool use", fakebedrock.Step{StopReason: "end_turn"}},
+		{"tool_use without a tool use block", fakebedrock.Step{NoToolUse: true, StopReason: "tool_use", Text: "calling"}},
+		{"another tool", fakebedrock.Step{ToolName: "remember_user_fact"}},
+		{"input not an object", fakebedrock.Step{Input: json.RawMessage(`"SET name Ana"`)}},
+		{"operations not an array", fakebedrock.Step{Input: json.RawMessage(`{"operations":"none"}`)}},
+		{"no operations", fakebedrock.Step{Input: json.RawMessage(`{}`)}},
+		{"extra field", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","why":"said so"}]}`)}},
+		{"extra member named by content", fakebedrock.Step{Input: json.RawMessage(`{"operations":[],"Ana said so":1}`)}},
+		{"operation not an object", fakebedrock.Step{Input: json.RawMessage(`{"operations":["SET name Ana"]}`)}},
+		{"value not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"age","value":41}]}`)}},
 		// An unknown op, a missing key or value, too many operations: the
 		// store refuses them (TestStoreRefusesWhatTheSchemaRefuses), and a
 		// key or value over maxLength is cut there, not refused.
@@ -317,14 +317,14 @@ func TestMalformedAnswers(t *testing.T) {
 func TestRetries(t *testing.T) {
 	tests := []struct {
 		name        string
-		steps       []converse.Step
+		steps       []fakebedrock.Step
 		wantRetried []string
 	}{
-		{"throttling then success", []converse.Step{converse.Throttle(), converse.Throttle()}, []string{"ThrottlingException", "ThrottlingException"}},
-		{"5xx then success", []converse.Step{converse.Unavailable(), converse.InternalError()}, []string{"ServiceUnavailableException", "InternalServerException"}},
-		{"model not ready then success", []converse.Step{{Error: converse.ErrModelNotReady}}, []string{"ModelNotReadyException"}},
-		{"unmodeled 502 then success", []converse.Step{{Error: "BadGateway", Status: 502}}, []string{"BadGateway"}},
-		{"quota then success", []converse.Step{{Error: "ServiceQuotaExceededException", Status: 400}}, []string{"ServiceQuotaExceededException"}},
+		{"throttling then success", []fakebedrock.Step{fakebedrock.Throttle(), fakebedrock.Throttle()}, []string{"ThrottlingException", "ThrottlingException"}},
+		{"5xx then success", []fakebedrock.Step{fakebedrock.Unavailable(), fakebedrock.InternalError()}, []string{"ServiceUnavailableException", "InternalServerException"}},
+		{"model not ready then success", []fakebedrock.Step{{Error: fakebedrock.ErrModelNotReady}}, []string{"ModelNotReadyException"}},
+		{"unmodeled 502 then success", []fakebedrock.Step{{Error: "BadGateway", Status: 502}}, []string{"BadGateway"}},
+		{"quota then success", []fakebedrock.Step{{Error: "ServiceQuotaExceededException", Status: 400}}, []string{"ServiceQuotaExceededException"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -356,7 +356,7 @@ func TestRetries(t *testing.T) {
 func TestRetriesAreBounded(t *testing.T) {
 	s, url := standIn(t)
 	m, o := newModel(url, bedrock.WithMaxAttempts(3))
-	s.Script(converse.Throttle(), converse.Throttle(), converse.Throttle(), converse.Throttle(), converse.Throttle())
+	s.Script(fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle())
 	start := time.Now()
 	_, err := m.Extract(context.Background(), request(anaTranscript))
 	var ae smithy.APIError
@@ -374,19 +374,19 @@ func TestRetriesAreBounded(t *testing.T) {
 
 func TestFinalErrorsAreNotRetried(t *testing.T) {
 	tests := []struct {
-		step converse.Step
+		step fakebedrock.Step
 		code string
 	}{
-		{converse.AccessDenied(), "AccessDeniedException"},
-		{converse.Step{Error: converse.ErrValidation, Message: "Malformed input request."}, "ValidationException"},
-		{converse.Step{Error: converse.ErrResourceNotFound, Message: "Model not found."}, "ResourceNotFoundException"},
-		{converse.Step{Error: "ModelErrorException", Status: 424}, "ModelErrorException"},
+		{fakebedrock.AccessDenied(), "AccessDeniedException"},
+		{fakebedrock.Step{Error: fakebedrock.ErrValidation, Message: "Malformed input request."}, "ValidationException"},
+		{fakebedrock.Step{Error: fakebedrock.ErrResourceNotFound, Message: "Model not found."}, "ResourceNotFoundException"},
+		{fakebedrock.Step{Error: "ModelErrorException", Status: 424}, "ModelErrorException"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
 			s, url := standIn(t)
 			m, o := newModel(url)
-			s.Script(tt.step, converse.Answer())
+			s.Script(tt.step, fakebedrock.Answer())
 			_, err := m.Extract(context.Background(), request(anaTranscript))
 			var ae smithy.APIError
 			if !errors.As(err, &ae) || ae.ErrorCode() != tt.code {
@@ -405,7 +405,7 @@ func TestFinalErrorsAreNotRetried(t *testing.T) {
 func TestTimeoutWithinDeadline(t *testing.T) {
 	s, url := standIn(t)
 	m, o := newModel(url)
-	s.Script(converse.Slow(5 * time.Second))
+	s.Script(fakebedrock.Slow(5 * time.Second))
 	const deadline = 300 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
@@ -427,7 +427,7 @@ func TestTimeoutWithinDeadline(t *testing.T) {
 func TestAttemptTimeoutIsRetried(t *testing.T) {
 	s, url := standIn(t)
 	m, o := newModel(url, bedrock.WithAttemptTimeout(150*time.Millisecond))
-	s.Script(converse.Slow(3 * time.Second))
+	s.Script(fakebedrock.Slow(3 * time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -449,9 +449,9 @@ func TestNoRetryPastTheDeadline(t *testing.T) {
 	for range 5 {
 		s, url := standIn(t)
 		m, o := newModel(url, bedrock.WithBackoff(time.Second, time.Second), bedrock.WithDeadlineMargin(100*time.Millisecond))
-		steps := make([]converse.Step, 20)
+		steps := make([]fakebedrock.Step, 20)
 		for i := range steps {
-			steps[i] = converse.Throttle()
+			steps[i] = fakebedrock.Throttle()
 		}
 		s.Script(steps...)
 		ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
@@ -471,7 +471,7 @@ func TestNoRetryPastTheDeadline(t *testing.T) {
 func TestToolChoiceRefused(t *testing.T) {
 	s, url := standIn(t)
 	m, o := newModel(url)
-	s.Script(converse.ToolChoiceRefused())
+	s.Script(fakebedrock.ToolChoiceRefused())
 	_, err := m.Extract(context.Background(), request(anaTranscript))
 	if !errors.Is(err, bedrock.ErrToolChoiceUnsupported) {
 		t.Fatalf("Extract error = %v, want ErrToolChoiceUnsupported", err)
@@ -500,19 +500,19 @@ func TestToolChoiceRefused(t *testing.T) {
 func TestJSONMode(t *testing.T) {
 	tests := []struct {
 		name    string
-		step    converse.Step
+		step    fakebedrock.Step
 		want    []memory.Operation
 		wantErr bool
 	}{
-		{"rule answer", converse.Step{}, anaOps, false},
-		{"fenced", converse.Step{Text: "```json\n{\"operations\":[{\"op\":\"SET\",\"key\":\"role\",\"value\":\"nurse\"}]}\n```"},
+		{"rule answer", fakebedrock.Step{}, anaOps, false},
+		{"fenced", fakebedrock.Step{Text: "```json\n{\"operations\":[{\"op\":\"SET\",\"key\":\"role\",\"value\":\"nurse\"}]}\n```"},
 			[]memory.Operation{{Op: "SET", Key: "role", Value: "nurse"}}, false},
-		{"empty list", converse.Step{Text: ` {"operations":[]} `}, []memory.Operation{}, false},
-		{"prose", converse.Step{Text: "I will remember that your name is Ana."}, nil, true},
-		{"schema violation", converse.Step{Text: `{"operations":[{"op":"SET","key":"k","value":"v","why":"x"}]}`}, nil, true},
-		{"trailing text", converse.Step{Text: `{"operations":[]} I hope this helps`}, nil, true},
-		{"max_tokens", converse.Step{StopReason: "max_tokens", Text: `{"operations":[`}, nil, true},
-		{"empty", converse.Step{NoToolUse: true}, nil, true},
+		{"empty list", fakebedrock.Step{Text: ` {"operations":[]} `}, []memory.Operation{}, false},
+		{"prose", fakebedrock.Step{Text: "I will remember that your name is Ana."}, nil, true},
+		{"schema violation", fakebedrock.Step{Text: `{"operations":[{"op":"SET","key":"k","value":"v","why":"x"}]}`}, nil, true},
+		{"trailing text", fakebedrock.Step{Text: `{"operations":[]} I hope this helps`}, nil, true},
+		{"max_tokens", fakebedrock.Step{StopReason: "max_tokens", Text: `{"operations":[`}, nil, true},
+		{"empty", fakebedrock.Step{NoToolUse: true}, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -542,7 +542,7 @@ func TestJSONMode(t *testing.T) {
 func TestUsageIncludesCache(t *testing.T) {
 	s, url := standIn(t)
 	m, _ := newModel(url)
-	s.Script(converse.Step{Usage: &converse.Usage{InputTokens: 10, OutputTokens: 5, CacheReadInputTokens: 800, CacheWriteInputTokens: 40}})
+	s.Script(fakebedrock.Step{Usage: &fakebedrock.Usage{InputTokens: 10, OutputTokens: 5, CacheReadInputTokens: 800, CacheWriteInputTokens: 40}})
 	ans, err := m.Extract(context.Background(), request(anaTranscript))
 	if err != nil {
 		t.Fatalf("Extract: %v", err)
@@ -722,19 +722,19 @@ func TestAllowedModels(t *testing.T) {
 // gave up at once is not, and so are the errors that never reach the wire.
 func TestRetryableIsTheOneClassification(t *testing.T) {
 	for _, tt := range []struct {
-		step converse.Step
+		step fakebedrock.Step
 		want bool
 	}{
-		{converse.Throttle(), true},
-		{converse.Unavailable(), true},
-		{converse.InternalError(), true},
-		{converse.Step{Error: converse.ErrModelNotReady}, true},
-		{converse.Step{Error: "BadGateway", Status: 502}, true},
-		{converse.Step{Error: "ServiceQuotaExceededException", Status: 400}, true},
-		{converse.AccessDenied(), false},
-		{converse.Step{Error: converse.ErrValidation, Message: "Malformed input request."}, false},
-		{converse.Step{Error: converse.ErrResourceNotFound, Message: "Model not found."}, false},
-		{converse.ToolChoiceRefused(), false},
+		{fakebedrock.Throttle(), true},
+		{fakebedrock.Unavailable(), true},
+		{fakebedrock.InternalError(), true},
+		{fakebedrock.Step{Error: fakebedrock.ErrModelNotReady}, true},
+		{fakebedrock.Step{Error: "BadGateway", Status: 502}, true},
+		{fakebedrock.Step{Error: "ServiceQuotaExceededException", Status: 400}, true},
+		{fakebedrock.AccessDenied(), false},
+		{fakebedrock.Step{Error: fakebedrock.ErrValidation, Message: "Malformed input request."}, false},
+		{fakebedrock.Step{Error: fakebedrock.ErrResourceNotFound, Message: "Model not found."}, false},
+		{fakebedrock.ToolChoiceRefused(), false},
 	} {
 		s, url := standIn(t)
 		m, o := newModel(url, bedrock.WithMaxAttempts(2))

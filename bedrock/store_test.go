@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/usermemory/usermemory/bedrock"
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -58,13 +58,13 @@ func TestStoreExtractThroughStandIn(t *testing.T) {
 				t.Errorf("second extraction = %s %v", res.Outcome, got)
 			}
 
-			s.Script(converse.Step{StopReason: "max_tokens"})
+			s.Script(fakebedrock.Step{StopReason: "max_tokens"})
 			res = extract("th-3", 0, 2, memory.Turn{Role: memory.RoleUser, Text: "I moved to Porto"})
 			if res.Outcome != memory.OutcomeBadAnswer || memory.ErrorCode(res.Reported) != memory.CodeBadAnswer || keys(res.Facts)["home_city"] != "" {
 				t.Errorf("malformed answer = %s %v %v, want bad_answer and nothing written", res.Outcome, res.Reported, keys(res.Facts))
 			}
 
-			s.Script(converse.AccessDenied())
+			s.Script(fakebedrock.AccessDenied())
 			res = extract("th-3", 0, 2, memory.Turn{Role: memory.RoleUser, Text: "I moved to Porto"})
 			if res.Outcome != memory.OutcomeModelFailed || memory.ErrorCode(res.Reported) != memory.CodeModelFailed {
 				t.Errorf("access denied = %s %v, want model_failed", res.Outcome, res.Reported)

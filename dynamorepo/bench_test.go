@@ -25,7 +25,7 @@ func benchRepos(b *testing.B) []struct {
 		repo memory.Repository
 	}{
 		{"double", memorytest.NewRepo()},
-		{"moto", dynamorepo.New(newClient(endpoint, nil, func(o *dynamodb.Options) { o.HTTPClient = awshttp.NewBuildableClient() }), newTable(b))},
+		{"moto", dynamorepo.New(newClient(endpoint(b), nil, func(o *dynamodb.Options) { o.HTTPClient = awshttp.NewBuildableClient() }), newTable(b))},
 	}
 }
 

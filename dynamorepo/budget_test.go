@@ -151,7 +151,7 @@ func TestBudgetRecord(t *testing.T) {
 // reaches the error handler, and that Record reports its failure too.
 func TestBudgetFailsClosed(t *testing.T) {
 	var errs []error
-	b := dynamorepo.NewBudget(newClient(endpoint, nil), "no-such-table", 10,
+	b := dynamorepo.NewBudget(newClient(endpoint(t), nil), "no-such-table", 10,
 		dynamorepo.WithErrorHandler(func(err error) { errs = append(errs, err) }))
 	if b.Allow(ctx, memory.Meta{TenantID: "acme"}) {
 		t.Error("Allow = true on a storage failure, want false (fail closed)")

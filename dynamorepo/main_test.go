@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -22,22 +21,14 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/internal/motoserver"
 )
 
-// endpoint is the moto_server every test of the package talks to.
-var endpoint string
-
-func TestMain(m *testing.M) {
-	ep, stop, err := moto.Endpoint(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dynamorepo tests need moto_server:", err)
-		os.Exit(1)
-	}
-	endpoint = ep
-	code := m.Run()
-	stop()
-	os.Exit(code)
+// endpoint returns the moto_server endpoint the tests talk to, from the
+// environment (see motoserver.Endpoint): without one, tb is skipped.
+func endpoint(tb testing.TB) string {
+	tb.Helper()
+	return motoserver.Endpoint(tb)
 }
 
 // counter counts the requests a client sends (every attempt), and the
@@ -150,7 +141,7 @@ var tableSeq atomic.Int64
 func newTable(tb testing.TB) string {
 	tb.Helper()
 	name := fmt.Sprintf("memory-%d-%d", time.Now().UnixNano(), tableSeq.Add(1))
-	if err := dynamorepo.CreateTable(context.Background(), newClient(endpoint, nil), name); err != nil {
+	if err := dynamorepo.CreateTable(context.Background(), newClient(endpoint(tb), nil), name); err != nil {
 		tb.Fatalf("CreateTable: %v", err)
 	}
 	return name
@@ -167,7 +158,7 @@ type fixture struct {
 func newFixture(tb testing.TB, opts ...dynamorepo.Option) *fixture {
 	tb.Helper()
 	f := &fixture{table: newTable(tb), count: newCounter()}
-	f.client = newClient(endpoint, f.count)
+	f.client = newClient(endpoint(tb), f.count)
 	f.repo = dynamorepo.New(f.client, f.table, opts...)
 	return f
 }
@@ -175,7 +166,7 @@ func newFixture(tb testing.TB, opts ...dynamorepo.Option) *fixture {
 // rawItem returns the stored item of key pk, read without counting.
 func (f *fixture) rawItem(tb testing.TB, pk string) map[string]types.AttributeValue {
 	tb.Helper()
-	out, err := newClient(endpoint, nil).GetItem(context.Background(), &dynamodb.GetItemInput{
+	out, err := newClient(endpoint(tb), nil).GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName:      aws.String(f.table),
 		Key:            map[string]types.AttributeValue{dynamorepo.KeyAttribute: &types.AttributeValueMemberS{Value: pk}},
 		ConsistentRead: aws.Bool(true),

@@ -272,7 +272,7 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 // TestStoreRepositoryFailure checks that a failing table surfaces through
 // every operation of the store as a repository error.
 func TestStoreRepositoryFailure(t *testing.T) {
-	r := dynamorepo.New(newClient(endpoint, nil), "no-such-table")
+	r := dynamorepo.New(newClient(endpoint(t), nil), "no-such-table")
 	s, err := memory.New(r, memory.Config{}, memory.WithModel(memorytest.NewModel()))
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ import (
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/harness"
 	"github.com/usermemory/usermemory/eval/score"
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -183,7 +183,7 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	} else {
 		run.Backend = score.BackendStandIn
-		s, err := converse.Start("")
+		s, err := fakebedrock.Start("")
 		if err != nil {
 			return fmt.Errorf("start the Converse stand-in: %w", err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/score"
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -29,7 +29,7 @@ func TestGoldSetOnStandIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := converse.New()
+	s := fakebedrock.New()
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	model := bedrock.New(StandInClient(hs.URL))
@@ -244,7 +244,7 @@ func TestLiveRefusesWithoutRegion(t *testing.T) {
 // with a model the account may not invoke, writes its report and then
 // fails with the first error.
 func TestEveryCallFailed(t *testing.T) {
-	s := converse.New()
+	s := fakebedrock.New()
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	convs, err := gold.Load(gold.Default())
@@ -253,7 +253,7 @@ func TestEveryCallFailed(t *testing.T) {
 	}
 	convs = convs[:2]
 	for range 10 {
-		s.Script(converse.AccessDenied())
+		s.Script(fakebedrock.AccessDenied())
 	}
 	scores, err := RunAll(context.Background(), bedrock.New(StandInClient(hs.URL)), memory.Config{CheapModelID: "m"}, convs, 1, nil)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
@@ -23,6 +25,7 @@ import (
 // and invoke against it, then Ctrl-C, after which no process it started
 // is left and the state file is gone.
 func TestCommands(t *testing.T) {
+	motoserver.RequireInstalled(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "localtest")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -127,11 +130,13 @@ func TestCommands(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("up did not stop within 30 s of Ctrl-C")
 	}
-	time.Sleep(200 * time.Millisecond)
-	for _, p := range pids {
-		if running(p) {
-			t.Errorf("process %d still runs after Ctrl-C", p)
-		}
+	// The children end on their own signals: give them until a deadline.
+	left := pids
+	for end := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		left = slices.DeleteFunc(left, func(p int) bool { return !running(p) })
+	}
+	for _, p := range left {
+		t.Errorf("process %d still runs 5 s after up stopped", p)
 	}
 	if _, err := os.Stat(filepath.Join(state, stack.InfoFile)); err == nil {
 		t.Error("the state file is still there after Ctrl-C")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -20,28 +19,18 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/producer"
 	"github.com/usermemory/usermemory/schema"
 	"github.com/usermemory/usermemory/schema/schematest"
 )
 
-var endpoint string
-
-func TestMain(m *testing.M) {
-	ep, stop, err := moto.Endpoint(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "producer tests need moto_server:", err)
-		os.Exit(1)
-	}
-	endpoint = ep
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
-
-func newClient() *sqs.Client {
+// newClient returns an SQS client for the moto_server of the environment
+// (see motoserver.Endpoint): without one, t is skipped.
+func newClient(t *testing.T) *sqs.Client {
+	t.Helper()
+	endpoint := motoserver.Endpoint(t)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")}
 	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(endpoint) })
 }
@@ -141,7 +130,7 @@ func sample() producer.Message {
 }
 
 func TestSendSetsGroupDedupVersionAndSentAt(t *testing.T) {
-	c := newClient()
+	c := newClient(t)
 	url := newQueue(t, c)
 	at := time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
 	p := producer.New(c, url, producer.WithClock(func() time.Time { return at }))
@@ -172,7 +161,7 @@ func TestSendSetsGroupDedupVersionAndSentAt(t *testing.T) {
 }
 
 func TestSameMessageTwiceIsDeliveredOnce(t *testing.T) {
-	c := newClient()
+	c := newClient(t)
 	url := newQueue(t, c)
 	p := producer.New(c, url)
 	ctx := context.Background()
@@ -197,7 +186,7 @@ func TestSameMessageTwiceIsDeliveredOnce(t *testing.T) {
 }
 
 func TestTrimsOldestTurnsFirst(t *testing.T) {
-	c := newClient()
+	c := newClient(t)
 	url := newQueue(t, c)
 	// Trimming to the extractor's transcript is off: this is the size limit.
 	p := producer.New(c, url, producer.WithTranscriptChars(0), producer.WithAttributes(map[string]string{"traceparent": strings.Repeat("t", 2000)}))
@@ -234,7 +223,7 @@ func TestTrimsOldestTurnsFirst(t *testing.T) {
 }
 
 func TestCutsNewestTurnWhenAloneOver(t *testing.T) {
-	c := newClient()
+	c := newClient(t)
 	url := newQueue(t, c)
 	p := producer.New(c, url, producer.WithTranscriptChars(0))
 	m := sample()

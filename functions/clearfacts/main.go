@@ -1,7 +1,7 @@
 package main
 
-import "github.com/usermemory/usermemory/functions/httpapi"
+import "github.com/usermemory/usermemory/functions/wire"
 
-// main wires the function once per execution environment (see
-// httpapi.Run) and serves its routes.
-func main() { httpapi.Run(newHandler) }
+// main builds the function once per execution environment from the
+// environment (see wire.ServeFactAPI) and serves its routes.
+func main() { wire.ServeFactAPI(newHandler) }

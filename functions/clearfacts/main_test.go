@@ -7,8 +7,6 @@ import (
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 )
 
-func TestMain(m *testing.M) { httpapitest.Main(m) }
-
 // fixture is this function with the standard users seeded.
 var fixture = httpapitest.Fixture{NewHandler: newHandler}
 

@@ -443,7 +443,7 @@ func BenchmarkServiceOverhead(b *testing.B) {
 		b.Run(backend, func(b *testing.B) {
 			var repo memory.Repository = memorytest.NewRepo()
 			if backend == "dynamodb" {
-				repo = dynamorepo.New(dynamoClient(), newTable(b))
+				repo = dynamorepo.New(dynamoClient(b), newTable(b))
 			}
 			answer := memorytest.Answer{Operations: []memory.Operation{
 				{Op: "SET", Key: "name", Value: "Ana"}, {Op: "SET", Key: "home_city", Value: "Lisbon"},
@@ -487,7 +487,7 @@ func BenchmarkServiceOverhead(b *testing.B) {
 // through the real SDK client to moto_server: a strongly consistent read
 // and a conditional write of the record with one more thread watermark.
 func benchRepoOnly(b *testing.B) {
-	repo := dynamorepo.New(dynamoClient(), newTable(b))
+	repo := dynamorepo.New(dynamoClient(b), newTable(b))
 	ctx := context.Background()
 	sc := memory.Scope{TenantID: "acme", UserID: "u-bench"}
 	took := make([]time.Duration, 0, b.N)

@@ -16,21 +16,19 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/functions/wire"
 	"github.com/usermemory/usermemory/memory"
 )
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
-	h, err := fromEnv(os.Getenv, logger, os.Stdout)
+	h, err := fromEnv(context.Background(), os.Getenv, logger, os.Stdout)
 	if err != nil {
 		logger.Error("extractor: cannot start", slog.String("error", err.Error()))
 		os.Exit(1)
@@ -38,42 +36,34 @@ func main() {
 	lambda.Start(h.Handle)
 }
 
-// fromEnv builds the handler once per execution environment: settings,
-// SDK clients, repository, model, budget and store.
-func fromEnv(getenv func(string) string, logger *slog.Logger, metrics io.Writer) (*Handler, error) {
-	settings, err := setup.FromEnv(getenv)
+// fromEnv builds the handler once per execution environment: the settings
+// read through getenv, the SDK clients (their configuration from the
+// process environment, see wire.Load), the repository, the model, the
+// budget and the store.
+func fromEnv(ctx context.Context, getenv func(string) string, logger *slog.Logger, metrics io.Writer) (*Handler, error) {
+	env, err := wire.Load(ctx, getenv)
 	if err != nil {
 		return nil, err
 	}
-	mode, err := bedrock.ParseOutputMode(settings.ModelOutputMode)
+	mode, err := bedrock.ParseOutputMode(env.Settings.ModelOutputMode)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := setup.AWSConfig(getenv)
-	if err != nil {
-		return nil, err
-	}
-	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		o.BaseEndpoint = setup.Endpoint(getenv, setup.ServiceDynamoDB)
-	})
-	repo := dynamorepo.New(db, settings.TableName, dynamorepo.WithFenceLifetime(time.Duration(settings.FenceDays)*24*time.Hour))
-	modelClient := bedrockruntime.NewFromConfig(cfg, func(o *bedrockruntime.Options) {
-		o.BaseEndpoint = setup.Endpoint(getenv, setup.ServiceBedrockRuntime)
-	})
+	modelClient := bedrockruntime.NewFromConfig(env.AWS)
 	model := bedrock.New(modelClient,
 		bedrock.WithOutputMode(mode),
-		bedrock.WithAttemptTimeout(settings.ModelAttemptTimeout),
-		bedrock.WithAllowedModels(settings.AllowedModelIDs...),
+		bedrock.WithAttemptTimeout(env.Settings.ModelAttemptTimeout),
+		bedrock.WithAllowedModels(env.Settings.AllowedModelIDs...),
 		bedrock.WithObserver(modelCallLogger(logger)))
 	opts := []memory.Option{memory.WithModel(model)}
-	if settings.TenantDailyModelCalls > 0 {
-		budget := dynamorepo.NewBudget(db, settings.TableName, settings.TenantDailyModelCalls,
+	if n := env.Settings.TenantDailyModelCalls; n > 0 {
+		budget := dynamorepo.NewBudget(env.DynamoDB, env.Settings.TableName, n,
 			dynamorepo.WithErrorHandler(func(err error) {
 				logger.Warn("budget storage failed: the call is refused", slog.String("reason", errorClass(err)))
 			}))
 		opts = append(opts, memory.WithUsageGate(budget))
 	}
-	store, err := memory.New(repo, settings.Memory, opts...)
+	store, err := env.Store(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("extractor: %w", err)
 	}

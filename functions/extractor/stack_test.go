@@ -21,36 +21,27 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/localtest/converse"
-	"github.com/usermemory/usermemory/localtest/moto"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/producer"
 )
 
-// motoEndpoint is the moto_server (DynamoDB and SQS) of the tests that go
-// through the real SDK clients.
-var motoEndpoint string
-
-func TestMain(m *testing.M) {
-	ep, stop, err := moto.Endpoint(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "extractor tests need moto_server:", err)
-		os.Exit(1)
-	}
-	motoEndpoint = ep
-	code := m.Run()
-	stop()
-	os.Exit(code)
-}
+// The tests of this file run the function as main wires it, through the
+// real SDK clients, on the moto_server of the environment (DynamoDB and
+// SQS; see motoserver.Endpoint) and a Converse stand-in. Without a
+// moto_server they are skipped.
 
 var staticCreds = credentials.NewStaticCredentialsProvider("test", "test", "")
 
-func dynamoClient() *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoEndpoint), Credentials: staticCreds})
+func dynamoClient(tb testing.TB) *dynamodb.Client {
+	tb.Helper()
+	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoserver.Endpoint(tb)), Credentials: staticCreds})
 }
 
-func sqsClient() *sqs.Client {
-	return sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoEndpoint), Credentials: staticCreds})
+func sqsClient(tb testing.TB) *sqs.Client {
+	tb.Helper()
+	return sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoserver.Endpoint(tb)), Credentials: staticCreds})
 }
 
 var nameSeq atomic.Int64
@@ -62,7 +53,7 @@ func uniqueName(prefix string) string {
 func newTable(tb testing.TB) string {
 	tb.Helper()
 	name := uniqueName("extractor")
-	if err := dynamorepo.CreateTable(context.Background(), dynamoClient(), name); err != nil {
+	if err := dynamorepo.CreateTable(context.Background(), dynamoClient(tb), name); err != nil {
 		tb.Fatalf("CreateTable: %v", err)
 	}
 	return name
@@ -72,7 +63,7 @@ func newTable(tb testing.TB) string {
 // moto_server and a Converse stand-in, with logs and metrics captured.
 type stack struct {
 	fixture
-	standIn *converse.Server
+	standIn *fakebedrock.Server
 	repo    *dynamorepo.Repo
 	table   string
 }
@@ -82,7 +73,7 @@ type stack struct {
 func newStack(t *testing.T, env map[string]string) *stack {
 	t.Helper()
 	s := &stack{table: newTable(t)}
-	standIn, err := converse.Start("127.0.0.1:0")
+	standIn, err := fakebedrock.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +81,7 @@ func newStack(t *testing.T, env map[string]string) *stack {
 	s.standIn = standIn
 	vars := map[string]string{
 		"TABLE_NAME":                       s.table,
-		"AWS_ENDPOINT_URL_DYNAMODB":        motoEndpoint,
+		"AWS_ENDPOINT_URL_DYNAMODB":        motoserver.Endpoint(t),
 		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": standIn.URL(),
 		"AWS_REGION":                       "us-east-1",
 		"AWS_ACCESS_KEY_ID":                "test",
@@ -99,14 +90,18 @@ func newStack(t *testing.T, env map[string]string) *stack {
 	for k, v := range env {
 		vars[k] = v
 	}
+	// The SDK configuration comes from the process environment, as in
+	// Lambda; the settings from the same variables.
+	for k, v := range vars {
+		t.Setenv(k, v)
+	}
 	s.logs, s.metrics = &syncBuffer{}, &syncBuffer{}
-	h, err := fromEnv(func(k string) string { return vars[k] },
-		slog.New(slog.NewJSONHandler(s.logs, nil)), s.metrics)
+	h, err := fromEnv(context.Background(), os.Getenv, slog.New(slog.NewJSONHandler(s.logs, nil)), s.metrics)
 	if err != nil {
 		t.Fatalf("fromEnv: %v", err)
 	}
 	s.h = h
-	s.repo = dynamorepo.New(dynamoClient(), s.table)
+	s.repo = dynamorepo.New(dynamoClient(t), s.table)
 	return s
 }
 
@@ -167,17 +162,17 @@ func TestStackFirstAnswerRedeliveryAndNotDue(t *testing.T) {
 func TestStackModelFailures(t *testing.T) {
 	tests := []struct {
 		name      string
-		steps     []converse.Step
+		steps     []fakebedrock.Step
 		wantRetry bool
 		outcome   string
 	}{
 		// The model retries throttling itself (4 attempts); when every
 		// attempt is throttled the record goes back to the queue.
-		{"throttled", []converse.Step{converse.Throttle(), converse.Throttle(), converse.Throttle(), converse.Throttle()}, true, "model_failed"},
-		{"access denied", []converse.Step{converse.AccessDenied()}, false, "model_failed"},
-		{"malformed tool input", []converse.Step{{Input: json.RawMessage(`{"operations":"none"}`)}}, false, "bad_answer"},
-		{"stop reason max_tokens", []converse.Step{{StopReason: "max_tokens"}}, false, "bad_answer"},
-		{"tool choice refused", []converse.Step{converse.ToolChoiceRefused()}, false, "model_failed"},
+		{"throttled", []fakebedrock.Step{fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle()}, true, "model_failed"},
+		{"access denied", []fakebedrock.Step{fakebedrock.AccessDenied()}, false, "model_failed"},
+		{"malformed tool input", []fakebedrock.Step{{Input: json.RawMessage(`{"operations":"none"}`)}}, false, "bad_answer"},
+		{"stop reason max_tokens", []fakebedrock.Step{{StopReason: "max_tokens"}}, false, "bad_answer"},
+		{"tool choice refused", []fakebedrock.Step{fakebedrock.ToolChoiceRefused()}, false, "model_failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,7 +306,7 @@ func sqsEvent(t *testing.T, msgs []sqstypes.Message) []byte {
 func TestStackFromProducerThroughSQS(t *testing.T) {
 	s := newStack(t, nil)
 	ctx := context.Background()
-	q := sqsClient()
+	q := sqsClient(t)
 	out, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{
 		QueueName:  aws.String(uniqueName("extraction") + ".fifo"),
 		Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "false"},

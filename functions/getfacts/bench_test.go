@@ -18,7 +18,7 @@ import (
 // benchTable creates a table on moto_server with the facts of ana.
 func benchTable(b *testing.B) (*dynamodb.Client, string) {
 	b.Helper()
-	client := httpapitest.DynamoClient(httpapitest.Endpoint)
+	client := httpapitest.DynamoClient(b)
 	table := "bench-" + b.Name()
 	ctx := context.Background()
 	if err := dynamorepo.CreateTable(ctx, client, table); err != nil {

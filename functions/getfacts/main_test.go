@@ -10,8 +10,6 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-func TestMain(m *testing.M) { httpapitest.Main(m) }
-
 // fixture is this function with the standard users seeded.
 var fixture = httpapitest.Fixture{NewHandler: newHandler}
 
@@ -93,7 +91,7 @@ func TestRepositoryFailureSaysNothingOfItsCause(t *testing.T) {
 }
 
 func TestOnDynamoDB(t *testing.T) {
-	repo := httpapitest.MotoRepo(t, httpapitest.Endpoint)
+	repo := httpapitest.MotoRepo(t)
 	httpapitest.Seed(t, repo, httpapitest.Ana, "language", "Portuguese", "Home City", "Lisbon")
 	httpapitest.Seed(t, repo, httpapitest.Bob, "language", "German")
 	fixture.RunSequence(t, repo, httpapitest.Case{Event: "getfacts-me.json", Status: 200,

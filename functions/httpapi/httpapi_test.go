@@ -19,8 +19,6 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-func TestMain(m *testing.M) { httpapitest.Main(m) }
-
 func TestClaimList(t *testing.T) {
 	tests := []struct {
 		in   string

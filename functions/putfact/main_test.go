@@ -15,8 +15,6 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-func TestMain(m *testing.M) { httpapitest.Main(m) }
-
 // fixture is this function on repositories left empty: every fact a test
 // finds was written by the function.
 var fixture = httpapitest.Fixture{NewHandler: newHandler, Empty: true}

@@ -4,212 +4,74 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/usermemory/usermemory/functions/setup"
 )
 
-// lambdaEnv is the environment Lambda gives a function: region and the
-// role's temporary credentials.
-func lambdaEnv(extra ...string) func(string) string {
+// lambdaEnv sets the environment Lambda gives a function (region and the
+// role's temporary credentials) for the test, plus extra name/value pairs,
+// and keeps the shared config files of the machine out of it.
+func lambdaEnv(t *testing.T, extra ...string) {
+	t.Helper()
+	dir := t.TempDir()
 	env := map[string]string{
-		"AWS_REGION":            "eu-west-1",
-		"AWS_ACCESS_KEY_ID":     "AKIDEXAMPLE",
-		"AWS_SECRET_ACCESS_KEY": "secret",
-		"AWS_SESSION_TOKEN":     "token",
+		"AWS_REGION":                  "eu-west-1",
+		"AWS_ACCESS_KEY_ID":           "AKIDEXAMPLE",
+		"AWS_SECRET_ACCESS_KEY":       "secret",
+		"AWS_SESSION_TOKEN":           "token",
+		"AWS_CONFIG_FILE":             dir + "/config",
+		"AWS_SHARED_CREDENTIALS_FILE": dir + "/credentials",
+		"AWS_PROFILE":                 "",
+		"AWS_DEFAULT_REGION":          "",
+		"AWS_ENDPOINT_URL":            "",
+		"AWS_ENDPOINT_URL_DYNAMODB":   "",
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		env[extra[i]] = extra[i+1]
 	}
-	return func(k string) string { return env[k] }
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return "<nil>"
-	}
-	return *p
-}
-
-func TestAWSConfig(t *testing.T) {
-	tests := []struct {
-		name        string
-		getenv      func(string) string
-		region      string
-		creds       aws.Credentials
-		endpoint    string
-		maxAttempts int
-		retryMode   aws.RetryMode
-		appID       string
-	}{
-		{
-			name:     "lambda environment",
-			getenv:   lambdaEnv(),
-			region:   "eu-west-1",
-			creds:    aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", SessionToken: "token"},
-			endpoint: "<nil>",
-		},
-		{
-			name:     "AWS_DEFAULT_REGION when AWS_REGION is unset",
-			getenv:   lambdaEnv("AWS_REGION", "", "AWS_DEFAULT_REGION", "us-west-2"),
-			region:   "us-west-2",
-			creds:    aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", SessionToken: "token"},
-			endpoint: "<nil>",
-		},
-		{
-			name:     "AWS_REGION wins over AWS_DEFAULT_REGION",
-			getenv:   lambdaEnv("AWS_DEFAULT_REGION", "us-west-2"),
-			region:   "eu-west-1",
-			creds:    aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", SessionToken: "token"},
-			endpoint: "<nil>",
-		},
-		{
-			name:     "no session token, account ID",
-			getenv:   lambdaEnv("AWS_SESSION_TOKEN", "", "AWS_ACCOUNT_ID", "123456789012"),
-			region:   "eu-west-1",
-			creds:    aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", AccountID: "123456789012"},
-			endpoint: "<nil>",
-		},
-		{
-			name: "local stack",
-			getenv: lambdaEnv("AWS_REGION", "us-east-1", "AWS_ACCESS_KEY_ID", "test", "AWS_SECRET_ACCESS_KEY", "test",
-				"AWS_SESSION_TOKEN", "", "AWS_ENDPOINT_URL", "http://127.0.0.1:5000"),
-			region:   "us-east-1",
-			creds:    aws.Credentials{AccessKeyID: "test", SecretAccessKey: "test"},
-			endpoint: "http://127.0.0.1:5000",
-		},
-		{
-			name:     "endpoints ignored",
-			getenv:   lambdaEnv("AWS_ENDPOINT_URL", "http://127.0.0.1:5000", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "TRUE"),
-			region:   "eu-west-1",
-			creds:    aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", SessionToken: "token"},
-			endpoint: "<nil>",
-		},
-		{
-			name:        "retry and app ID",
-			getenv:      lambdaEnv("AWS_MAX_ATTEMPTS", " 5 ", "AWS_RETRY_MODE", "adaptive", "AWS_SDK_UA_APP_ID", "usermemory"),
-			region:      "eu-west-1",
-			creds:       aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: "secret", SessionToken: "token"},
-			endpoint:    "<nil>",
-			maxAttempts: 5,
-			retryMode:   aws.RetryModeAdaptive,
-			appID:       "usermemory",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := setup.AWSConfig(tt.getenv)
-			if err != nil {
-				t.Fatalf("AWSConfig: %v", err)
-			}
-			if cfg.Region != tt.region {
-				t.Errorf("Region = %q, want %q", cfg.Region, tt.region)
-			}
-			if _, ok := cfg.Credentials.(*aws.CredentialsCache); !ok {
-				t.Errorf("Credentials is a %T, want an *aws.CredentialsCache", cfg.Credentials)
-			}
-			got, err := cfg.Credentials.Retrieve(context.Background())
-			if err != nil {
-				t.Fatalf("Retrieve: %v", err)
-			}
-			if got.AccessKeyID != tt.creds.AccessKeyID || got.SecretAccessKey != tt.creds.SecretAccessKey ||
-				got.SessionToken != tt.creds.SessionToken || got.AccountID != tt.creds.AccountID {
-				t.Errorf("credentials = %+v, want %+v", got, tt.creds)
-			}
-			if got.CanExpire {
-				t.Error("static credentials can expire")
-			}
-			if g := deref(cfg.BaseEndpoint); g != tt.endpoint {
-				t.Errorf("BaseEndpoint = %s, want %s", g, tt.endpoint)
-			}
-			if cfg.RetryMaxAttempts != tt.maxAttempts || cfg.RetryMode != tt.retryMode {
-				t.Errorf("RetryMaxAttempts, RetryMode = %d, %q, want %d, %q", cfg.RetryMaxAttempts, cfg.RetryMode, tt.maxAttempts, tt.retryMode)
-			}
-			if cfg.Retryer != nil || cfg.HTTPClient != nil {
-				t.Error("Retryer or HTTPClient set: the clients should build the SDK's defaults")
-			}
-			if cfg.AppID != tt.appID {
-				t.Errorf("AppID = %q, want %q", cfg.AppID, tt.appID)
-			}
-			if cfg.Logger == nil {
-				t.Error("no Logger")
-			}
-		})
+	for k, v := range env {
+		t.Setenv(k, v)
 	}
 }
 
-func TestAWSConfigErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		getenv func(string) string
-		want   string // the variable the error must name
-	}{
-		{"empty environment", func(string) string { return "" }, "AWS_REGION"},
-		{"no region", lambdaEnv("AWS_REGION", ""), "AWS_REGION"},
-		{"no access key", lambdaEnv("AWS_ACCESS_KEY_ID", ""), "AWS_ACCESS_KEY_ID"},
-		{"no secret key", lambdaEnv("AWS_SECRET_ACCESS_KEY", ""), "AWS_SECRET_ACCESS_KEY"},
-		{"max attempts not a number", lambdaEnv("AWS_MAX_ATTEMPTS", "three"), "AWS_MAX_ATTEMPTS"},
-		{"max attempts zero", lambdaEnv("AWS_MAX_ATTEMPTS", "0"), "AWS_MAX_ATTEMPTS"},
-		{"unknown retry mode", lambdaEnv("AWS_RETRY_MODE", "eager"), "AWS_RETRY_MODE"},
-		{"ignore flag not a bool", lambdaEnv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "yes"), "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"},
-		{"global endpoint without scheme", lambdaEnv("AWS_ENDPOINT_URL", "127.0.0.1:5000"), "AWS_ENDPOINT_URL"},
-		{"dynamodb endpoint not http", lambdaEnv("AWS_ENDPOINT_URL_DYNAMODB", "ftp://127.0.0.1"), "AWS_ENDPOINT_URL_DYNAMODB"},
-		{"sqs endpoint without host", lambdaEnv("AWS_ENDPOINT_URL_SQS", "http://"), "AWS_ENDPOINT_URL_SQS"},
-		{"bedrock endpoint relative", lambdaEnv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "/converse"), "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := setup.AWSConfig(tt.getenv)
-			if err == nil {
-				t.Fatalf("AWSConfig = region %q, nil error; want an error naming %s", cfg.Region, tt.want)
-			}
-			if !strings.Contains(err.Error(), tt.want+" ") {
-				t.Errorf("error %q does not name %s", err, tt.want)
-			}
-		})
+// TestAWSConfigNeedsARegion checks that a missing region stops the start
+// with an error naming AWS_REGION.
+func TestAWSConfigNeedsARegion(t *testing.T) {
+	lambdaEnv(t, "AWS_REGION", "")
+	if cfg, err := setup.AWSConfig(context.Background()); err == nil || !strings.Contains(err.Error(), "AWS_REGION ") {
+		t.Errorf("AWSConfig = region %q, error %v; want an error naming AWS_REGION", cfg.Region, err)
 	}
 }
 
-func TestEndpoint(t *testing.T) {
-	const global, dynamo, sqs, bedrock = "http://127.0.0.1:1000", "http://127.0.0.1:2000", "http://127.0.0.1:3000", "http://127.0.0.1:4000"
-	all := []string{"AWS_ENDPOINT_URL", global, "AWS_ENDPOINT_URL_DYNAMODB", dynamo,
-		"AWS_ENDPOINT_URL_SQS", sqs, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME", bedrock}
-	tests := []struct {
-		name    string
-		getenv  func(string) string
-		service string
-		want    string
-	}{
-		{"nothing set", lambdaEnv(), setup.ServiceDynamoDB, "<nil>"},
-		{"global only", lambdaEnv("AWS_ENDPOINT_URL", global), setup.ServiceDynamoDB, global},
-		{"global, service asked for none", lambdaEnv(all...), "", global},
-		{"dynamodb wins over global", lambdaEnv(all...), setup.ServiceDynamoDB, dynamo},
-		{"sqs wins over global", lambdaEnv(all...), setup.ServiceSQS, sqs},
-		{"bedrock runtime wins over global", lambdaEnv(all...), setup.ServiceBedrockRuntime, bedrock},
-		{"service-specific without global", lambdaEnv("AWS_ENDPOINT_URL_SQS", sqs), setup.ServiceSQS, sqs},
-		{"another service's override is not used", lambdaEnv("AWS_ENDPOINT_URL_SQS", sqs), setup.ServiceDynamoDB, "<nil>"},
-		{"ignored", lambdaEnv(append(all, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "true")...), setup.ServiceDynamoDB, "<nil>"},
-		{"ignore flag false", lambdaEnv(append(all, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "false")...), setup.ServiceDynamoDB, dynamo},
+// TestAWSConfigSettings checks that the variables Lambda sets, and the
+// retry settings, reach the configuration.
+func TestAWSConfigSettings(t *testing.T) {
+	lambdaEnv(t, "AWS_MAX_ATTEMPTS", "5", "AWS_RETRY_MODE", "adaptive")
+	cfg, err := setup.AWSConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := deref(setup.Endpoint(tt.getenv, tt.service)); got != tt.want {
-				t.Errorf("Endpoint(%q) = %s, want %s", tt.service, got, tt.want)
-			}
-		})
+	creds, err := cfg.Credentials.Retrieve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Region != "eu-west-1" || creds.AccessKeyID != "AKIDEXAMPLE" || creds.SessionToken != "token" ||
+		cfg.RetryMaxAttempts != 5 || cfg.RetryMode != "adaptive" {
+		t.Errorf("got region %q, key %q, token %q, %d attempts, mode %q; want eu-west-1, AKIDEXAMPLE, token, 5, adaptive",
+			cfg.Region, creds.AccessKeyID, creds.SessionToken, cfg.RetryMaxAttempts, cfg.RetryMode)
 	}
 }
 
 // TestClientFromConfig sends a request with a DynamoDB client built as
-// main builds it and checks what reaches the service-specific endpoint:
-// the region and access key in the signature, the session token, the app
-// ID in the User-Agent.
+// main builds it and checks that it reaches the service-specific endpoint
+// (AWS_ENDPOINT_URL_DYNAMODB wins over AWS_ENDPOINT_URL, as the local
+// stack relies on) signed with the region, the access key and the session
+// token, with the app ID in the User-Agent.
 func TestClientFromConfig(t *testing.T) {
 	var mu sync.Mutex
 	var got []*http.Request
@@ -221,15 +83,13 @@ func TestClientFromConfig(t *testing.T) {
 		_, _ = w.Write([]byte(`{}`))
 	}))
 	defer srv.Close()
-	getenv := lambdaEnv("AWS_ENDPOINT_URL", "http://127.0.0.1:1", "AWS_ENDPOINT_URL_DYNAMODB", srv.URL,
+	lambdaEnv(t, "AWS_ENDPOINT_URL", "http://127.0.0.1:1", "AWS_ENDPOINT_URL_DYNAMODB", srv.URL,
 		"AWS_SDK_UA_APP_ID", "usermemory-test")
-	cfg, err := setup.AWSConfig(getenv)
+	cfg, err := setup.AWSConfig(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-		o.BaseEndpoint = setup.Endpoint(getenv, setup.ServiceDynamoDB)
-	})
+	db := dynamodb.NewFromConfig(cfg)
 	if _, err := db.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
 		t.Fatalf("ListTables: %v", err)
 	}
@@ -247,35 +107,5 @@ func TestClientFromConfig(t *testing.T) {
 	}
 	if ua := r.Header.Get("User-Agent"); !strings.Contains(ua, "app/usermemory-test") {
 		t.Errorf("User-Agent = %q, want the app ID", ua)
-	}
-}
-
-// TestNoCredentialChain holds the bootstrap size down: no function links
-// the SDK's config loader or the SSO, STS, sign-in and instance metadata
-// clients it brings.
-func TestNoCredentialChain(t *testing.T) {
-	pkgs := []string{"getfacts", "putfact", "deletefact", "clearfacts", "eraseuser", "extractor"}
-	args := []string{"list", "-deps", "-tags", "lambda.norpc"}
-	for _, p := range pkgs {
-		args = append(args, "github.com/usermemory/usermemory/functions/"+p)
-	}
-	out, err := exec.Command("go", args...).Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{
-			"github.com/aws/aws-sdk-go-v2/config",
-			"github.com/aws/aws-sdk-go-v2/credentials/",
-			"github.com/aws/aws-sdk-go-v2/feature/ec2/imds",
-			"github.com/aws/aws-sdk-go-v2/service/sso",
-			"github.com/aws/aws-sdk-go-v2/service/ssooidc",
-			"github.com/aws/aws-sdk-go-v2/service/sts",
-			"github.com/aws/aws-sdk-go-v2/service/signin",
-		} {
-			if dep == banned || strings.HasPrefix(dep, banned+"/") || (strings.HasSuffix(banned, "/") && strings.HasPrefix(dep, banned)) {
-				t.Errorf("a function links %s", dep)
-			}
-		}
 	}
 }

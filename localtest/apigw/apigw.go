@@ -31,8 +31,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
-	"github.com/usermemory/usermemory/localtest/sam"
 )
 
 // MaxBody is the largest request body an HTTP API accepts: its payload
@@ -57,7 +57,7 @@ type InvokeFunc func(ctx context.Context, fn string, payload []byte) (lambdapool
 // Config configures a [Gateway].
 type Config struct {
 	// API is the HTTP API of the template.
-	API *sam.HTTPAPI
+	API *samtemplate.HTTPAPI
 	// Keys are the JWKS of each authorizer, by authorizer name.
 	Keys map[string]*JWKS
 	// Invoke runs a function.
@@ -78,7 +78,7 @@ type Gateway struct {
 }
 
 type route struct {
-	sam.Route
+	samtemplate.Route
 	segments []string // path split on "/"; "{name}" or "{name+}" for parameters
 }
 

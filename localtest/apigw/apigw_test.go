@@ -15,8 +15,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
-	"github.com/usermemory/usermemory/localtest/sam"
 	"github.com/usermemory/usermemory/localtest/token"
 )
 
@@ -55,14 +55,14 @@ func setup(t *testing.T) (*httptest.Server, *token.Issuer, *fake) {
 	}
 	jwks := httptest.NewServer(iss.Handler(issuerURL))
 	t.Cleanup(jwks.Close)
-	api := &sam.HTTPAPI{
+	api := &samtemplate.HTTPAPI{
 		LogicalID:         "HttpApi",
 		DefaultAuthorizer: "Jwt",
-		Authorizers: map[string]*sam.Authorizer{"Jwt": {
+		Authorizers: map[string]*samtemplate.Authorizer{"Jwt": {
 			Name: "Jwt", Issuer: issuerURL, Audience: []string{"other", audience}, IdentitySource: "$request.header.Authorization",
 		}},
-		CORS: &sam.CORS{AllowOrigins: []string{"https://app.test"}, AllowMethods: []string{"GET", "PUT"}, AllowHeaders: []string{"authorization", "content-type"}, MaxAge: 60},
-		Routes: []sam.Route{
+		CORS: &samtemplate.CORS{AllowOrigins: []string{"https://app.test"}, AllowMethods: []string{"GET", "PUT"}, AllowHeaders: []string{"authorization", "content-type"}, MaxAge: 60},
+		Routes: []samtemplate.Route{
 			{Method: "GET", Path: "/v1/me/facts", Function: "Get", Scopes: []string{"memory/user"}},
 			{Method: "PUT", Path: "/v1/me/facts/{key}", Function: "Put", Scopes: []string{"memory/user"}},
 			{Method: "ANY", Path: "/v1/me/facts/{key}", Function: "Any", Scopes: []string{"memory/user"}},

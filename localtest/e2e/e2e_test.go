@@ -24,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/usermemory/usermemory/internal/motoserver"
+	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/localtest/token"
 	"github.com/usermemory/usermemory/producer"
@@ -44,6 +46,17 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	ctx := context.Background()
+	// The stack starts its own moto_server: without one installed, the
+	// tests are skipped (see motoserver.RequireInstalled), or fail when
+	// services are required.
+	if err := motoserver.Installed(); err != nil {
+		if testenv.Required() {
+			fmt.Fprintln(os.Stderr, "e2e: the local stack needs moto_server, and services are required here:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "e2e: skipped: the local stack needs moto_server, and", err)
+		return 0
+	}
 	state, err := os.MkdirTemp("", "usermemory-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

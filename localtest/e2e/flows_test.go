@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/producer"
 )
 
@@ -101,7 +101,7 @@ const slowFirst = 1500 * time.Millisecond
 // the same FIFO message group) while the first is with the model.
 func holdFirstExtraction(t *testing.T, user string) {
 	t.Helper()
-	st.Converse().Script(converse.Slow(slowFirst))
+	st.Converse().Script(fakebedrock.Slow(slowFirst))
 	sendTurns(t, user, "th-a", 0, 2, "I'm Ana and I live in Lisbon.", "Hi Ana")
 	waitFor(t, "the first extraction with the model", func() bool { return st.Converse().Active() == 1 })
 	sendTurns(t, user, "th-b", 0, 2, "Please answer in Portuguese.", "Claro")
@@ -230,13 +230,13 @@ func TestBedrockFaultsLeaveFactsUntouched(t *testing.T) {
 		t.Fatalf("PUT = %d %s", r.status, r.body)
 	}
 	want := map[string]string{"home_city": "Porto"}
-	faults := []converse.Step{
-		converse.AccessDenied(),
-		converse.ToolChoiceRefused(),
+	faults := []fakebedrock.Step{
+		fakebedrock.AccessDenied(),
+		fakebedrock.ToolChoiceRefused(),
 		{Input: json.RawMessage(`{"operations":"not a list"}`)},
 		{StopReason: "max_tokens"},
 		{NoToolUse: true, Text: "I think the user lives in Lisbon."},
-		{Operations: []converse.Operation{{Op: "SET", Key: "", Value: "Lisbon"}}},
+		{Operations: []fakebedrock.Operation{{Op: "SET", Key: "", Value: "Lisbon"}}},
 	}
 	for i, f := range faults {
 		st.Converse().Script(f)
@@ -250,7 +250,7 @@ func TestBedrockFaultsLeaveFactsUntouched(t *testing.T) {
 		}
 	}
 	// Throttling is retried, and then the answer is merged.
-	st.Converse().Script(converse.Throttle())
+	st.Converse().Script(fakebedrock.Throttle())
 	sendTurns(t, user, "th-z", 0, 2, "I live in Lisbon.", "Noted")
 	waitFacts(t, tok, map[string]string{"home_city": "Lisbon"})
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 )
 
 // The tests of this file check that forgetting lasts (docs/decisions.md,
@@ -21,12 +21,12 @@ import (
 // heldAnswer is the stand-in's answer to "I'm Ana and I live in Lisbon.",
 // held for slowFirst so that a deletion can come while it is with the
 // model.
-func heldAnswer() converse.Step {
-	return converse.Step{
+func heldAnswer() fakebedrock.Step {
+	return fakebedrock.Step{
 		DelayMS: int(slowFirst.Milliseconds()),
-		Operations: []converse.Operation{
-			{Op: "SET", Key: converse.KeyName, Value: "Ana"},
-			{Op: "SET", Key: converse.KeyHomeCity, Value: "Lisbon"},
+		Operations: []fakebedrock.Operation{
+			{Op: "SET", Key: fakebedrock.KeyName, Value: "Ana"},
+			{Op: "SET", Key: fakebedrock.KeyHomeCity, Value: "Lisbon"},
 		},
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
 	"testing"
@@ -16,23 +15,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
-	"github.com/usermemory/usermemory/localtest/moto"
 )
 
-var client *sqs.Client
-
-func TestMain(m *testing.M) {
-	ep, stop, err := moto.Endpoint(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	client = sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep),
+// sqsClient returns a client for the moto_server of the environment (see
+// motoserver.Endpoint): without one, t is skipped.
+func sqsClient(t *testing.T) *sqs.Client {
+	t.Helper()
+	return sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoserver.Endpoint(t)),
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
-	code := m.Run()
-	stop()
-	os.Exit(code)
 }
 
 // queues makes a FIFO queue and its dead-letter queue with the given
@@ -41,13 +33,13 @@ func queues(t *testing.T, visibility, maxReceives int) (queueURL, queueARN, dlqU
 	t.Helper()
 	ctx := context.Background()
 	name := fmt.Sprintf("t%d", time.Now().UnixNano())
-	dlq, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-dlq.fifo"),
+	dlq, err := sqsClient(t).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + "-dlq.fifo"),
 		Attributes: map[string]string{"FifoQueue": "true"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dlqARN := "arn:aws:sqs:us-east-1:123456789012:" + name + "-dlq.fifo"
-	q, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + ".fifo"), Attributes: map[string]string{
+	q, err := sqsClient(t).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + ".fifo"), Attributes: map[string]string{
 		"FifoQueue": "true", "VisibilityTimeout": strconv.Itoa(visibility),
 		"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":%d}`, dlqARN, maxReceives),
 	}})
@@ -59,7 +51,7 @@ func queues(t *testing.T, visibility, maxReceives int) (queueURL, queueARN, dlqU
 
 func send(t *testing.T, url, group, body string) {
 	t.Helper()
-	_, err := client.SendMessage(context.Background(), &sqs.SendMessageInput{
+	_, err := sqsClient(t).SendMessage(context.Background(), &sqs.SendMessageInput{
 		QueueUrl: aws.String(url), MessageBody: aws.String(body), MessageGroupId: aws.String(group),
 		MessageDeduplicationId: aws.String(body),
 		MessageAttributes: map[string]types.MessageAttributeValue{
@@ -114,7 +106,7 @@ func (r *recorder) seen() map[string]int {
 
 func depth(t *testing.T, url string) int {
 	t.Helper()
-	out, err := client.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+	out, err := sqsClient(t).GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
 		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages, types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +134,7 @@ func TestEventShapeAndDeleteOnSuccess(t *testing.T) {
 	send(t, url, "g1", "one")
 	send(t, url, "g1", "two")
 	r := &recorder{}
-	p := Start(context.Background(), Config{API: client, QueueURL: url, QueueARN: arn, Region: "us-east-1",
+	p := Start(context.Background(), Config{API: sqsClient(t), QueueURL: url, QueueARN: arn, Region: "us-east-1",
 		BatchSize: 10, BatchingWindow: 300 * time.Millisecond, ReportBatchItemFailures: true, PollWait: time.Second, Invoke: r.invoke})
 	defer p.Close()
 	waitUntil(t, 10*time.Second, "both messages handled and deleted", func() bool {
@@ -177,7 +169,7 @@ func TestPartialFailureRedeliversAndRedrives(t *testing.T) {
 	send(t, url, "bad", "poison")
 	send(t, url, "good", "fine")
 	r := &recorder{fail: map[string]bool{"poison": true}}
-	p := Start(context.Background(), Config{API: client, QueueURL: url, QueueARN: arn, Region: "us-east-1",
+	p := Start(context.Background(), Config{API: sqsClient(t), QueueURL: url, QueueARN: arn, Region: "us-east-1",
 		BatchSize: 10, ReportBatchItemFailures: true, PollWait: time.Second, Invoke: r.invoke})
 	defer p.Close()
 	waitUntil(t, 20*time.Second, "the poison message in the dead-letter queue", func() bool { return depth(t, dlq) == 1 })
@@ -192,7 +184,7 @@ func TestFunctionErrorLeavesTheWholeBatch(t *testing.T) {
 	send(t, url, "g", "a")
 	send(t, url, "h", "b")
 	r := &recorder{crash: true}
-	p := Start(context.Background(), Config{API: client, QueueURL: url, QueueARN: arn, Region: "us-east-1",
+	p := Start(context.Background(), Config{API: sqsClient(t), QueueURL: url, QueueARN: arn, Region: "us-east-1",
 		BatchSize: 10, BatchingWindow: 200 * time.Millisecond, ReportBatchItemFailures: true, PollWait: time.Second, Invoke: r.invoke})
 	defer p.Close()
 	waitUntil(t, 20*time.Second, "both messages in the dead-letter queue", func() bool { return depth(t, dlq) == 2 })
@@ -295,7 +287,7 @@ func (g *gate) times(body string) (started, ended time.Time) {
 func TestFIFOGroupWaitsForItsBatchInFlight(t *testing.T) {
 	url, arn, _ := queues(t, 30, 3)
 	g := newGate("first")
-	p := Start(context.Background(), Config{API: client, QueueURL: url, QueueARN: arn, Region: "us-east-1",
+	p := Start(context.Background(), Config{API: sqsClient(t), QueueURL: url, QueueARN: arn, Region: "us-east-1",
 		BatchSize: 10, ReportBatchItemFailures: true, MaxConcurrency: 5, PollWait: 5 * time.Second, Invoke: g.invoke})
 	defer p.Close()
 	time.Sleep(500 * time.Millisecond) // every long poll is waiting

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
-	"github.com/usermemory/usermemory/localtest/sam"
 )
 
 // packageDir returns the folder of a function's main package, relative to
@@ -24,7 +24,7 @@ import (
 // else, for a makefile build from the repository (CodeUri "."), the folder
 // functions/NAME under CodeUri, NAME being the logical ID in lower case
 // without its "Function" suffix (GetFactsFunction: functions/getfacts).
-func packageDir(root, templateDir string, f *sam.Function) (string, error) {
+func packageDir(root, templateDir string, f *samtemplate.Function) (string, error) {
 	code := filepath.Join(templateDir, f.CodeDir)
 	name := strings.ToLower(strings.TrimSuffix(f.LogicalID, "Function"))
 	for _, dir := range []string{code, filepath.Join(code, "functions", name), filepath.Join(code, name)} {
@@ -62,7 +62,7 @@ func isMain(dir string) bool {
 // a later build never rewrites a binary that a running stack executes; a
 // lock on the cache keeps two stacks from building at once. It returns
 // the bootstraps by logical ID and the emulator's path.
-func build(ctx context.Context, root, templateDir, cache, state string, fns map[string]*sam.Function, progress func(string, ...any)) (map[string]string, string, error) {
+func build(ctx context.Context, root, templateDir, cache, state string, fns map[string]*samtemplate.Function, progress func(string, ...any)) (map[string]string, string, error) {
 	rie := filepath.Join(cache, "aws-lambda-rie-"+rieVersion(root))
 	rieErr := make(chan error, 1)
 	go func() {

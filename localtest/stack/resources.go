@@ -13,13 +13,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/localtest/sam"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 )
 
 // createTable creates the template's table with dynamorepo.CreateTable,
 // after checking that the template defines it as the repository needs it
 // (key, key type, TTL attribute, billing mode), and returns its name.
-func createTable(ctx context.Context, api *dynamodb.Client, app *sam.App) (string, error) {
+func createTable(ctx context.Context, api *dynamodb.Client, app *samtemplate.App) (string, error) {
 	if len(app.Tables) != 1 {
 		return "", fmt.Errorf("stack: the template has %d DynamoDB tables; the local stack expects one", len(app.Tables))
 	}
@@ -49,7 +49,7 @@ func createTable(ctx context.Context, api *dynamodb.Client, app *sam.App) (strin
 // createQueues creates the template's queues, dead-letter queues first,
 // with their attributes and redrive policies. visibility, when not zero,
 // replaces every queue's visibility timeout.
-func createQueues(ctx context.Context, api *sqs.Client, app *sam.App, visibility time.Duration) error {
+func createQueues(ctx context.Context, api *sqs.Client, app *samtemplate.App, visibility time.Duration) error {
 	done := map[string]bool{}
 	var create func(id string) error
 	create = func(id string) error {

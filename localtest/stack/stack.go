@@ -34,11 +34,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/internal/motoserver"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/apigw"
-	"github.com/usermemory/usermemory/localtest/converse"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
-	"github.com/usermemory/usermemory/localtest/moto"
-	"github.com/usermemory/usermemory/localtest/sam"
 	"github.com/usermemory/usermemory/localtest/sqsevents"
 	"github.com/usermemory/usermemory/localtest/token"
 	"github.com/usermemory/usermemory/web"
@@ -204,11 +204,11 @@ type Stack struct {
 	// Info says where everything is.
 	Info Info
 	// App is the template as resolved for this stack.
-	App *sam.App
+	App *samtemplate.App
 
 	issuer  *token.Issuer
-	model   *converse.Server
-	moto    *moto.Server
+	model   *fakebedrock.Server
+	moto    *motoserver.Server
 	pools   map[string]*lambdapool.Pool
 	pollers []*sqsevents.Poller
 	servers []*http.Server
@@ -253,7 +253,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 	s.log = slog.New(slog.NewTextHandler(o.Log, nil))
 
-	tmpl, err := sam.Load(o.Template)
+	tmpl, err := samtemplate.Load(o.Template)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return nil, err
 	}
 	issuerURL := "http://" + issuerLn.Addr().String()
-	if s.model, err = converse.Start("127.0.0.1:0"); err != nil {
+	if s.model, err = fakebedrock.Start("127.0.0.1:0"); err != nil {
 		return nil, err
 	}
 	params := map[string]string{}
@@ -301,7 +301,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		params[p] = o.Audience
 	}
 	// A first pass names the functions to build; queue URLs wait for moto.
-	first, err := tmpl.Resolve(sam.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params})
+	first, err := tmpl.Resolve(samtemplate.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params})
 	if err != nil {
 		return nil, fmt.Errorf("stack: %w", err)
 	}
@@ -314,7 +314,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	progress := o.progress(began)
 	wg.Go(func() {
 		progress("starting moto_server (DynamoDB and SQS)…")
-		s.moto, motoErr = moto.Start(ctx, motoLog)
+		s.moto, motoErr = motoserver.Start(ctx, motoLog)
 		s.log.Info("moto_server started", "ms", time.Since(began).Milliseconds())
 		if motoErr == nil {
 			progress("moto_server ready at %s", s.moto.Endpoint)
@@ -341,7 +341,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	s.serve(issuerLn, s.issuer.Handler(issuerURL))
 
 	queueURL := func(name string) string { return s.moto.Endpoint + "/" + DefaultAccountID + "/" + name }
-	app, err := tmpl.Resolve(sam.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params, QueueURL: queueURL})
+	app, err := tmpl.Resolve(samtemplate.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params, QueueURL: queueURL})
 	if err != nil {
 		return nil, fmt.Errorf("stack: %w", err)
 	}
@@ -583,7 +583,7 @@ func (s *Stack) logFile(dir, name string) (*os.File, error) {
 // template's variables, the region and credentials, and the endpoints of
 // the local services. Nothing comes from the environment of the caller
 // but PATH.
-func (s *Stack) environment(f *sam.Function) []string {
+func (s *Stack) environment(f *samtemplate.Function) []string {
 	env := map[string]string{
 		"PATH":                             os.Getenv("PATH"),
 		"TZ":                               "UTC",
@@ -651,7 +651,7 @@ func (s *Stack) Close() {
 
 // Converse returns the Bedrock Converse stand-in, for scripted answers
 // and faults.
-func (s *Stack) Converse() *converse.Server { return s.model }
+func (s *Stack) Converse() *fakebedrock.Server { return s.model }
 
 // Issuer returns the local token issuer.
 func (s *Stack) Issuer() *token.Issuer { return s.issuer }

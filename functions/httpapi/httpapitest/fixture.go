@@ -151,7 +151,7 @@ func (c Case) request(t testing.TB) (events.APIGatewayV2HTTPRequest, []byte) {
 // makes unless Empty says otherwise.
 type Fixture struct {
 	// NewHandler builds the function's handler, as its main passes it to
-	// [httpapi.Run].
+	// wire.ServeFactAPI.
 	NewHandler httpapi.NewHandlerFunc
 	// Empty leaves the repositories of [Fixture.Repo] and
 	// [Fixture.MotoRepo] empty instead of seeding the standard users.
@@ -179,11 +179,11 @@ func (f Fixture) Repo(t testing.TB) *memorytest.Repo {
 	return repo
 }
 
-// MotoRepo returns a repository on a new table of the moto_server at
-// [Endpoint] (see [MotoRepo]), seeded unless f.Empty.
+// MotoRepo returns a repository on a new table of the moto_server of the
+// environment (see [MotoRepo]), seeded unless f.Empty.
 func (f Fixture) MotoRepo(t testing.TB) *dynamorepo.Repo {
 	t.Helper()
-	repo := MotoRepo(t, Endpoint)
+	repo := MotoRepo(t)
 	if !f.Empty {
 		SeedUsers(t, repo)
 	}

@@ -1,10 +1,12 @@
 // Package httpapitest helps test the fact functions: it reads the sample
 // events of events/, builds API Gateway HTTP API events (payload format
 // 2.0, JWT authorizer), invokes handlers through the Lambda runtime's own
-// JSON path, holds requests and responses to api/openapi.yaml, and reads
-// template.yaml with its CloudFormation short-form tags. A [Fixture] runs
-// a function's table of [Case] values on the standard users ([Ana], [Bob],
-// [OtherAna]), so that each function's tests hold only its cases.
+// JSON path, holds requests and responses to api/openapi.yaml with
+// kin-openapi ([Spec]), and reads template.yaml's routes through
+// internal/samtemplate. A [Fixture] runs a function's table of [Case]
+// values on the standard users ([Ana], [Bob], [OtherAna]), so that each
+// function's tests hold only its cases. The tests that need DynamoDB get a
+// repository on the moto_server of the environment ([MotoRepo]), or skip.
 package httpapitest
 
 import (

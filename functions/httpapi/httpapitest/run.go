@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -77,26 +78,29 @@ func Facts(t testing.TB, repo memory.Repository, s memory.Scope) map[string]stri
 	return out
 }
 
-// DynamoClient returns a DynamoDB client for the moto_server at endpoint,
-// with dummy credentials.
-func DynamoClient(endpoint string) *dynamodb.Client {
+// DynamoClient returns a DynamoDB client, with dummy credentials, for the
+// moto_server that the environment names (see motoserver.Endpoint):
+// without one, t is skipped.
+func DynamoClient(t testing.TB) *dynamodb.Client {
+	t.Helper()
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
+		BaseEndpoint: aws.String(motoserver.Endpoint(t)),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
 	})
 }
 
-// MotoRepo creates a fresh table on the moto_server at endpoint and
-// returns a dynamorepo.Repo over it.
-func MotoRepo(t testing.TB, endpoint string) *dynamorepo.Repo {
+// MotoRepo creates a fresh table on the moto_server of the environment
+// and returns a dynamorepo.Repo over it; without a moto_server, t is
+// skipped.
+func MotoRepo(t testing.TB) *dynamorepo.Repo {
 	t.Helper()
-	client := DynamoClient(endpoint)
+	client := DynamoClient(t)
 	table := fmt.Sprintf("facts-%d-%d", os.Getpid(), time.Now().UnixNano())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := dynamorepo.CreateTable(ctx, client, table); err != nil {
-		t.Fatalf("create table on %s: %v", endpoint, err)
+		t.Fatalf("create table: %v", err)
 	}
 	return dynamorepo.New(client, table)
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usermemory/usermemory/localtest/sam"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 )
 
 // Template is template.yaml as plain values: maps, lists, strings,
@@ -35,7 +35,7 @@ func LoadTemplate(t testing.TB) Template {
 // ParseTemplate parses a CloudFormation template in YAML with the local
 // stack's reader, so that the tests and the stack read it alike.
 func ParseTemplate(raw []byte) (Template, error) {
-	m, err := sam.Decode(raw)
+	m, err := samtemplate.Decode(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func CheckRoutes(t testing.TB, logicalID string, served []string) {
 	}
 	spec := LoadSpec(t)
 	for _, k := range served {
-		if spec.Operation(k) == nil {
+		if !spec.Operation(k) {
 			t.Errorf("route %q is served but not in api/openapi.yaml", k)
 		}
 	}

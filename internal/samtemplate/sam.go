@@ -1,14 +1,17 @@
-// Package sam reads an AWS SAM template (template.yaml) into what the local
+// Package samtemplate reads an AWS SAM template (template.yaml) into what the local
 // stack runs: functions with their environment, timeout and memory, the
 // HTTP API's routes, JWT authorizers and CORS, DynamoDB tables, SQS queues
 // with their redrive policies, and SQS event sources.
 //
-// It understands the CloudFormation short-form tags (!Ref, !Sub, !GetAtt,
-// !If, !Join, !Select, !Split, !Equals, !Not, !And, !Or, !FindInMap),
-// Conditions, parameter defaults and overrides, the pseudo parameters and
-// SAM's Globals section. Resources are given local names and ARNs, the
+// It decodes every CloudFormation short-form tag, and evaluates the
+// intrinsic functions template.yaml uses (!Ref, !GetAtt, !Sub) and those of
+// Conditions and Mappings (!If, !Equals, !Not, !FindInMap, Condition):
+// see [Intrinsics]. Any other intrinsic fails the resolution with an error
+// that names it. It also knows parameter defaults and overrides, the
+// pseudo parameters AWS::Region, AccountId, StackName, Partition,
+// URLSuffix and NoValue, and SAM's Globals section. Resources are given local names and ARNs, the
 // way CloudFormation would name them in a stack.
-package sam
+package samtemplate
 
 import (
 	"fmt"

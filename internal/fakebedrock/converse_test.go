@@ -1,4 +1,4 @@
-package converse_test
+package fakebedrock_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/usermemory/usermemory/localtest/converse"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 )
 
 const (
@@ -32,9 +32,9 @@ const (
 // start starts a stand-in for one test and returns it with the real
 // client pointed at it; the client does not retry, so that every call is
 // seen.
-func start(t *testing.T) (*converse.Server, *bedrockruntime.Client) {
+func start(t *testing.T) (*fakebedrock.Server, *bedrockruntime.Client) {
 	t.Helper()
-	s, err := converse.Start("127.0.0.1:0")
+	s, err := fakebedrock.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -163,12 +163,12 @@ func TestDefaultAnswerWithoutToolConfigIsJSONText(t *testing.T) {
 func TestScriptedSteps(t *testing.T) {
 	s, c := start(t)
 	s.Script(
-		converse.Answer(converse.Operation{Op: "SET", Key: "time_zone", Value: "Europe/Lisbon"}),
-		converse.Answer(),
-		converse.Step{Input: json.RawMessage(`"not an object"`)},
-		converse.Step{ToolName: "other_tool", Usage: &converse.Usage{InputTokens: 7, OutputTokens: 3, CacheReadInputTokens: 100}},
-		converse.Step{StopReason: "max_tokens"},
-		converse.Step{NoToolUse: true, Text: "Hello!"},
+		fakebedrock.Answer(fakebedrock.Operation{Op: "SET", Key: "time_zone", Value: "Europe/Lisbon"}),
+		fakebedrock.Answer(),
+		fakebedrock.Step{Input: json.RawMessage(`"not an object"`)},
+		fakebedrock.Step{ToolName: "other_tool", Usage: &fakebedrock.Usage{InputTokens: 7, OutputTokens: 3, CacheReadInputTokens: 100}},
+		fakebedrock.Step{StopReason: "max_tokens"},
+		fakebedrock.Step{NoToolUse: true, Text: "Hello!"},
 	)
 	if s.Pending() != 6 {
 		t.Fatalf("pending = %d, want 6", s.Pending())
@@ -224,18 +224,18 @@ func TestScriptedSteps(t *testing.T) {
 
 func TestFaults(t *testing.T) {
 	tests := []struct {
-		step   converse.Step
+		step   fakebedrock.Step
 		code   string
 		status int
 	}{
-		{converse.Throttle(), "ThrottlingException", 429},
-		{converse.Unavailable(), "ServiceUnavailableException", 503},
-		{converse.InternalError(), "InternalServerException", 500},
-		{converse.AccessDenied(), "AccessDeniedException", 403},
-		{converse.ToolChoiceRefused(), "ValidationException", 400},
-		{converse.Step{Error: converse.ErrModelNotReady}, "ModelNotReadyException", 429},
-		{converse.Step{Error: converse.ErrModelTimeout}, "ModelTimeoutException", 408},
-		{converse.Step{Error: "BadGateway", Status: 502, Message: "bad gateway"}, "BadGateway", 502},
+		{fakebedrock.Throttle(), "ThrottlingException", 429},
+		{fakebedrock.Unavailable(), "ServiceUnavailableException", 503},
+		{fakebedrock.InternalError(), "InternalServerException", 500},
+		{fakebedrock.AccessDenied(), "AccessDeniedException", 403},
+		{fakebedrock.ToolChoiceRefused(), "ValidationException", 400},
+		{fakebedrock.Step{Error: fakebedrock.ErrModelNotReady}, "ModelNotReadyException", 429},
+		{fakebedrock.Step{Error: fakebedrock.ErrModelTimeout}, "ModelTimeoutException", 408},
+		{fakebedrock.Step{Error: "BadGateway", Status: 502, Message: "bad gateway"}, "BadGateway", 502},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
@@ -260,7 +260,7 @@ func TestFaults(t *testing.T) {
 	}
 	// The SDK maps the modelled ones to their types.
 	s, c := start(t)
-	s.Script(converse.Throttle())
+	s.Script(fakebedrock.Throttle())
 	_, err := c.Converse(context.Background(), input("User: hi", true))
 	var te *types.ThrottlingException
 	if !errors.As(err, &te) {
@@ -270,7 +270,7 @@ func TestFaults(t *testing.T) {
 
 func TestSlowAnswer(t *testing.T) {
 	s, c := start(t)
-	s.Script(converse.Slow(150*time.Millisecond), converse.Slow(5*time.Second))
+	s.Script(fakebedrock.Slow(150*time.Millisecond), fakebedrock.Slow(5*time.Second))
 	begin := time.Now()
 	if _, err := c.Converse(context.Background(), input("User: I'm Ana", true)); err != nil {
 		t.Fatalf("Converse: %v", err)
@@ -318,7 +318,7 @@ func TestValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, c := start(t)
-			s.Script(converse.Answer()) // not used: validation comes first
+			s.Script(fakebedrock.Answer()) // not used: validation comes first
 			in := input("User: I'm Ana", true)
 			tt.edit(in)
 			_, err := c.Converse(context.Background(), in)
@@ -388,7 +388,7 @@ func TestControlEndpoint(t *testing.T) {
 	var report struct {
 		Count   int
 		Pending int
-		Calls   []converse.Call
+		Calls   []fakebedrock.Call
 	}
 	if err := json.Unmarshal(body, &report); err != nil {
 		t.Fatalf("calls answer %s: %v", body, err)
@@ -410,12 +410,12 @@ func TestControlEndpoint(t *testing.T) {
 
 func TestStartAddress(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "localhost:0", "nonsense"} {
-		if s, err := converse.Start(addr); err == nil {
+		if s, err := fakebedrock.Start(addr); err == nil {
 			s.Close()
 			t.Errorf("Start(%q) = nil error, want a refusal", addr)
 		}
 	}
-	s, err := converse.Start("")
+	s, err := fakebedrock.Start("")
 	if err != nil {
 		t.Fatalf(`Start(""): %v`, err)
 	}
@@ -438,35 +438,35 @@ func TestUnknownRoute(t *testing.T) {
 }
 
 func TestRuleOperations(t *testing.T) {
-	set := func(k, v string) converse.Operation { return converse.Operation{Op: "SET", Key: k, Value: v} }
-	del := func(k string) converse.Operation { return converse.Operation{Op: "DELETE", Key: k} }
+	set := func(k, v string) fakebedrock.Operation { return fakebedrock.Operation{Op: "SET", Key: k, Value: v} }
+	del := func(k string) fakebedrock.Operation { return fakebedrock.Operation{Op: "DELETE", Key: k} }
 	tests := []struct {
 		transcript string
-		want       []converse.Operation
+		want       []fakebedrock.Operation
 	}{
-		{"User: I'm Ana", []converse.Operation{set("name", "Ana")}},
-		{"User: my name is Ana", []converse.Operation{set("name", "Ana")}},
-		{"User: Hi, I’m Ana from Lisbon, answer in Portuguese", []converse.Operation{set("name", "Ana"), set("home_city", "Lisbon"), set("preferred_language", "Portuguese")}},
-		{"User: I live in Lisbon", []converse.Operation{set("home_city", "Lisbon")}},
-		{"User: I'm from New York", []converse.Operation{set("home_city", "New York")}},
-		{"User: I moved to Porto last week", []converse.Operation{set("home_city", "Porto")}},
-		{"User: please reply in portuguese", []converse.Operation{set("preferred_language", "Portuguese")}},
-		{"User: I speak Portuguese", []converse.Operation{set("preferred_language", "Portuguese")}},
-		{"User: I work as a nurse", []converse.Operation{set("role", "nurse")}},
-		{"User: I'm a software engineer at Acme", []converse.Operation{set("role", "software engineer")}},
-		{"User: forget where I live", []converse.Operation{del("home_city")}},
-		{"User: please forget my name", []converse.Operation{del("name")}},
-		{"User: forget my language", []converse.Operation{del("preferred_language")}},
-		{"User: I live in Lisbon\n\nAssistant: Nice!\n\nUser: Actually I moved to Porto", []converse.Operation{set("home_city", "Porto")}},
-		{"User: I'm fine, thanks. I'm Portuguese", []converse.Operation{}},
-		{"Assistant: I'm Claude from Lisbon, I live in Paris", []converse.Operation{}},
-		{"User: what's the weather like?", []converse.Operation{}},
-		{"User: reply in time please", []converse.Operation{}},
-		{"I'm Ana", []converse.Operation{set("name", "Ana")}},
-		{"", []converse.Operation{}},
+		{"User: I'm Ana", []fakebedrock.Operation{set("name", "Ana")}},
+		{"User: my name is Ana", []fakebedrock.Operation{set("name", "Ana")}},
+		{"User: Hi, I’m Ana from Lisbon, answer in Portuguese", []fakebedrock.Operation{set("name", "Ana"), set("home_city", "Lisbon"), set("preferred_language", "Portuguese")}},
+		{"User: I live in Lisbon", []fakebedrock.Operation{set("home_city", "Lisbon")}},
+		{"User: I'm from New York", []fakebedrock.Operation{set("home_city", "New York")}},
+		{"User: I moved to Porto last week", []fakebedrock.Operation{set("home_city", "Porto")}},
+		{"User: please reply in portuguese", []fakebedrock.Operation{set("preferred_language", "Portuguese")}},
+		{"User: I speak Portuguese", []fakebedrock.Operation{set("preferred_language", "Portuguese")}},
+		{"User: I work as a nurse", []fakebedrock.Operation{set("role", "nurse")}},
+		{"User: I'm a software engineer at Acme", []fakebedrock.Operation{set("role", "software engineer")}},
+		{"User: forget where I live", []fakebedrock.Operation{del("home_city")}},
+		{"User: please forget my name", []fakebedrock.Operation{del("name")}},
+		{"User: forget my language", []fakebedrock.Operation{del("preferred_language")}},
+		{"User: I live in Lisbon\n\nAssistant: Nice!\n\nUser: Actually I moved to Porto", []fakebedrock.Operation{set("home_city", "Porto")}},
+		{"User: I'm fine, thanks. I'm Portuguese", []fakebedrock.Operation{}},
+		{"Assistant: I'm Claude from Lisbon, I live in Paris", []fakebedrock.Operation{}},
+		{"User: what's the weather like?", []fakebedrock.Operation{}},
+		{"User: reply in time please", []fakebedrock.Operation{}},
+		{"I'm Ana", []fakebedrock.Operation{set("name", "Ana")}},
+		{"", []fakebedrock.Operation{}},
 	}
 	for _, tt := range tests {
-		got := converse.RuleOperations(tt.transcript)
+		got := fakebedrock.RuleOperations(tt.transcript)
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("RuleOperations(%q) (-want +got):\n%s", tt.transcript, diff)
 		}
@@ -507,7 +507,7 @@ func TestRefuseToolChoice(t *testing.T) {
 
 func TestActiveCallsAndDoneTimes(t *testing.T) {
 	s, c := start(t)
-	s.Script(converse.Slow(400 * time.Millisecond))
+	s.Script(fakebedrock.Slow(400 * time.Millisecond))
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Converse(context.Background(), input("User: I'm Ana", true))

@@ -1,4 +1,4 @@
-package converse_test
+package fakebedrock_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/usermemory/usermemory/bedrock"
-	"github.com/usermemory/usermemory/localtest/converse"
+	converse "github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 )
 

@@ -1,6 +1,6 @@
-// Package moto starts and stops moto_server, the local DynamoDB and SQS
+// Package motoserver starts and stops moto_server, the local DynamoDB and SQS
 // that the tests and the local stack run on, on a free 127.0.0.1 port.
-package moto
+package motoserver
 
 import (
 	"context"
@@ -13,15 +13,21 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/usermemory/usermemory/internal/testenv"
 )
 
 // EndpointEnv names the environment variable that points tests at a
-// running moto_server (for example http://127.0.0.1:5000). The test
-// command sets it after starting one server for every package.
+// running moto_server (for example http://127.0.0.1:5000).
+// scripts/with-moto.sh starts one server and sets it for the command it
+// runs.
 const EndpointEnv = "USERMEMORY_AWS_ENDPOINT"
 
 // InstallHint tells how to get moto_server where it is missing.
 const InstallHint = `moto_server is not on PATH: install it with  python3 -m pip install 'moto[server]==5.2.1'`
+
+// runHint tells how to run the tests that need moto_server.
+const runHint = "run the tests with  ./scripts/with-moto.sh go test ./...  (make test does), which needs moto_server (python3 -m pip install 'moto[server]==5.2.1')"
 
 // Server is a running moto_server process.
 type Server struct {
@@ -97,19 +103,36 @@ func (s *Server) Stop() {
 	}
 }
 
-// Endpoint returns the endpoint named by [EndpointEnv], or starts a
-// moto_server for the calling test binary and returns its endpoint and a
-// stop function. Tests call it from TestMain; an error means the tests
-// cannot run and must fail, saying why.
-func Endpoint(ctx context.Context) (string, func(), error) {
-	if ep := os.Getenv(EndpointEnv); ep != "" {
-		return ep, func() {}, nil
+// Endpoint returns the moto_server endpoint named by USERMEMORY_AWS_ENDPOINT
+// for a test that needs one. When the variable is not set, it skips tb
+// saying how to run the test, or fails it when services are required (see
+// testenv.Need).
+func Endpoint(tb testenv.TB) string {
+	tb.Helper()
+	ep := os.Getenv(EndpointEnv)
+	if ep == "" {
+		testenv.Need(tb, "this test needs moto_server, and "+EndpointEnv+" is not set: "+runHint)
 	}
-	s, err := Start(ctx, "")
-	if err != nil {
-		return "", nil, err
+	return ep
+}
+
+// Installed returns nil when moto_server is on PATH, and otherwise an
+// error saying how to install it. Tests that start their own server (the
+// local stack's) call it, or [RequireInstalled], first.
+func Installed() error {
+	if _, err := exec.LookPath("moto_server"); err != nil {
+		return errors.New(InstallHint)
 	}
-	return s.Endpoint, s.Stop, nil
+	return nil
+}
+
+// RequireInstalled skips tb, or fails it when services are required (see
+// testenv.Need), unless moto_server is on PATH.
+func RequireInstalled(tb testenv.TB) {
+	tb.Helper()
+	if err := Installed(); err != nil {
+		testenv.Need(tb, "this test starts moto_server, and "+err.Error())
+	}
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.

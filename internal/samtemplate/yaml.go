@@ -1,4 +1,4 @@
-package sam
+package samtemplate
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-// Package converse is a stand-in for Amazon Bedrock's Converse API that the
+// Package fakebedrock is a stand-in for Amazon Bedrock's Converse API that the
 // local stack and the tests point the real bedrockruntime client at.
 //
 // It speaks the Converse wire protocol: POST /model/{url-escaped model
@@ -17,7 +17,7 @@
 // POST /_control/refuse-tool-choice {"modelIds":[…]} makes those models
 // refuse a forced tool choice, as some Bedrock models do.
 // The stand-in records sizes and model IDs, never the text of a request.
-package converse
+package fakebedrock
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package sam
+package samtemplate
 
 import (
 	"path/filepath"
@@ -198,6 +198,31 @@ Resources:
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnknownIntrinsicFails checks that an intrinsic function the reader
+// does not evaluate fails the resolution with an error naming it, instead
+// of a wrong value.
+func TestUnknownIntrinsicFails(t *testing.T) {
+	for _, expr := range []string{`!Join ["-", [a, b]]`, `!Select [0, [a]]`, `!Base64 plain`, `!And [!Equals [a, a], !Equals [b, b]]`} {
+		src := `
+Resources:
+  F:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: .
+      Environment:
+        Variables:
+          X: ` + expr + "\n"
+		tmpl, err := Parse([]byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		name := "Fn::" + strings.Fields(strings.TrimPrefix(expr, "!"))[0]
+		if _, err := tmpl.Resolve(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s"}); err == nil || !strings.Contains(err.Error(), name+" is not evaluated") {
+			t.Errorf("%s: error %v, want one naming %s", expr, err, name)
+		}
 	}
 }
 

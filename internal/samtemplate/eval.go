@@ -1,16 +1,21 @@
-package sam
+package samtemplate
 
 import (
-	"encoding/base64"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
 // noValue is what AWS::NoValue resolves to: the property or list element
 // holding it is dropped.
 type noValue struct{}
+
+// Intrinsics are the intrinsic functions the reader evaluates: those
+// template.yaml uses (Ref, Fn::GetAtt, Fn::Sub), and the conditions and
+// mappings of a region-dependent setting (Condition, Fn::If, Fn::Equals,
+// Fn::Not, Fn::FindInMap). Any other fails the template's resolution,
+// naming the function.
+var Intrinsics = []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Condition", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap"}
 
 // evaluator resolves CloudFormation intrinsic functions against parameter
 // values, conditions and the local names of resources.
@@ -30,16 +35,12 @@ func (e *evaluator) pseudo(name string) (any, bool) {
 		return o.AccountID, true
 	case "AWS::StackName":
 		return o.StackName, true
-	case "AWS::StackId":
-		return fmt.Sprintf("arn:aws:cloudformation:%s:%s:stack/%s/local", o.Region, o.AccountID, o.StackName), true
 	case "AWS::Partition":
 		return "aws", true
 	case "AWS::URLSuffix":
 		return "amazonaws.com", true
 	case "AWS::NoValue":
 		return noValue{}, true
-	case "AWS::NotificationARNs":
-		return []any{}, true
 	}
 	return nil, false
 }
@@ -109,48 +110,6 @@ func (e *evaluator) intrinsic(name string, arg any) (any, error) {
 		return e.getAtt(fmt.Sprint(l[0]), fmt.Sprint(l[1]))
 	case "Fn::Sub":
 		return e.sub(arg)
-	case "Fn::Join":
-		l, err := e.list(arg, 2, name)
-		if err != nil {
-			return nil, err
-		}
-		items, err := strings_(l[1])
-		if err != nil {
-			return nil, fmt.Errorf("Fn::Join: %w", err)
-		}
-		return strings.Join(items, fmt.Sprint(l[0])), nil
-	case "Fn::Split":
-		l, err := e.list(arg, 2, name)
-		if err != nil {
-			return nil, err
-		}
-		parts := strings.Split(fmt.Sprint(l[1]), fmt.Sprint(l[0]))
-		out := make([]any, len(parts))
-		for i, p := range parts {
-			out[i] = p
-		}
-		return out, nil
-	case "Fn::Select":
-		l, err := e.list(arg, 2, name)
-		if err != nil {
-			return nil, err
-		}
-		i, err := strconv.Atoi(fmt.Sprint(l[0]))
-		if err != nil {
-			return nil, fmt.Errorf("Fn::Select: index %v", l[0])
-		}
-		items, ok := l[1].([]any)
-		if !ok {
-			if ss, ok2 := l[1].([]string); ok2 {
-				for _, s := range ss {
-					items = append(items, s)
-				}
-			}
-		}
-		if i < 0 || i >= len(items) {
-			return nil, fmt.Errorf("Fn::Select: index %d out of %d", i, len(items))
-		}
-		return items[i], nil
 	case "Fn::If":
 		raw, ok := arg.([]any)
 		if !ok || len(raw) != 3 {
@@ -170,41 +129,16 @@ func (e *evaluator) intrinsic(name string, arg any) (any, error) {
 			return nil, err
 		}
 		return fmt.Sprint(l[0]) == fmt.Sprint(l[1]), nil
-	case "Fn::Not", "Fn::And", "Fn::Or":
-		l, err := e.resolve(arg)
+	case "Fn::Not":
+		l, err := e.list(arg, 1, name)
 		if err != nil {
 			return nil, err
 		}
-		items, ok := l.([]any)
-		if !ok || len(items) == 0 {
-			return nil, fmt.Errorf("%s wants a list of conditions", name)
+		b, ok := l[0].(bool)
+		if !ok {
+			return nil, fmt.Errorf("Fn::Not: %v is not a condition", l[0])
 		}
-		bs := make([]bool, len(items))
-		for i, x := range items {
-			b, ok := x.(bool)
-			if !ok {
-				return nil, fmt.Errorf("%s: %v is not a condition", name, x)
-			}
-			bs[i] = b
-		}
-		switch name {
-		case "Fn::Not":
-			return !bs[0], nil
-		case "Fn::And":
-			for _, b := range bs {
-				if !b {
-					return false, nil
-				}
-			}
-			return true, nil
-		default:
-			for _, b := range bs {
-				if b {
-					return true, nil
-				}
-			}
-			return false, nil
-		}
+		return !b, nil
 	case "Fn::FindInMap":
 		l, err := e.list(arg, 3, name)
 		if err != nil {
@@ -218,16 +152,9 @@ func (e *evaluator) intrinsic(name string, arg any) (any, error) {
 			return nil, fmt.Errorf("Fn::FindInMap: no %v", l)
 		}
 		return e.resolve(v)
-	case "Fn::Base64":
-		v, err := e.resolve(arg)
-		if err != nil {
-			return nil, err
-		}
-		return base64.StdEncoding.EncodeToString([]byte(fmt.Sprint(v))), nil
-	case "Fn::GetAZs":
-		return []any{e.t.opts.Region + "a", e.t.opts.Region + "b", e.t.opts.Region + "c"}, nil
 	}
-	return nil, fmt.Errorf("%s is not supported by the local stack", name)
+	return nil, fmt.Errorf("%s is not evaluated by the local template reader, which knows %s only: "+
+		"if the template needs it, add it to internal/samtemplate/eval.go with a test", name, strings.Join(Intrinsics, ", "))
 }
 
 func (e *evaluator) list(arg any, n int, name string) ([]any, error) {

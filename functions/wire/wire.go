@@ -1,0 +1,91 @@
+// Package wire builds what the functions run on, once per execution
+// environment, before lambda.Start: the settings read from the
+// environment, the AWS SDK configuration, the DynamoDB client, the
+// repository and the store. It is the part of main that the six functions
+// share; the handlers know nothing of it.
+package wire
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// Env is what a function runs on, built by [Load].
+type Env struct {
+	// Settings are the function's settings, validated.
+	Settings setup.Settings
+	// AWS is the SDK configuration (see setup.AWSConfig).
+	AWS aws.Config
+	// DynamoDB is the client of the records' table.
+	DynamoDB *dynamodb.Client
+	// Repo is the repository over the table Settings name.
+	Repo *dynamorepo.Repo
+}
+
+// Load reads the settings through getenv (os.Getenv in main), loads the
+// SDK configuration from the process environment (setup.AWSConfig) and
+// builds the DynamoDB client and the repository. The error says which
+// setting is wrong.
+func Load(ctx context.Context, getenv func(string) string) (*Env, error) {
+	settings, err := setup.FromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := setup.AWSConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db := dynamodb.NewFromConfig(cfg)
+	fence := time.Duration(settings.FenceDays) * 24 * time.Hour
+	return &Env{
+		Settings: settings,
+		AWS:      cfg,
+		DynamoDB: db,
+		Repo:     dynamorepo.New(db, settings.TableName, dynamorepo.WithFenceLifetime(fence)),
+	}, nil
+}
+
+// Store returns the store over e.Repo with the settings' caps and opts.
+// The error is the store's refusal of the configuration.
+func (e *Env) Store(opts ...memory.Option) (*memory.Store, error) {
+	return memory.New(e.Repo, e.Settings.Memory, opts...)
+}
+
+// FactAPI builds the handler of a fact API function: [Load], the store,
+// then newHandler with the settings' authorization and log.
+func FactAPI(ctx context.Context, getenv func(string) string, newHandler httpapi.NewHandlerFunc, log *slog.Logger) (*httpapi.Handler, error) {
+	env, err := Load(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	store, err := env.Store()
+	if err != nil {
+		return nil, err
+	}
+	return newHandler(store, httpapi.AuthOf(env.Settings), log)
+}
+
+// ServeFactAPI is the whole main of a fact API function: it builds the
+// handler with [FactAPI] from the process environment and hands it to the
+// Lambda runtime. A wrong configuration is logged, saying why, and the
+// process exits before lambda.Start.
+func ServeFactAPI(newHandler httpapi.NewHandlerFunc) {
+	log := httpapi.NewLogger(os.Stdout)
+	h, err := FactAPI(context.Background(), os.Getenv, newHandler, log)
+	if err != nil {
+		log.Error("start", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+	lambda.Start(h.Handle)
+}

@@ -1,0 +1,79 @@
+package wire_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/functions/wire"
+	"github.com/usermemory/usermemory/internal/motoserver"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// getFacts is a fact API function that lists the caller's facts.
+func getFacts(store *memory.Store, auth httpapi.Auth, log *slog.Logger) (*httpapi.Handler, error) {
+	return httpapi.New(auth, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
+		facts, err := store.GetFacts(ctx, r.Scope)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, httpapi.NewFactsBody(facts, store.Limits()), nil
+	}, "GET /v1/me/facts")
+}
+
+// setenv sets the variables Lambda and template.yaml give a function.
+func setenv(t *testing.T, kv ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("AWS_CONFIG_FILE", dir+"/config")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", dir+"/credentials")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	for i := 0; i+1 < len(kv); i += 2 {
+		t.Setenv(kv[i], kv[i+1])
+	}
+}
+
+// TestFactAPIRefusesABadSetting checks that a wrong setting stops the
+// start with an error naming the variable, before any client is used.
+func TestFactAPIRefusesABadSetting(t *testing.T) {
+	setenv(t, "TABLE_NAME", "facts", "MAX_FACTS", "many")
+	if _, err := wire.FactAPI(context.Background(), os.Getenv, getFacts, nil); err == nil || !strings.Contains(err.Error(), "MAX_FACTS") {
+		t.Errorf("FactAPI error = %v, want one naming MAX_FACTS", err)
+	}
+	setenv(t, "TABLE_NAME", "")
+	if _, err := wire.FactAPI(context.Background(), os.Getenv, getFacts, nil); err == nil || !strings.Contains(err.Error(), "TABLE_NAME") {
+		t.Errorf("FactAPI error = %v, want one naming TABLE_NAME", err)
+	}
+}
+
+// TestFactAPIOnDynamoDB builds a function as its main does, from the
+// environment, and reads facts stored on moto_server through it: the
+// endpoint override, the table name and the caps reach the store.
+func TestFactAPIOnDynamoDB(t *testing.T) {
+	client := httpapitest.DynamoClient(t)
+	table := "wire-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if err := dynamorepo.CreateTable(context.Background(), client, table); err != nil {
+		t.Fatal(err)
+	}
+	httpapitest.Seed(t, dynamorepo.New(client, table), httpapitest.Ana, "language", "Portuguese")
+	setenv(t, "TABLE_NAME", table, "AWS_ENDPOINT_URL_DYNAMODB", motoserver.Endpoint(t), "MAX_FACTS", "7")
+	h, err := wire.FactAPI(context.Background(), os.Getenv, getFacts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := httpapitest.Invoke(t, h.Handle, httpapitest.ReadEvent(t, "getfacts-me.json"))
+	want := `{"facts":[{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z"}],"limits":{"maxFacts":7,"maxFactChars":200}}`
+	if resp.StatusCode != http.StatusOK || resp.Body != want {
+		t.Errorf("got %d %s, want 200 %s", resp.StatusCode, resp.Body, want)
+	}
+}
