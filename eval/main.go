@@ -3,7 +3,7 @@
 // writes a Markdown table and, on request, a JSON report that a later run
 // can be compared with.
 //
-// By default the model is the Converse stand-in (localtest/converse),
+// By default the model is the Converse stand-in (internal/fakebedrock),
 // started in the process: its rule-based extraction, not a model, so its
 // figures only show that the harness runs and scores. With -live the
 // client calls Amazon Bedrock with the default AWS credential chain, for
