@@ -3,6 +3,7 @@ package samtemplate
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -11,11 +12,12 @@ import (
 type noValue struct{}
 
 // Intrinsics are the intrinsic functions the reader evaluates: those
-// template.yaml uses (Ref, Fn::GetAtt, Fn::Sub), and the conditions and
-// mappings of a region-dependent setting (Condition, Fn::If, Fn::Equals,
-// Fn::Not, Fn::FindInMap). Any other fails the template's resolution,
+// template.yaml uses (Ref, Fn::GetAtt, Fn::Sub; Fn::Select and Fn::Split
+// to take the stack's unique ID for the queue names), and the conditions
+// and mappings of a region-dependent setting (Condition, Fn::If,
+// Fn::Equals, Fn::Not, Fn::FindInMap). Any other fails the template's resolution,
 // naming the function.
-var Intrinsics = []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Condition", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap"}
+var Intrinsics = []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Select", "Fn::Split", "Condition", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap"}
 
 // evaluator resolves CloudFormation intrinsic functions against parameter
 // values, conditions and the local names of resources.
@@ -35,6 +37,10 @@ func (e *evaluator) pseudo(name string) (any, bool) {
 		return o.AccountID, true
 	case "AWS::StackName":
 		return o.StackName, true
+	case "AWS::StackId":
+		// The last part of a real stack ID is a UUID; "local" keeps the
+		// names built from it short and the same on every run.
+		return fmt.Sprintf("arn:aws:cloudformation:%s:%s:stack/%s/local", o.Region, o.AccountID, o.StackName), true
 	case "AWS::Partition":
 		return "aws", true
 	case "AWS::URLSuffix":
@@ -110,6 +116,28 @@ func (e *evaluator) intrinsic(name string, arg any) (any, error) {
 		return e.getAtt(fmt.Sprint(l[0]), fmt.Sprint(l[1]))
 	case "Fn::Sub":
 		return e.sub(arg)
+	case "Fn::Select":
+		l, err := e.list(arg, 2, name)
+		if err != nil {
+			return nil, err
+		}
+		i, err := strconv.Atoi(fmt.Sprint(l[0]))
+		items, ok := l[1].([]any)
+		if err != nil || !ok || i < 0 || i >= len(items) {
+			return nil, fmt.Errorf("Fn::Select wants [index, list] with the index in the list, not %v", l)
+		}
+		return items[i], nil
+	case "Fn::Split":
+		l, err := e.list(arg, 2, name)
+		if err != nil {
+			return nil, err
+		}
+		parts := strings.Split(fmt.Sprint(l[1]), fmt.Sprint(l[0]))
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
 	case "Fn::If":
 		raw, ok := arg.([]any)
 		if !ok || len(raw) != 3 {

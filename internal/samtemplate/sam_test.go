@@ -205,7 +205,7 @@ Resources:
 // does not evaluate fails the resolution with an error naming it, instead
 // of a wrong value.
 func TestUnknownIntrinsicFails(t *testing.T) {
-	for _, expr := range []string{`!Join ["-", [a, b]]`, `!Select [0, [a]]`, `!Base64 plain`, `!And [!Equals [a, a], !Equals [b, b]]`} {
+	for _, expr := range []string{`!Join ["-", [a, b]]`, `!GetAZs ""`, `!Base64 plain`, `!And [!Equals [a, a], !Equals [b, b]]`} {
 		src := `
 Resources:
   F:
@@ -223,6 +223,41 @@ Resources:
 		if _, err := tmpl.Resolve(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s"}); err == nil || !strings.Contains(err.Error(), name+" is not evaluated") {
 			t.Errorf("%s: error %v, want one naming %s", expr, err, name)
 		}
+	}
+}
+
+// TestStackIDPart checks the construct the queue names use: the last part
+// of the stack ID, through Fn::Split and Fn::Select.
+func TestStackIDPart(t *testing.T) {
+	src := `
+Resources:
+  Q:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: !Sub
+        - usermemory-${Id}.fifo
+        - Id: !Select [2, !Split ["/", !Ref AWS::StackId]]
+      FifoQueue: true
+      MessageRetentionPeriod: !Select [1, !Split [",", "60,120,180"]]
+`
+	tmpl, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := tmpl.Resolve(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := app.Queues["Q"]
+	if q == nil || q.Name != "usermemory-local.fifo" || q.Attributes["MessageRetentionPeriod"] != "120" {
+		t.Errorf("queue %+v; want the name usermemory-local.fifo and MessageRetentionPeriod 120", q)
+	}
+	bad := strings.Replace(src, "!Select [1,", "!Select [3,", 1)
+	if tmpl, err = Parse([]byte(bad)); err == nil {
+		_, err = tmpl.Resolve(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s"})
+	}
+	if err == nil || !strings.Contains(err.Error(), "Fn::Select") {
+		t.Errorf("an index past the list: error %v, want one naming Fn::Select", err)
 	}
 }
 
