@@ -19,7 +19,7 @@ import (
 func TestDeletionCost(t *testing.T) {
 	f := newFixture(t)
 	model := memorytest.NewModel()
-	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(stepClock()))
+	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(memorytest.StepClock(t0)))
 	size := func() int { return dynamorepo.ItemSize(f.rawItem(t, "acme#u-1")) }
 	step := func(name, want string, op func() error) {
 		t.Helper()

@@ -25,19 +25,6 @@ func newStore(t testing.TB, f *fixture, cfg memory.Config, opts ...memory.Option
 	return s
 }
 
-// stepClock returns a clock that starts at t0 and moves one second on at
-// every call.
-func stepClock() memory.Clock {
-	var mu sync.Mutex
-	now := t0
-	return func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		now = now.Add(time.Second)
-		return now
-	}
-}
-
 func keysOf(facts []memory.Fact) []string {
 	out := make([]string, len(facts))
 	for i, f := range facts {
@@ -58,7 +45,7 @@ func extractReq(thread string, prev, count int, sentAt time.Time) memory.Extract
 func TestStoreRoundTrips(t *testing.T) {
 	f := newFixture(t)
 	model := memorytest.NewModel()
-	s := newStore(t, f, memory.Config{MaxFacts: 3}, memory.WithModel(model), memory.WithClock(stepClock()))
+	s := newStore(t, f, memory.Config{MaxFacts: 3}, memory.WithModel(model), memory.WithClock(memorytest.StepClock(t0)))
 
 	step := func(name, want string, op func() error) {
 		t.Helper()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,22 +21,10 @@ var (
 	t0    = time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
 )
 
-// fakeClock returns a clock that advances one second per call.
-func fakeClock() memory.Clock {
-	var mu sync.Mutex
-	now := t0
-	return func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		now = now.Add(time.Second)
-		return now
-	}
-}
-
 func newStore(t *testing.T, cfg memory.Config, opts ...memory.Option) (*memory.Store, *memorytest.Repo) {
 	t.Helper()
 	repo := memorytest.NewRepo()
-	s, err := memory.New(repo, cfg, append([]memory.Option{memory.WithClock(fakeClock())}, opts...)...)
+	s, err := memory.New(repo, cfg, append([]memory.Option{memory.WithClock(memorytest.StepClock(t0))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // Package memorytest provides an in-memory [memory.Repository] with the
 // same conditional semantics as the DynamoDB one, for the core's table
-// tests and the handlers' tests, and a scripted [memory.Model]. Both
-// repositories pass the contract suite of memory/repotest.
+// tests and the handlers' tests, a scripted [memory.Model] and a stepping
+// [memory.Clock]. Both repositories pass the contract suite of
+// memory/repotest.
 package memorytest
 
 import (
@@ -280,3 +281,17 @@ func (m *Model) Extract(ctx context.Context, req memory.ModelRequest) (memory.Mo
 
 // ErrInjected is a failure tests inject.
 var ErrInjected = errors.New("memorytest: injected failure")
+
+// StepClock returns a clock whose first reading is start plus one second
+// and which moves one second on at every call, so that every time a store
+// stamps is distinct and known. It is safe for concurrent use.
+func StepClock(start time.Time) memory.Clock {
+	var mu sync.Mutex
+	now := start
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}
+}
