@@ -1,8 +1,8 @@
 // Package memorytest provides an in-memory [memory.Repository] with the
 // same conditional semantics as the DynamoDB one, for the core's table
-// tests and the handlers' tests, a scripted [memory.Model] and a stepping
-// [memory.Clock]. Both repositories pass the contract suite of
-// memory/repotest.
+// tests and the handlers' tests, a scripted [memory.Model], a stepping
+// [memory.Clock] and the standard users [Ana], [Bob] and [OtherAna]. Both
+// repositories pass the contract suite of memory/repotest.
 package memorytest
 
 import (
@@ -15,6 +15,19 @@ import (
 	"time"
 
 	"github.com/usermemory/usermemory/memory"
+)
+
+// The standard users of the tests of the core and the functions. Ana and
+// Bob share the tenant acme; OtherAna has Ana's user ID in the tenant
+// globex, so that a test sees the tenant keep users apart.
+var (
+	// Ana is user u-123 of tenant acme.
+	Ana = memory.Scope{TenantID: "acme", UserID: "u-123"}
+	// Bob is user u-456 of tenant acme.
+	Bob = memory.Scope{TenantID: "acme", UserID: "u-456"}
+	// OtherAna is user u-123 of tenant globex: Ana's user ID, another
+	// tenant.
+	OtherAna = memory.Scope{TenantID: "globex", UserID: "u-123"}
 )
 
 // Repo is an in-memory repository. It counts calls by method, and Fail, when
