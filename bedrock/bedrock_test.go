@@ -641,53 +641,55 @@ func TestToolSchemaPerModelFamily(t *testing.T) {
 		`"stopReason":"tool_use","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}`
 	nova := []string{"properties", "required", "type"}
 	full := []string{"additionalProperties", "properties", "required", "type"}
-	tests := []struct {
-		modelID string
-		family  bedrock.Family
-		want    []string
+	families := []struct {
+		family   bedrock.Family
+		want     []string
+		modelIDs []string
 	}{
-		{"amazon.nova-micro-v1:0", bedrock.FamilyNova, nova},
-		{"us.amazon.nova-micro-v1:0", bedrock.FamilyNova, nova},
-		{"eu.amazon.nova-lite-v1:0", bedrock.FamilyNova, nova},
-		{"apac.amazon.nova-pro-v1:0", bedrock.FamilyNova, nova},
-		{"global.amazon.nova-2-lite-v1:0", bedrock.FamilyNova, nova},
-		{"arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.amazon.nova-micro-v1:0", bedrock.FamilyNova, nova},
-		{"anthropic.claude-3-haiku-20240307-v1:0", bedrock.FamilyAnthropic, full},
-		{"us.anthropic.claude-3-5-haiku-20241022-v1:0", bedrock.FamilyAnthropic, full},
-		{"global.anthropic.claude-haiku-4-5-20251001-v1:0", bedrock.FamilyAnthropic, full},
-		{"arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0", bedrock.FamilyAnthropic, full},
-		{"arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3", bedrock.FamilyOther, nova},
-		{"meta.llama3-8b-instruct-v1:0", bedrock.FamilyOther, nova},
+		{bedrock.FamilyNova, nova, []string{
+			"amazon.nova-micro-v1:0", "us.amazon.nova-micro-v1:0", "eu.amazon.nova-lite-v1:0", "apac.amazon.nova-pro-v1:0",
+			"global.amazon.nova-2-lite-v1:0", "arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.amazon.nova-micro-v1:0",
+		}},
+		{bedrock.FamilyAnthropic, full, []string{
+			"anthropic.claude-3-haiku-20240307-v1:0", "us.anthropic.claude-3-5-haiku-20241022-v1:0",
+			"global.anthropic.claude-haiku-4-5-20251001-v1:0",
+			"arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0",
+		}},
+		{bedrock.FamilyOther, nova, []string{
+			"arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3", "meta.llama3-8b-instruct-v1:0",
+		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.modelID, func(t *testing.T) {
-			if got := bedrock.FamilyOf(tt.modelID); got != tt.family {
-				t.Errorf("FamilyOf = %q, want %q", got, tt.family)
-			}
-			hs, got := wireServer(t, answer)
-			req := request("User: hi")
-			req.ModelID = tt.modelID
-			if _, err := bedrock.New(newClient(hs.URL)).Extract(context.Background(), req); err != nil {
-				t.Fatalf("Extract: %v", err)
-			}
-			tools, _ := w(got().body, "toolConfig", "tools").([]any)
-			if len(tools) != 1 {
-				t.Fatalf("tools = %v, want one", tools)
-			}
-			schema, _ := w(tools[0], "toolSpec", "inputSchema", "json").(map[string]any)
-			var keys []string
-			for k := range schema {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			if !cmp.Equal(keys, tt.want) {
-				t.Errorf("top-level schema keywords %q, want %q", keys, tt.want)
-			}
-			items := w(schema, "properties", "operations", "items").(map[string]any)
-			if items["additionalProperties"] != false {
-				t.Errorf("operation items lost additionalProperties:false: %v", items)
-			}
-		})
+	for _, fam := range families {
+		for _, id := range fam.modelIDs {
+			t.Run(id, func(t *testing.T) {
+				if got := bedrock.FamilyOf(id); got != fam.family {
+					t.Errorf("FamilyOf = %q, want %q", got, fam.family)
+				}
+				hs, got := wireServer(t, answer)
+				req := request("User: hi")
+				req.ModelID = id
+				if _, err := bedrock.New(newClient(hs.URL)).Extract(context.Background(), req); err != nil {
+					t.Fatalf("Extract: %v", err)
+				}
+				tools, _ := w(got().body, "toolConfig", "tools").([]any)
+				if len(tools) != 1 {
+					t.Fatalf("tools = %v, want one", tools)
+				}
+				schema, _ := w(tools[0], "toolSpec", "inputSchema", "json").(map[string]any)
+				var keys []string
+				for k := range schema {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				if !cmp.Equal(keys, fam.want) {
+					t.Errorf("top-level schema keywords %q, want %q", keys, fam.want)
+				}
+				items := w(schema, "properties", "operations", "items").(map[string]any)
+				if items["additionalProperties"] != false {
+					t.Errorf("operation items lost additionalProperties:false: %v", items)
+				}
+			})
+		}
 	}
 }
 

@@ -19,18 +19,8 @@ import (
 func TestDeletionCost(t *testing.T) {
 	f := newFixture(t)
 	model := memorytest.NewModel()
-	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(stepClock()))
+	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(memorytest.StepClock(t0)))
 	size := func() int { return dynamorepo.ItemSize(f.rawItem(t, "acme#u-1")) }
-	step := func(name, want string, op func() error) {
-		t.Helper()
-		f.count.take()
-		if err := op(); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if got := f.count.take(); got != want {
-			t.Errorf("%s: requests = %q, want %q", name, got, want)
-		}
-	}
 	for i := range 20 {
 		if _, err := s.UpsertFact(ctx, scope, fmt.Sprintf("fact_key_%02d", i), strings.Repeat("v", 28)+fmt.Sprintf("%02d", i)); err != nil {
 			t.Fatal(err)
@@ -39,7 +29,7 @@ func TestDeletionCost(t *testing.T) {
 	before := size()
 	var removedAt time.Time
 	for i := range 10 {
-		step("RemoveFact", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("fact_key_%02d", i)) })
+		f.step(t, "RemoveFact", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("fact_key_%02d", i)) })
 		if i == 0 {
 			removedAt = mustGet(t, f.repo, scope).Tombstones["fact_key_00"]
 			f.count.take()
@@ -47,7 +37,7 @@ func TestDeletionCost(t *testing.T) {
 	}
 	afterRemovals := size()
 	for i := range 10 { // keys never stored: a tombstone alone
-		step("RemoveFact of an absent key", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("gone_key_%02d", i)) })
+		f.step(t, "RemoveFact of an absent key", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("gone_key_%02d", i)) })
 	}
 	afterAbsent := size()
 
@@ -55,7 +45,7 @@ func TestDeletionCost(t *testing.T) {
 	// other one applies; one read, one write.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "fact_key_00", Value: "back"}, {Op: memory.OpSet, Key: "pet", Value: "cat"}}})
 	var res memory.ExtractResult
-	step("Extract after tombstones", "GetItem:1 PutItem:1", func() (err error) {
+	f.step(t, "Extract after tombstones", "GetItem:1 PutItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, removedAt))
 		return err
 	})
@@ -68,13 +58,13 @@ func TestDeletionCost(t *testing.T) {
 	// and saves the whole record.
 	cfg := memory.Config{MaxTombstones: 10}
 	bounded := newStore(t, f, cfg, memory.WithClock(func() time.Time { return t0.Add(time.Hour) }))
-	step("RemoveFact at the tombstone bound", "PutItem:1 UpdateItem:1", func() error { return bounded.RemoveFact(ctx, scope, "fact_key_10") })
+	f.step(t, "RemoveFact at the tombstone bound", "PutItem:1 UpdateItem:1", func() error { return bounded.RemoveFact(ctx, scope, "fact_key_10") })
 
-	step("Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
+	f.step(t, "Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
 	cleared := mustGet(t, f.repo, scope).ClearedAt
 	f.count.take()
 	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "pet", Value: "cat"}}})
-	step("Extract sent before the clear", "GetItem:1", func() (err error) {
+	f.step(t, "Extract sent before the clear", "GetItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, cleared))
 		return err
 	})
@@ -82,7 +72,7 @@ func TestDeletionCost(t *testing.T) {
 		t.Errorf("Extract sent before the clear: outcome %q, want cleared", res.Outcome)
 	}
 	other := memory.Scope{TenantID: "acme", UserID: "never"}
-	step("Clear of no record", "UpdateItem:1", func() error { return s.Clear(ctx, other) })
+	f.step(t, "Clear of no record", "UpdateItem:1", func() error { return s.Clear(ctx, other) })
 
 	def := memory.Config{}.WithDefaults()
 	noTombs := def

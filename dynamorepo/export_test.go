@@ -6,9 +6,6 @@ import (
 	"github.com/usermemory/usermemory/memory"
 )
 
-// ItemSize exposes itemSize to the external tests.
-var ItemSize = itemSize
-
 // DecodeRecord exposes decodeRecord to the external tests.
 var DecodeRecord = decodeRecord
 

@@ -296,13 +296,14 @@ func countFacts(it map[string]types.AttributeValue) int {
 	return 0
 }
 
-// itemSize returns the size of an item by DynamoDB's rules: the UTF-8 bytes
-// of every attribute name and string, the bytes of binaries, 1 byte for a
-// boolean or null, about one byte per two significant digits plus one for a
-// number, and 3 bytes for a map or list plus, for each element, 1 byte and
-// the element's name and size. Numbers are rounded up, so the result is an
-// upper bound.
-func itemSize(it map[string]types.AttributeValue) int {
+// ItemSize returns the size of an item by DynamoDB's rules (developer
+// guide, "Item sizes and formats"): the UTF-8 bytes of every attribute name
+// and string, the bytes of binaries, 1 byte for a boolean or null, one byte
+// per two significant digits plus one for a number (leading and trailing
+// zeros trimmed), and 3 bytes for a map or list plus, for each element, 1
+// byte and the element's name and size. A write of an item over
+// [MaxItemBytes] by this measure is refused before it is sent.
+func ItemSize(it map[string]types.AttributeValue) int {
 	n := 0
 	for name, av := range it {
 		n += len(name) + valueSize(av)
@@ -327,31 +328,24 @@ func valueSize(av types.AttributeValue) int {
 		}
 		return n
 	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += 1 + valueSize(e)
-		}
-		return n
+		return 3 + sizeOfAll(v.Value, func(e types.AttributeValue) int { return 1 + valueSize(e) })
 	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
+		return sizeOfAll(v.Value, func(s string) int { return len(s) })
 	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += numberSize(s)
-		}
-		return n
+		return sizeOfAll(v.Value, numberSize)
 	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
+		return sizeOfAll(v.Value, func(b []byte) int { return len(b) })
 	}
 	return 0
+}
+
+// sizeOfAll returns the sum of size over the elements of a list or set.
+func sizeOfAll[E any](elems []E, size func(E) int) int {
+	n := 0
+	for _, e := range elems {
+		n += size(e)
+	}
+	return n
 }
 
 // numberSize is the stored size of a number: one byte per two significant
@@ -370,7 +364,7 @@ func numberSize(s string) int {
 // checkSize returns an error wrapping ErrItemTooLarge when it is over
 // MaxItemBytes.
 func checkSize(it map[string]types.AttributeValue) error {
-	if n := itemSize(it); n > MaxItemBytes {
+	if n := ItemSize(it); n > MaxItemBytes {
 		return fmt.Errorf("%w: the item would be %d bytes, over %d; not sent", ErrItemTooLarge, n, MaxItemBytes)
 	}
 	return nil

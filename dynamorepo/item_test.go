@@ -40,7 +40,7 @@ func TestItemSize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := dynamorepo.ItemSize(tt.item); got != tt.want {
-			t.Errorf("%s: itemSize = %d, want %d", tt.name, got, tt.want)
+			t.Errorf("%s: ItemSize = %d, want %d", tt.name, got, tt.want)
 		}
 	}
 }
@@ -329,7 +329,7 @@ func TestOldWatermarksRead(t *testing.T) {
 	f.count.take()
 
 	model := memorytest.NewModel()
-	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(stepClock()))
+	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(memorytest.StepClock(t0)))
 	res, err := s.Extract(ctx, extractReq(uuid, 0, 6, time.Time{}))
 	if err != nil {
 		t.Fatal(err)

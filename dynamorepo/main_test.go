@@ -163,6 +163,19 @@ func newFixture(tb testing.TB, opts ...dynamorepo.Option) *fixture {
 	return f
 }
 
+// step runs op, the step of a test called name, and fails t unless op
+// succeeds with exactly the requests want, as [counter.take] lists them.
+func (f *fixture) step(t *testing.T, name, want string, op func() error) {
+	t.Helper()
+	f.count.take()
+	if err := op(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if got := f.count.take(); got != want {
+		t.Errorf("%s: requests = %q, want %q", name, got, want)
+	}
+}
+
 // rawItem returns the stored item of key pk, read without counting.
 func (f *fixture) rawItem(tb testing.TB, pk string) map[string]types.AttributeValue {
 	tb.Helper()

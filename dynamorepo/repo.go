@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"strconv"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -163,30 +163,10 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 	// created the facts, after which the first write's condition holds
 	// unless the record is at the cap.
 	for range 2 {
-		_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:        aws.String(r.table),
-			Key:              key,
-			UpdateExpression: aws.String("SET #facts.#k = :f, #ver = :new REMOVE #removed.#k, #ttl"),
-			ConditionExpression: aws.String("attribute_exists(#facts) AND attribute_exists(#removed) AND " +
-				"(attribute_exists(#facts.#k) OR size(#facts) < :max)"),
-			ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#k": f.Key, "#ver": attrVersion, "#ttl": TTLAttribute},
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":f":   fv,
-				":new": str(newVersion()),
-				":max": &types.AttributeValueMemberN{Value: strconv.Itoa(maxFacts)},
-			},
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		})
-		ccf := conditionFailed(err)
-		if ccf == nil {
-			if err != nil {
-				return false, memory.Record{}, fmt.Errorf("dynamorepo: set fact: %w", err)
-			}
-			return true, memory.Record{}, nil
-		}
-		cur, err := decodeRecord(ccf.Item)
-		if err != nil {
-			return false, memory.Record{}, err
+		done, cur, err := r.updateEntry(ctx, "set fact", key, "#facts", f.Key, maxFacts,
+			"SET #facts.#k = :v, #ver = :new REMOVE #removed.#k, #ttl", fv, map[string]string{"#ttl": TTLAttribute})
+		if done || err != nil {
+			return done, memory.Record{}, err
 		}
 		if cur.Facts != nil {
 			return false, cur, nil // at the cap, or stored without a tombstone map
@@ -197,6 +177,43 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 		}
 	}
 	return false, memory.Record{}, fmt.Errorf("dynamorepo: set fact: the facts map was created and removed again during the write")
+}
+
+// updateEntry runs the UpdateItem of SetFact and DeleteFact on the entry
+// k of the map attribute that capped names (#facts or #removed): update,
+// in which #k names the entry, :v is v and :new a new version, on the
+// condition that the record has facts and a tombstone map and that the
+// capped map holds k or fewer than limit entries; extra names the
+// attributes update names besides those. It returns true when the update
+// is written; false and the current record, returned with the failure
+// (zero when there is none), when the condition fails; and a storage
+// failure as an error naming op.
+func (r *Repo) updateEntry(ctx context.Context, op string, key map[string]types.AttributeValue, capped, k string, limit int,
+	update string, v types.AttributeValue, extra map[string]string) (bool, memory.Record, error) {
+	names := map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#k": k, "#ver": attrVersion}
+	maps.Copy(names, extra)
+	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(r.table),
+		Key:              key,
+		UpdateExpression: aws.String(update),
+		ConditionExpression: aws.String("attribute_exists(#facts) AND attribute_exists(#removed) AND " +
+			"(attribute_exists(" + capped + ".#k) OR size(" + capped + ") < :max)"),
+		ExpressionAttributeNames: names,
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":v":   v,
+			":new": str(newVersion()),
+			":max": num(int64(limit)),
+		},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if ccf := conditionFailed(err); ccf != nil {
+		cur, err := decodeRecord(ccf.Item)
+		return false, cur, err
+	}
+	if err != nil {
+		return false, memory.Record{}, fmt.Errorf("dynamorepo: %s: %w", op, err)
+	}
+	return true, memory.Record{}, nil
 }
 
 // createFacts creates the facts of an item that has none (no item, or an
@@ -241,31 +258,8 @@ func (r *Repo) DeleteFact(ctx context.Context, s memory.Scope, key string, at ti
 	if key == "" {
 		return false, memory.Record{}, errors.New("dynamorepo: delete fact: empty key")
 	}
-	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:        aws.String(r.table),
-		Key:              k,
-		UpdateExpression: aws.String("REMOVE #facts.#k SET #removed.#k = :at, #ver = :new"),
-		ConditionExpression: aws.String("attribute_exists(#facts) AND attribute_exists(#removed) AND " +
-			"(attribute_exists(#removed.#k) OR size(#removed) < :max)"),
-		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#k": key, "#ver": attrVersion},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":at":  num(ceilMilli(at)),
-			":new": str(newVersion()),
-			":max": &types.AttributeValueMemberN{Value: strconv.Itoa(maxTombstones)},
-		},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	if ccf := conditionFailed(err); ccf != nil {
-		cur, err := decodeRecord(ccf.Item)
-		if err != nil {
-			return false, memory.Record{}, err
-		}
-		return false, cur, nil
-	}
-	if err != nil {
-		return false, memory.Record{}, fmt.Errorf("dynamorepo: delete fact: %w", err)
-	}
-	return true, memory.Record{}, nil
+	return r.updateEntry(ctx, "delete fact", k, "#removed", key, maxTombstones,
+		"REMOVE #facts.#k SET #removed.#k = :v, #ver = :new", num(ceilMilli(at)), nil)
 }
 
 // ClearFacts implements [memory.Repository.ClearFacts] with one UpdateItem

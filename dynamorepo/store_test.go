@@ -25,19 +25,6 @@ func newStore(t testing.TB, f *fixture, cfg memory.Config, opts ...memory.Option
 	return s
 }
 
-// stepClock returns a clock that starts at t0 and moves one second on at
-// every call.
-func stepClock() memory.Clock {
-	var mu sync.Mutex
-	now := t0
-	return func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		now = now.Add(time.Second)
-		return now
-	}
-}
-
 func keysOf(facts []memory.Fact) []string {
 	out := make([]string, len(facts))
 	for i, f := range facts {
@@ -58,18 +45,8 @@ func extractReq(thread string, prev, count int, sentAt time.Time) memory.Extract
 func TestStoreRoundTrips(t *testing.T) {
 	f := newFixture(t)
 	model := memorytest.NewModel()
-	s := newStore(t, f, memory.Config{MaxFacts: 3}, memory.WithModel(model), memory.WithClock(stepClock()))
+	s := newStore(t, f, memory.Config{MaxFacts: 3}, memory.WithModel(model), memory.WithClock(memorytest.StepClock(t0)))
 
-	step := func(name, want string, op func() error) {
-		t.Helper()
-		f.count.take()
-		if err := op(); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if got := f.count.take(); got != want {
-			t.Errorf("%s: requests = %q, want %q", name, got, want)
-		}
-	}
 	facts := func() []string {
 		t.Helper()
 		got, err := s.GetFacts(ctx, scope)
@@ -86,25 +63,25 @@ func TestStoreRoundTrips(t *testing.T) {
 		return rec.Version
 	}
 
-	step("GetFacts of no record", "GetItem:1", func() error { _, err := s.GetFacts(ctx, scope); return err })
-	step("UpsertFact of the first fact", "UpdateItem:2", func() error { _, err := s.UpsertFact(ctx, scope, "Name", "Ana"); return err })
-	step("UpsertFact under the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "home city", "Lisbon"); return err })
-	step("UpsertFact of a stored key", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana Sousa"); return err })
-	step("UpsertFact to the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "role", "nurse"); return err })
-	step("UpsertFact of a stored key at the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "role", "head nurse"); return err })
-	step("UpsertFact of a new key at the cap", "PutItem:1 UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "language", "pt"); return err })
+	f.step(t, "GetFacts of no record", "GetItem:1", func() error { _, err := s.GetFacts(ctx, scope); return err })
+	f.step(t, "UpsertFact of the first fact", "UpdateItem:2", func() error { _, err := s.UpsertFact(ctx, scope, "Name", "Ana"); return err })
+	f.step(t, "UpsertFact under the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "home city", "Lisbon"); return err })
+	f.step(t, "UpsertFact of a stored key", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana Sousa"); return err })
+	f.step(t, "UpsertFact to the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "role", "nurse"); return err })
+	f.step(t, "UpsertFact of a stored key at the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "role", "head nurse"); return err })
+	f.step(t, "UpsertFact of a new key at the cap", "PutItem:1 UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "language", "pt"); return err })
 	// home_city, updated longest ago, was dropped; never the new fact.
 	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa", "role=head nurse"}, facts()); diff != "" {
 		t.Errorf("facts at the cap (-want +got):\n%s", diff)
 	}
-	step("GetFacts", "GetItem:1", func() error { _, err := s.GetFacts(ctx, scope); return err })
+	f.step(t, "GetFacts", "GetItem:1", func() error { _, err := s.GetFacts(ctx, scope); return err })
 
 	v := version()
-	step("RemoveFact of an absent key", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, "pet") })
+	f.step(t, "RemoveFact of an absent key", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, "pet") })
 	if got := version(); got == v {
 		t.Error("RemoveFact of an absent key wrote no tombstone")
 	}
-	step("RemoveFact", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, "Role") })
+	f.step(t, "RemoveFact", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, "Role") })
 	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa"}, facts()); diff != "" {
 		t.Errorf("facts after RemoveFact (-want +got):\n%s", diff)
 	}
@@ -112,7 +89,7 @@ func TestStoreRoundTrips(t *testing.T) {
 	// An extraction: one read, one conditional write, one model call.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "home_city", Value: "Lisbon"}}})
 	var res memory.ExtractResult
-	step("Extract", "GetItem:1 PutItem:1", func() (err error) {
+	f.step(t, "Extract", "GetItem:1 PutItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
 		return err
 	})
@@ -123,7 +100,7 @@ func TestStoreRoundTrips(t *testing.T) {
 		t.Errorf("watermark of th-1 = %+v, want turn count 2", rec.Threads)
 	}
 	// Redelivered: recognised from the watermark with one read, no model call.
-	step("Extract redelivered", "GetItem:1", func() (err error) {
+	f.step(t, "Extract redelivered", "GetItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
 		return err
 	})
@@ -131,14 +108,14 @@ func TestStoreRoundTrips(t *testing.T) {
 		t.Errorf("redelivered Extract: outcome %s after %d model calls, want duplicate after 1", res.Outcome, model.Calls())
 	}
 
-	step("Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
+	f.step(t, "Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
 	if got := facts(); len(got) != 0 {
 		t.Errorf("facts after Clear = %v", got)
 	}
-	step("UpsertFact after Clear", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
+	f.step(t, "UpsertFact after Clear", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
 
 	var n int
-	step("DeleteByUser", "PutItem:1", func() (err error) {
+	f.step(t, "DeleteByUser", "PutItem:1", func() (err error) {
 		n, err = s.DeleteByUser(ctx, scope)
 		return err
 	})
@@ -153,23 +130,23 @@ func TestStoreRoundTrips(t *testing.T) {
 	}
 	sentBefore := rec.ErasedAt.Add(-time.Millisecond)
 	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "name", Value: "Ana"}}})
-	step("Extract sent before the erasure", "GetItem:1", func() (err error) {
+	f.step(t, "Extract sent before the erasure", "GetItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, sentBefore))
 		return err
 	})
 	if res.Outcome != memory.OutcomeFenced || model.Calls() != 1 || len(res.Facts) != 0 {
 		t.Errorf("fenced Extract: outcome %s, %d model calls, facts %v; want fenced, 1, none", res.Outcome, model.Calls(), res.Facts)
 	}
-	step("GetFacts of a fence", "GetItem:1", func() (err error) {
+	f.step(t, "GetFacts of a fence", "GetItem:1", func() (err error) {
 		got, err := s.GetFacts(ctx, scope)
 		if err == nil && len(got) != 0 {
 			t.Errorf("GetFacts of a fence = %v", got)
 		}
 		return err
 	})
-	step("UpsertFact over a fence", "UpdateItem:2", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
+	f.step(t, "UpsertFact over a fence", "UpdateItem:2", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
 	// The fence still holds against the old request once the record is back.
-	step("Extract sent before the erasure, over a new record", "GetItem:1", func() (err error) {
+	f.step(t, "Extract sent before the erasure, over a new record", "GetItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, sentBefore))
 		return err
 	})

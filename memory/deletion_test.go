@@ -29,18 +29,18 @@ func TestRemovedKeyIsNotSetByAnOlderExtraction(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, ana, "home_city", "Lisbon"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RemoveFact(ctx, ana, "Home City"); err != nil {
+	if err := s.RemoveFact(ctx, memorytest.Ana, "Home City"); err != nil {
 		t.Fatal(err)
 	}
-	removed := removedAt(t, repo, ana, "home_city")
+	removed := removedAt(t, repo, memorytest.Ana, "home_city")
 
 	// Sent at the very time of the removal: the removal wins for its key,
 	// the other keys of the message apply.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon"), set("language", "pt")}})
-	req := extractReq(ana, "th-1", 0, 2, "I live in Lisbon and speak Portuguese")
+	req := extractReq(memorytest.Ana, "th-1", 0, 2, "I live in Lisbon and speak Portuguese")
 	req.SentAt = removed
 	res, err := s.Extract(ctx, req)
 	if err != nil {
@@ -49,19 +49,19 @@ func TestRemovedKeyIsNotSetByAnOlderExtraction(t *testing.T) {
 	if res.Outcome != memory.OutcomeChanged || res.Sets != 1 || res.Forgotten != 1 {
 		t.Errorf("outcome %q, sets %d, forgotten %d; want changed, 1, 1", res.Outcome, res.Sets, res.Forgotten)
 	}
-	if diff := cmp.Diff(map[string]string{"language": "pt"}, values(mustFacts(t, s, ana))); diff != "" {
+	if diff := cmp.Diff(map[string]string{"language": "pt"}, values(mustFacts(t, s, memorytest.Ana))); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
 
 	// A message sent after the removal states it again: forgetting is not
 	// a ban.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Porto")}})
-	later := extractReq(ana, "th-2", 0, 2, "I moved to Porto")
+	later := extractReq(memorytest.Ana, "th-2", 0, 2, "I moved to Porto")
 	later.SentAt = removed.Add(time.Millisecond)
 	if res, err := s.Extract(ctx, later); err != nil || res.Outcome != memory.OutcomeChanged || res.Forgotten != 0 {
 		t.Fatalf("later message: %+v, %v", res, err)
 	}
-	if got := values(mustFacts(t, s, ana))["home_city"]; got != "Porto" {
+	if got := values(mustFacts(t, s, memorytest.Ana))["home_city"]; got != "Porto" {
 		t.Errorf("home_city = %q, want Porto", got)
 	}
 }
@@ -70,14 +70,14 @@ func TestRemovalBetweenReadAndWriteOfAnExtraction(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon"), set("language", "pt")}})
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, ana, "home_city", "Lisbon"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
 		t.Fatal(err)
 	}
-	req := extractReq(ana, "th-1", 0, 2, "I live in Lisbon")
+	req := extractReq(memorytest.Ana, "th-1", 0, 2, "I live in Lisbon")
 	req.SentAt = t0.Add(1500 * time.Millisecond) // after the upsert, before the removal
 	repo.BeforeSave = func() {
 		repo.BeforeSave = nil
-		if err := s.RemoveFact(ctx, ana, "home_city"); err != nil {
+		if err := s.RemoveFact(ctx, memorytest.Ana, "home_city"); err != nil {
 			t.Error(err)
 		}
 	}
@@ -91,7 +91,7 @@ func TestRemovalBetweenReadAndWriteOfAnExtraction(t *testing.T) {
 	if model.Calls() != 1 || res.Forgotten != 1 {
 		t.Errorf("model calls %d, forgotten %d; want 1 and 1", model.Calls(), res.Forgotten)
 	}
-	if rec, _ := repo.Record(ana); rec.Threads["th-1"].TurnCount != 2 {
+	if rec, _ := repo.Record(memorytest.Ana); rec.Threads["th-1"].TurnCount != 2 {
 		t.Errorf("watermark %+v, want 2", rec.Threads["th-1"])
 	}
 }
@@ -99,18 +99,18 @@ func TestRemovalBetweenReadAndWriteOfAnExtraction(t *testing.T) {
 func TestManualUpsertClearsTheTombstone(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{})
-	if _, err := s.UpsertFact(ctx, ana, "language", "pt"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"home_city", "pet"} {
-		if err := s.RemoveFact(ctx, ana, k); err != nil {
+		if err := s.RemoveFact(ctx, memorytest.Ana, k); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.UpsertFact(ctx, ana, "home_city", "Porto"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Porto"); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := repo.Record(ana)
+	rec, _ := repo.Record(memorytest.Ana)
 	if diff := cmp.Diff([]string{"pet"}, slices.Sorted(maps.Keys(rec.Tombstones))); diff != "" {
 		t.Errorf("tombstones (-want +got):\n%s", diff)
 	}
@@ -123,22 +123,22 @@ func TestClearFencesOlderExtractions(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, ana, "home_city", "Lisbon"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Clear(ctx, ana); err != nil {
+	if err := s.Clear(ctx, memorytest.Ana); err != nil {
 		t.Fatal(err)
 	}
-	cleared, _ := repo.Record(ana)
-	if _, err := s.UpsertFact(ctx, ana, "language", "pt"); err != nil { // set by hand after the clear
+	cleared, _ := repo.Record(memorytest.Ana)
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil { // set by hand after the clear
 		t.Fatal(err)
 	}
 
 	// Sent at the clear: no model call, no write, the facts set since stay.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon")}})
-	req := extractReq(ana, "th-1", 0, 2, "I live in Lisbon")
+	req := extractReq(memorytest.Ana, "th-1", 0, 2, "I live in Lisbon")
 	req.SentAt = cleared.ClearedAt
-	before, _ := repo.Record(ana)
+	before, _ := repo.Record(memorytest.Ana)
 	res, err := s.Extract(ctx, req)
 	if err != nil || res.Outcome != memory.OutcomeCleared || model.Calls() != 0 {
 		t.Fatalf("res = %+v, %v, model calls %d; want cleared without a call", res, err, model.Calls())
@@ -146,21 +146,21 @@ func TestClearFencesOlderExtractions(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"language": "pt"}, values(res.Facts)); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
-	if after, _ := repo.Record(ana); after.Version != before.Version {
+	if after, _ := repo.Record(memorytest.Ana); after.Version != before.Version {
 		t.Error("a fenced extraction wrote")
 	}
 
 	// The clear lands between the read and the write: nothing is written.
-	if _, err := s.UpsertFact(ctx, bob, "x", "y"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Bob, "x", "y"); err != nil {
 		t.Fatal(err)
 	}
-	bobReq := extractReq(bob, "th-9", 0, 2, "I'm Bob")
-	rec, _ := repo.Record(bob)
+	bobReq := extractReq(memorytest.Bob, "th-9", 0, 2, "I'm Bob")
+	rec, _ := repo.Record(memorytest.Bob)
 	bobReq.SentAt = rec.Facts[0].UpdatedAt // after bob's write, before the clear below
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("name", "Bob")}})
 	repo.BeforeSave = func() {
 		repo.BeforeSave = nil
-		if err := s.Clear(ctx, bob); err != nil {
+		if err := s.Clear(ctx, memorytest.Bob); err != nil {
 			t.Error(err)
 		}
 	}
@@ -168,13 +168,13 @@ func TestClearFencesOlderExtractions(t *testing.T) {
 	if err != nil || res.Outcome != memory.OutcomeCleared || len(res.Facts) != 0 {
 		t.Fatalf("res = %+v, %v; want cleared, no facts", res, err)
 	}
-	if rec, _ := repo.Record(bob); len(rec.Facts) != 0 || len(rec.Threads) != 0 {
+	if rec, _ := repo.Record(memorytest.Bob); len(rec.Facts) != 0 || len(rec.Threads) != 0 {
 		t.Errorf("after the clear: %+v, want no fact and no watermark", rec)
 	}
 
 	// A message sent after the clear writes.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("name", "Bob")}})
-	later := extractReq(bob, "th-10", 0, 2, "I'm Bob")
+	later := extractReq(memorytest.Bob, "th-10", 0, 2, "I'm Bob")
 	later.SentAt = t0.Add(time.Hour)
 	if res, err := s.Extract(ctx, later); err != nil || res.Outcome != memory.OutcomeChanged {
 		t.Errorf("after the clear, a new message: %+v, %v", res, err)
@@ -185,26 +185,26 @@ func TestTombstonesAreBoundedAndFoldIntoClearedAt(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
 	s, repo := newStore(t, memory.Config{MaxTombstones: 2}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, ana, "language", "pt"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
 		t.Fatal(err)
 	}
 	var at []time.Time
 	for _, k := range []string{"a", "b"} {
-		if err := s.RemoveFact(ctx, ana, k); err != nil {
+		if err := s.RemoveFact(ctx, memorytest.Ana, k); err != nil {
 			t.Fatal(err)
 		}
-		at = append(at, removedAt(t, repo, ana, k))
+		at = append(at, removedAt(t, repo, memorytest.Ana, k))
 	}
 	if repo.Calls("Save") != 0 {
 		t.Fatalf("Save calls = %d under the bound, want 0", repo.Calls("Save"))
 	}
-	if err := s.RemoveFact(ctx, ana, "c"); err != nil {
+	if err := s.RemoveFact(ctx, memorytest.Ana, "c"); err != nil {
 		t.Fatal(err)
 	}
 	if repo.Calls("Save") != 1 {
 		t.Errorf("Save calls = %d at the bound, want 1", repo.Calls("Save"))
 	}
-	rec, _ := repo.Record(ana)
+	rec, _ := repo.Record(memorytest.Ana)
 	if diff := cmp.Diff([]string{"b", "c"}, slices.Sorted(maps.Keys(rec.Tombstones))); diff != "" {
 		t.Errorf("tombstones (-want +got):\n%s", diff)
 	}
@@ -214,7 +214,7 @@ func TestTombstonesAreBoundedAndFoldIntoClearedAt(t *testing.T) {
 
 	// Sent after a's removal, before b's: a may be set again, b may not.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("a", "1"), set("b", "2")}})
-	req := extractReq(ana, "th-1", 0, 2, "a and b")
+	req := extractReq(memorytest.Ana, "th-1", 0, 2, "a and b")
 	req.SentAt = at[0].Add(time.Millisecond)
 	res, err := s.Extract(ctx, req)
 	if err != nil || res.Sets != 1 || res.Forgotten != 1 {
@@ -225,7 +225,7 @@ func TestTombstonesAreBoundedAndFoldIntoClearedAt(t *testing.T) {
 	}
 	// Sent at a's removal: the floor fences every key.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("z", "1")}})
-	old := extractReq(ana, "th-2", 0, 2, "z")
+	old := extractReq(memorytest.Ana, "th-2", 0, 2, "z")
 	old.SentAt = at[0]
 	if res, err := s.Extract(ctx, old); err != nil || res.Outcome != memory.OutcomeCleared {
 		t.Errorf("older than the floor: %+v, %v; want cleared", res, err)
@@ -238,31 +238,31 @@ func TestDeletionFencesExpire(t *testing.T) {
 	clock := func() time.Time { return now }
 	model := memorytest.NewModel()
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model), memory.WithClock(clock))
-	if err := s.Clear(ctx, ana); err != nil {
+	if err := s.Clear(ctx, memorytest.Ana); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Minute)
-	if err := s.RemoveFact(ctx, ana, "pet"); err != nil {
+	if err := s.RemoveFact(ctx, memorytest.Ana, "pet"); err != nil {
 		t.Fatal(err)
 	}
 	// One day within the lifetime: a whole-record write keeps both.
 	now = t0.Add(memory.DeletionFenceLifetime)
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("a", "1")}})
-	if _, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "a")); err != nil {
+	if _, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "a")); err != nil {
 		t.Fatal(err)
 	}
-	if rec, _ := repo.Record(ana); rec.ClearedAt.IsZero() || len(rec.Tombstones) != 1 {
+	if rec, _ := repo.Record(memorytest.Ana); rec.ClearedAt.IsZero() || len(rec.Tombstones) != 1 {
 		t.Errorf("within the lifetime: clearedAt %v, tombstones %v; want both kept", rec.ClearedAt, rec.Tombstones)
 	}
 	// Past the lifetime of both: the next whole-record write drops them.
 	now = t0.Add(memory.DeletionFenceLifetime + 2*time.Minute)
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("b", "1")}})
-	req := extractReq(ana, "th-2", 0, 2, "b")
+	req := extractReq(memorytest.Ana, "th-2", 0, 2, "b")
 	req.SentAt = now
 	if _, err := s.Extract(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	if rec, _ := repo.Record(ana); !rec.ClearedAt.IsZero() || len(rec.Tombstones) != 0 {
+	if rec, _ := repo.Record(memorytest.Ana); !rec.ClearedAt.IsZero() || len(rec.Tombstones) != 0 {
 		t.Errorf("past the lifetime: clearedAt %v, tombstones %v; want none", rec.ClearedAt, rec.Tombstones)
 	}
 }
@@ -271,44 +271,44 @@ func TestRemoveFactAndClear(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{})
 	for _, k := range []string{"language", "home_city"} {
-		if _, err := s.UpsertFact(ctx, ana, k, "x"); err != nil {
+		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.RemoveFact(ctx, ana, "Home City"); err != nil {
+	if err := s.RemoveFact(ctx, memorytest.Ana, "Home City"); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"language"}, keys(mustFacts(t, s, ana))); diff != "" {
+	if diff := cmp.Diff([]string{"language"}, keys(mustFacts(t, s, memorytest.Ana))); diff != "" {
 		t.Errorf("after remove (-want +got):\n%s", diff)
 	}
-	if err := s.RemoveFact(ctx, ana, "not_there"); err != nil {
+	if err := s.RemoveFact(ctx, memorytest.Ana, "not_there"); err != nil {
 		t.Fatal(err)
 	}
 	// An absent key gets a tombstone too: an extraction in flight may be
 	// about to set it.
-	rec, _ := repo.Record(ana)
+	rec, _ := repo.Record(memorytest.Ana)
 	if diff := cmp.Diff([]string{"home_city", "not_there"}, slices.Sorted(maps.Keys(rec.Tombstones))); diff != "" {
 		t.Errorf("tombstones (-want +got):\n%s", diff)
 	}
-	if err := s.RemoveFact(ctx, ana, " "); memory.ErrorCode(err) != memory.CodeEmptyFact {
+	if err := s.RemoveFact(ctx, memorytest.Ana, " "); memory.ErrorCode(err) != memory.CodeEmptyFact {
 		t.Errorf("RemoveFact(empty) = %v", err)
 	}
-	if err := s.Clear(ctx, ana); err != nil {
+	if err := s.Clear(ctx, memorytest.Ana); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustFacts(t, s, ana); len(got) != 0 {
+	if got := mustFacts(t, s, memorytest.Ana); len(got) != 0 {
 		t.Errorf("after clear: %v", got)
 	}
-	if _, ok := repo.Record(ana); !ok {
+	if _, ok := repo.Record(memorytest.Ana); !ok {
 		t.Error("clear removed the record; only erasure does")
 	}
-	if rec, _ := repo.Record(ana); len(rec.Tombstones) != 0 || rec.ClearedAt.IsZero() {
+	if rec, _ := repo.Record(memorytest.Ana); len(rec.Tombstones) != 0 || rec.ClearedAt.IsZero() {
 		t.Errorf("after clear: tombstones %v, clearedAt %v; want none and a time", rec.Tombstones, rec.ClearedAt)
 	}
-	if err := s.Clear(ctx, bob); err != nil {
+	if err := s.Clear(ctx, memorytest.Bob); err != nil {
 		t.Errorf("Clear of a user without a record: %v", err)
 	}
-	if rec, ok := repo.Record(bob); !ok || len(rec.Facts) != 0 || rec.ClearedAt.IsZero() {
+	if rec, ok := repo.Record(memorytest.Bob); !ok || len(rec.Facts) != 0 || rec.ClearedAt.IsZero() {
 		t.Errorf("clear of a user without a record left %+v, %v; want a record holding only clearedAt", rec, ok)
 	}
 }
@@ -317,25 +317,25 @@ func TestDeleteByUser(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{})
 	for _, k := range []string{"a", "b", "c"} {
-		if _, err := s.UpsertFact(ctx, ana, k, "x"); err != nil {
+		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.UpsertFact(ctx, bob, "a", "x"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Bob, "a", "x"); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.DeleteByUser(ctx, ana)
+	n, err := s.DeleteByUser(ctx, memorytest.Ana)
 	if err != nil || n != 3 {
 		t.Fatalf("DeleteByUser = %d, %v; want 3", n, err)
 	}
-	rec, _ := repo.Record(ana)
+	rec, _ := repo.Record(memorytest.Ana)
 	if len(rec.Facts) != 0 || len(rec.Threads) != 0 || rec.ErasedAt.IsZero() {
 		t.Errorf("after erasure the record is %+v, want only a fence", rec)
 	}
-	if len(mustFacts(t, s, bob)) != 1 {
+	if len(mustFacts(t, s, memorytest.Bob)) != 1 {
 		t.Error("erasing ana touched bob")
 	}
-	if n, err := s.DeleteByUser(ctx, ana); err != nil || n != 0 {
+	if n, err := s.DeleteByUser(ctx, memorytest.Ana); err != nil || n != 0 {
 		t.Errorf("second erasure = %d, %v; want 0", n, err)
 	}
 }

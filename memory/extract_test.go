@@ -36,7 +36,7 @@ func TestExtractMerges(t *testing.T) {
 		memorytest.Answer{Operations: []memory.Operation{set("name", "Ana"), del("home_city"), set("role", "nurse"), del("never_there")}},
 	)
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	res, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "Hi, I'm Ana from Lisbon, answer in Portuguese", "Olá Ana!"))
+	res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "Hi, I'm Ana from Lisbon, answer in Portuguese", "Olá Ana!"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestExtractMerges(t *testing.T) {
 		t.Errorf("source = %q, want th-1", nameBefore.SourceThreadID)
 	}
 
-	res, err = s.Extract(ctx, extractReq(ana, "th-2", 6, 8, "I no longer live anywhere fixed; I'm a nurse", "Noted."))
+	res, err = s.Extract(ctx, extractReq(memorytest.Ana, "th-2", 6, 8, "I no longer live anywhere fixed; I'm a nurse", "Noted."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestExtractMerges(t *testing.T) {
 	if got := repo.Calls("Save"); got != 2 {
 		t.Errorf("Save calls = %d, want 1 per extraction", got)
 	}
-	rec, _ := repo.Record(ana)
+	rec, _ := repo.Record(memorytest.Ana)
 	if rec.Threads["th-1"].TurnCount != 2 || rec.Threads["th-2"].TurnCount != 8 {
 		t.Errorf("watermarks = %+v", rec.Threads)
 	}
@@ -92,10 +92,10 @@ func TestExtractPromptHoldsFactsAndTranscriptNotToolTurns(t *testing.T) {
 	model := memorytest.NewModel()
 	s, _ := newStore(t, memory.Config{}, memory.WithModel(model))
 	ctx := context.Background()
-	if _, err := s.UpsertFact(ctx, ana, "language", "Portuguese"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "Portuguese"); err != nil {
 		t.Fatal(err)
 	}
-	req := extractReq(ana, "th-1", 0, 3, "I moved to Porto")
+	req := extractReq(memorytest.Ana, "th-1", 0, 3, "I moved to Porto")
 	req.Turns = append(req.Turns, memory.Turn{Role: memory.RoleTool, Text: "TOOL-SECRET"})
 	req.CheapModelID = "override-model"
 	req.Meta.RequestID = "req-1"
@@ -138,18 +138,18 @@ func TestExtractFailuresWriteNothing(t *testing.T) {
 			ctx := context.Background()
 			model := memorytest.NewModel(tt.answer)
 			s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-			if _, err := s.UpsertFact(ctx, ana, "language", "Portuguese"); err != nil {
+			if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "Portuguese"); err != nil {
 				t.Fatal(err)
 			}
-			before, _ := repo.Record(ana)
-			res, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "hello"))
+			before, _ := repo.Record(memorytest.Ana)
+			res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hello"))
 			if err != nil {
 				t.Fatalf("Extract returned an error for a model failure: %v", err)
 			}
 			if res.Outcome != tt.outcome || memory.ErrorCode(res.Reported) != tt.code {
 				t.Fatalf("outcome %q reported %v, want %q code %d", res.Outcome, res.Reported, tt.outcome, tt.code)
 			}
-			after, _ := repo.Record(ana)
+			after, _ := repo.Record(memorytest.Ana)
 			if tt.code != 0 {
 				if after.Version != before.Version {
 					t.Error("a failed extraction wrote")
@@ -191,10 +191,10 @@ func TestExtractSilentPaths(t *testing.T) {
 	t.Run("disabled", func(t *testing.T) {
 		model := memorytest.NewModel()
 		s, _ := newStore(t, memory.Config{ExtractionDisabled: true}, memory.WithModel(model))
-		if _, err := s.UpsertFact(ctx, ana, "language", "pt"); err != nil {
+		if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
 			t.Fatalf("edits must still work when extraction is off: %v", err)
 		}
-		res, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "hi"))
+		res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi"))
 		if err != nil || res.Outcome != memory.OutcomeDisabled || len(res.Facts) != 1 || model.Calls() != 0 {
 			t.Errorf("res = %+v, %v, calls %d", res, err, model.Calls())
 		}
@@ -205,7 +205,7 @@ func TestExtractSilentPaths(t *testing.T) {
 	t.Run("no turns", func(t *testing.T) {
 		model := memorytest.NewModel()
 		s, _ := newStore(t, memory.Config{}, memory.WithModel(model))
-		res, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2))
+		res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2))
 		if err != nil || res.Outcome != memory.OutcomeNoTurns || model.Calls() != 0 {
 			t.Errorf("res = %+v, %v", res, err)
 		}
@@ -214,7 +214,7 @@ func TestExtractSilentPaths(t *testing.T) {
 		model := memorytest.NewModel()
 		g := &gate{}
 		s, repo := newStore(t, memory.Config{}, memory.WithModel(model), memory.WithUsageGate(g))
-		res, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "hi"))
+		res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi"))
 		if err != nil || res.Outcome != memory.OutcomeRefused || res.Reported != nil || model.Calls() != 0 || repo.Calls("Save") != 0 {
 			t.Errorf("res = %+v, %v", res, err)
 		}
@@ -223,7 +223,7 @@ func TestExtractSilentPaths(t *testing.T) {
 		model := memorytest.NewModel(memorytest.Answer{Usage: memory.Usage{InputTokens: 7}, Err: errors.New("boom")})
 		g := &gate{allow: true}
 		s, _ := newStore(t, memory.Config{}, memory.WithModel(model), memory.WithUsageGate(g))
-		if _, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "hi")); err != nil {
+		if _, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi")); err != nil {
 			t.Fatal(err)
 		}
 		if len(g.used) != 1 || g.used[0].InputTokens != 7 {
@@ -236,11 +236,11 @@ func TestExtractRedeliveryCostsNoModelCall(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	req := extractReq(ana, "th-1", 0, 2, "I'm Ana")
+	req := extractReq(memorytest.Ana, "th-1", 0, 2, "I'm Ana")
 	if _, err := s.Extract(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := repo.Record(ana)
+	before, _ := repo.Record(memorytest.Ana)
 	res, err := s.Extract(ctx, req)
 	if err != nil {
 		t.Fatal(err)
@@ -248,11 +248,11 @@ func TestExtractRedeliveryCostsNoModelCall(t *testing.T) {
 	if res.Outcome != memory.OutcomeDuplicate || model.Calls() != 1 || len(res.Facts) != 1 {
 		t.Errorf("redelivery: %+v, model calls %d", res, model.Calls())
 	}
-	if after, _ := repo.Record(ana); after.Version != before.Version {
+	if after, _ := repo.Record(memorytest.Ana); after.Version != before.Version {
 		t.Error("redelivery wrote")
 	}
 	// An older message of the same thread is a duplicate too.
-	if res, _ := s.Extract(ctx, extractReq(ana, "th-1", 0, 1, "I'm Ana")); res.Outcome != memory.OutcomeDuplicate {
+	if res, _ := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 1, "I'm Ana")); res.Outcome != memory.OutcomeDuplicate {
 		t.Errorf("older message: %q", res.Outcome)
 	}
 }
@@ -261,31 +261,31 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, ana, "name", "Ana"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "name", "Ana"); err != nil {
 		t.Fatal(err)
 	}
-	sentBefore := extractReq(ana, "th-1", 0, 2, "I'm Ana")
+	sentBefore := extractReq(memorytest.Ana, "th-1", 0, 2, "I'm Ana")
 	sentBefore.SentAt = t0 // the fake clock is past t0 at erasure
-	if _, err := s.DeleteByUser(ctx, ana); err != nil {
+	if _, err := s.DeleteByUser(ctx, memorytest.Ana); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Extract(ctx, sentBefore)
 	if err != nil || res.Outcome != memory.OutcomeFenced || model.Calls() != 0 || len(res.Facts) != 0 {
 		t.Fatalf("res = %+v, %v, calls %d", res, err, model.Calls())
 	}
-	if rec, _ := repo.Record(ana); len(rec.Facts) != 0 {
+	if rec, _ := repo.Record(memorytest.Ana); len(rec.Facts) != 0 {
 		t.Errorf("facts came back: %+v", rec.Facts)
 	}
 	// The erasure lands between the read and the write of an extraction.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
-	if _, err := s.UpsertFact(ctx, bob, "x", "y"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Bob, "x", "y"); err != nil {
 		t.Fatal(err)
 	}
-	req := extractReq(bob, "th-9", 0, 2, "I'm Bob")
+	req := extractReq(memorytest.Bob, "th-9", 0, 2, "I'm Bob")
 	req.SentAt = t0.Add(2500 * time.Millisecond) // after bob's first write, before the erasure below
 	repo.BeforeSave = func() {
 		repo.BeforeSave = nil
-		if _, err := s.DeleteByUser(ctx, bob); err != nil {
+		if _, err := s.DeleteByUser(ctx, memorytest.Bob); err != nil {
 			t.Error(err)
 		}
 	}
@@ -293,12 +293,12 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	if err != nil || res.Outcome != memory.OutcomeFenced {
 		t.Fatalf("res = %+v, %v", res, err)
 	}
-	if rec, _ := repo.Record(bob); len(rec.Facts) != 0 {
+	if rec, _ := repo.Record(memorytest.Bob); len(rec.Facts) != 0 {
 		t.Errorf("facts came back after erasure: %+v", rec.Facts)
 	}
 	// A message sent after the erasure writes.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("name", "Bob")}})
-	later := extractReq(bob, "th-10", 0, 2, "I'm Bob")
+	later := extractReq(memorytest.Bob, "th-10", 0, 2, "I'm Bob")
 	later.SentAt = t0.Add(time.Hour)
 	if res, err := s.Extract(ctx, later); err != nil || res.Outcome != memory.OutcomeChanged {
 		t.Errorf("after erasure, a new message: %+v, %v", res, err)
@@ -309,16 +309,16 @@ func TestExtractConflictReMergesWithoutModelCall(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, ana, "a", "1"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "a", "1"); err != nil {
 		t.Fatal(err)
 	}
 	repo.BeforeSave = func() {
 		repo.BeforeSave = nil
-		if _, err := s.UpsertFact(ctx, ana, "language", "pt"); err != nil {
+		if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
 			t.Error(err)
 		}
 	}
-	res, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "I'm Ana"))
+	res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "I'm Ana"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestExtractConflictReMergesWithoutModelCall(t *testing.T) {
 	if model.Calls() != 1 {
 		t.Errorf("model calls = %d, want 1", model.Calls())
 	}
-	if diff := cmp.Diff(res.Facts, mustFacts(t, s, ana)); diff != "" {
+	if diff := cmp.Diff(res.Facts, mustFacts(t, s, memorytest.Ana)); diff != "" {
 		t.Errorf("stored differs from returned (-ret +stored):\n%s", diff)
 	}
 }
@@ -338,11 +338,11 @@ func TestExtractCapsAndBadRequests(t *testing.T) {
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("c", "3"), set("d", "4")}})
 	s, _ := newStore(t, memory.Config{MaxFacts: 3}, memory.WithModel(model))
 	for _, k := range []string{"a", "b"} {
-		if _, err := s.UpsertFact(ctx, ana, k, "x"); err != nil {
+		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	res, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "hi"))
+	res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,8 +350,8 @@ func TestExtractCapsAndBadRequests(t *testing.T) {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 	for _, req := range []memory.ExtractRequest{
-		extractReq(ana, "th/1", 0, 2, "hi"),
-		extractReq(ana, "th-1", 3, 2, "hi"),
+		extractReq(memorytest.Ana, "th/1", 0, 2, "hi"),
+		extractReq(memorytest.Ana, "th-1", 3, 2, "hi"),
 		extractReq(memory.Scope{TenantID: "acme", UserID: "a#b"}, "th-1", 0, 2, "hi"),
 	} {
 		if _, err := s.Extract(ctx, req); memory.ErrorStatus(err) != 400 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,29 +14,12 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-var (
-	ana   = memory.Scope{TenantID: "acme", UserID: "ana"}
-	bob   = memory.Scope{TenantID: "acme", UserID: "bob"}
-	other = memory.Scope{TenantID: "globex", UserID: "ana"}
-	t0    = time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
-)
-
-// fakeClock returns a clock that advances one second per call.
-func fakeClock() memory.Clock {
-	var mu sync.Mutex
-	now := t0
-	return func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		now = now.Add(time.Second)
-		return now
-	}
-}
+var t0 = time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
 
 func newStore(t *testing.T, cfg memory.Config, opts ...memory.Option) (*memory.Store, *memorytest.Repo) {
 	t.Helper()
 	repo := memorytest.NewRepo()
-	s, err := memory.New(repo, cfg, append([]memory.Option{memory.WithClock(fakeClock())}, opts...)...)
+	s, err := memory.New(repo, cfg, append([]memory.Option{memory.WithClock(memorytest.StepClock(t0))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +53,7 @@ func mustFacts(t *testing.T, s *memory.Store, sc memory.Scope) []memory.Fact {
 
 func TestGetFactsOfUnknownUserIsEmpty(t *testing.T) {
 	s, repo := newStore(t, memory.Config{})
-	facts, err := s.GetFacts(context.Background(), ana)
+	facts, err := s.GetFacts(context.Background(), memorytest.Ana)
 	if err != nil || facts == nil || len(facts) != 0 {
 		t.Fatalf("GetFacts = %v, %v; want an empty slice", facts, err)
 	}
@@ -83,21 +65,21 @@ func TestGetFactsOfUnknownUserIsEmpty(t *testing.T) {
 func TestUpsertFact(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t, memory.Config{MaxFactChars: 20})
-	f, err := s.UpsertFact(ctx, ana, "  Home City ", "  Lisbon ")
+	f, err := s.UpsertFact(ctx, memorytest.Ana, "  Home City ", "  Lisbon ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Key != "home_city" || f.Value != "Lisbon" || f.SourceThreadID != "" || f.UpdatedAt.IsZero() {
 		t.Errorf("UpsertFact = %+v", f)
 	}
-	if _, err := s.UpsertFact(ctx, ana, "home-city", "Porto"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home-city", "Porto"); err != nil {
 		t.Fatal(err)
 	}
-	got := mustFacts(t, s, ana)
+	got := mustFacts(t, s, memorytest.Ana)
 	if diff := cmp.Diff(map[string]string{"home_city": "Porto"}, values(got)); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
-	if len(mustFacts(t, s, bob)) != 0 || len(mustFacts(t, s, other)) != 0 {
+	if len(mustFacts(t, s, memorytest.Bob)) != 0 || len(mustFacts(t, s, memorytest.OtherAna)) != 0 {
 		t.Error("another user or tenant sees ana's facts")
 	}
 }
@@ -111,11 +93,11 @@ func TestUpsertFactErrors(t *testing.T) {
 		code       int64
 		userMsg    bool
 	}{
-		{"empty key", ana, "  ", "x", memory.CodeEmptyFact, true},
-		{"punctuation key", ana, "!!", "x", memory.CodeEmptyFact, true},
-		{"empty value", ana, "k", " \t ", memory.CodeEmptyFact, true},
-		{"long value", ana, "k", strings.Repeat("é", 21), memory.CodeFactTooLong, true},
-		{"long key", ana, strings.Repeat("k", 21), "v", memory.CodeFactTooLong, true},
+		{"empty key", memorytest.Ana, "  ", "x", memory.CodeEmptyFact, true},
+		{"punctuation key", memorytest.Ana, "!!", "x", memory.CodeEmptyFact, true},
+		{"empty value", memorytest.Ana, "k", " \t ", memory.CodeEmptyFact, true},
+		{"long value", memorytest.Ana, "k", strings.Repeat("é", 21), memory.CodeFactTooLong, true},
+		{"long key", memorytest.Ana, strings.Repeat("k", 21), "v", memory.CodeFactTooLong, true},
 		{"bad tenant", memory.Scope{TenantID: "a#b", UserID: "u"}, "k", "v", memory.CodeInvalidID, false},
 		{"bad user", memory.Scope{TenantID: "a", UserID: ""}, "k", "v", memory.CodeInvalidID, false},
 	}
@@ -135,7 +117,7 @@ func TestUpsertFactErrors(t *testing.T) {
 		t.Errorf("%d writes for bad input, want 0", n)
 	}
 	// Exactly at the cap is accepted, counted in runes.
-	if _, err := s.UpsertFact(context.Background(), ana, "k", strings.Repeat("é", 20)); err != nil {
+	if _, err := s.UpsertFact(context.Background(), memorytest.Ana, "k", strings.Repeat("é", 20)); err != nil {
 		t.Errorf("value of exactly MaxFactChars runes: %v", err)
 	}
 }
@@ -144,17 +126,17 @@ func TestUpsertFactOverCapDropsLeastRecentlyUpdated(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{MaxFacts: 3})
 	for _, k := range []string{"a", "b", "c"} {
-		if _, err := s.UpsertFact(ctx, ana, k, "v-"+k); err != nil {
+		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "v-"+k); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.UpsertFact(ctx, ana, "a", "v-a2"); err != nil { // a is now the newest
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "a", "v-a2"); err != nil { // a is now the newest
 		t.Fatal(err)
 	}
-	if _, err := s.UpsertFact(ctx, ana, "d", "v-d"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "d", "v-d"); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"a", "c", "d"}, keys(mustFacts(t, s, ana))); diff != "" {
+	if diff := cmp.Diff([]string{"a", "c", "d"}, keys(mustFacts(t, s, memorytest.Ana))); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 	// The first write creates the record in SetFact; writes under the cap
@@ -170,26 +152,28 @@ func TestUpsertFactOverCapDropsLeastRecentlyUpdated(t *testing.T) {
 func TestUpsertFactRetriesConflicts(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{MaxFacts: 1, MaxConflictRetries: 3})
-	if _, err := s.UpsertFact(ctx, ana, "a", "1"); err != nil {
+	if _, err := s.UpsertFact(ctx, memorytest.Ana, "a", "1"); err != nil {
 		t.Fatal(err)
 	}
 	races := 0
 	repo.BeforeSave = func() {
 		if races < 2 {
 			races++
-			repo.Put(ana, memory.Record{Facts: []memory.Fact{{Key: fmt.Sprint("x", races), Value: "v", UpdatedAt: t0}}})
+			repo.Put(memorytest.Ana, memory.Record{Facts: []memory.Fact{{Key: fmt.Sprint("x", races), Value: "v", UpdatedAt: t0}}})
 		}
 	}
-	f, err := s.UpsertFact(ctx, ana, "b", "2")
+	f, err := s.UpsertFact(ctx, memorytest.Ana, "b", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]memory.Fact{f}, mustFacts(t, s, ana)); diff != "" {
+	if diff := cmp.Diff([]memory.Fact{f}, mustFacts(t, s, memorytest.Ana)); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
 	// A writer that always wins makes the write fail with a conflict.
-	repo.BeforeSave = func() { repo.Put(ana, memory.Record{Facts: []memory.Fact{{Key: "z", Value: "v", UpdatedAt: t0}}}) }
-	_, err = s.UpsertFact(ctx, ana, "c", "3")
+	repo.BeforeSave = func() {
+		repo.Put(memorytest.Ana, memory.Record{Facts: []memory.Fact{{Key: "z", Value: "v", UpdatedAt: t0}}})
+	}
+	_, err = s.UpsertFact(ctx, memorytest.Ana, "c", "3")
 	if memory.ErrorCode(err) != memory.CodeConflict || memory.ErrorStatus(err) != 409 {
 		t.Errorf("err = %v, want a 409 conflict", err)
 	}
@@ -199,23 +183,23 @@ func TestRepositoryFailureIsAnErrorNeverEmpty(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{})
 	repo.Fail = memorytest.ErrInjected
-	if facts, err := s.GetFacts(ctx, ana); err == nil || facts != nil {
+	if facts, err := s.GetFacts(ctx, memorytest.Ana); err == nil || facts != nil {
 		t.Errorf("GetFacts = %v, %v; want an error", facts, err)
 	}
-	_, err := s.UpsertFact(ctx, ana, "k", "v")
+	_, err := s.UpsertFact(ctx, memorytest.Ana, "k", "v")
 	if memory.ErrorCode(err) != memory.CodeRepository || memory.ErrorStatus(err) != 500 || !errors.Is(err, memorytest.ErrInjected) {
 		t.Errorf("UpsertFact = %v, want a repository error wrapping the cause", err)
 	}
-	if err := s.RemoveFact(ctx, ana, "k"); err == nil {
+	if err := s.RemoveFact(ctx, memorytest.Ana, "k"); err == nil {
 		t.Error("RemoveFact: no error")
 	}
-	if err := s.Clear(ctx, ana); err == nil {
+	if err := s.Clear(ctx, memorytest.Ana); err == nil {
 		t.Error("Clear: no error")
 	}
-	if _, err := s.DeleteByUser(ctx, ana); err == nil {
+	if _, err := s.DeleteByUser(ctx, memorytest.Ana); err == nil {
 		t.Error("DeleteByUser: no error")
 	}
-	if _, err := s.Extract(ctx, extractReq(ana, "th-1", 0, 2, "hi")); err == nil {
+	if _, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi")); err == nil {
 		t.Error("Extract: no error")
 	}
 }

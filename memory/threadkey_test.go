@@ -45,11 +45,11 @@ func TestLongThreadIDWatermark(t *testing.T) {
 	const uuid = "5f0c1a7e-8b2d-4c3e-9a4f-6d7e8f901234"
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	req := extractReq(ana, uuid, 0, 2, "I'm Ana", "Olá Ana!")
+	req := extractReq(memorytest.Ana, uuid, 0, 2, "I'm Ana", "Olá Ana!")
 	if _, err := s.Extract(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := repo.Record(ana)
+	rec, _ := repo.Record(memorytest.Ana)
 	if _, ok := rec.Threads[uuid]; ok || rec.Threads[memory.ThreadKey(uuid)].TurnCount != 2 || len(rec.Threads) != 1 {
 		t.Errorf("watermarks = %+v, want turn count 2 under %q only", rec.Threads, memory.ThreadKey(uuid))
 	}

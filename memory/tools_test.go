@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
 // topLevel returns the sorted keywords of the top-level object of a
@@ -111,21 +112,21 @@ func TestExecuteTool(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{})
 	remember := memory.ToolCall{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"Preferred Language","value":"Portuguese"}`)}
-	if _, err := s.ExecuteTool(ctx, ana, remember, false); memory.ErrorCode(err) != memory.CodeApprovalRequired {
+	if _, err := s.ExecuteTool(ctx, memorytest.Ana, remember, false); memory.ErrorCode(err) != memory.CodeApprovalRequired {
 		t.Errorf("without approval: %v", err)
 	}
 	if repo.Calls("SetFact") != 0 {
 		t.Error("an unapproved remember wrote")
 	}
-	res, err := s.ExecuteTool(ctx, ana, remember, true)
+	res, err := s.ExecuteTool(ctx, memorytest.Ana, remember, true)
 	if err != nil || res.Fact == nil || res.Fact.Key != "preferred_language" {
 		t.Fatalf("remember = %+v, %v", res, err)
 	}
 	forget := memory.ToolCall{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"preferred language"}`)}
-	if _, err := s.ExecuteTool(ctx, ana, forget, false); err != nil {
+	if _, err := s.ExecuteTool(ctx, memorytest.Ana, forget, false); err != nil {
 		t.Fatalf("forget: %v", err)
 	}
-	if facts := mustFacts(t, s, ana); len(facts) != 0 {
+	if facts := mustFacts(t, s, memorytest.Ana); len(facts) != 0 {
 		t.Errorf("after forget: %v", facts)
 	}
 	bad := []memory.ToolCall{
@@ -136,7 +137,7 @@ func TestExecuteTool(t *testing.T) {
 		{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"a","value":"b"}`)},
 	}
 	for _, call := range bad {
-		if _, err := s.ExecuteTool(ctx, ana, call, true); memory.ErrorStatus(err) != 400 {
+		if _, err := s.ExecuteTool(ctx, memorytest.Ana, call, true); memory.ErrorStatus(err) != 400 {
 			t.Errorf("ExecuteTool(%s, %s) = %v, want a 400", call.Name, call.Input, err)
 		}
 	}

@@ -82,6 +82,20 @@ func receiveAll(t *testing.T, c *sqs.Client, url string) []sqstypes.Message {
 	}
 }
 
+// sendOne sends m through p and returns the one message the queue at url
+// then holds.
+func sendOne(t *testing.T, p *producer.Producer, c *sqs.Client, url string, m producer.Message) sqstypes.Message {
+	t.Helper()
+	if err := p.Send(context.Background(), m); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	msgs := receiveAll(t, c, url)
+	if len(msgs) != 1 {
+		t.Fatalf("got %d messages, want 1", len(msgs))
+	}
+	return msgs[0]
+}
+
 func compiled(t *testing.T) *jsonschema.Schema {
 	t.Helper()
 	sch, err := schematest.CompileExtractionMessageV1()
@@ -134,21 +148,15 @@ func TestSendSetsGroupDedupVersionAndSentAt(t *testing.T) {
 	url := newQueue(t, c)
 	at := time.Date(2026, 11, 29, 22, 0, 0, 0, time.UTC)
 	p := producer.New(c, url, producer.WithClock(func() time.Time { return at }))
-	if err := p.Send(context.Background(), sample()); err != nil {
-		t.Fatalf("Send: %v", err)
-	}
-	msgs := receiveAll(t, c, url)
-	if len(msgs) != 1 {
-		t.Fatalf("got %d messages, want 1", len(msgs))
-	}
-	attrs := msgs[0].Attributes
+	msg := sendOne(t, p, c, url, sample())
+	attrs := msg.Attributes
 	if got, want := attrs["MessageGroupId"], "acme/u-123"; got != want {
 		t.Errorf("MessageGroupId = %q, want %q", got, want)
 	}
 	if got, want := attrs["MessageDeduplicationId"], producer.DeduplicationID("acme", "u-123", "th-9", 2); got != want {
 		t.Errorf("MessageDeduplicationId = %q, want %q", got, want)
 	}
-	m := checkBody(t, compiled(t), aws.ToString(msgs[0].Body))
+	m := checkBody(t, compiled(t), aws.ToString(msg.Body))
 	if m.Version != 1 {
 		t.Errorf("version = %d, want 1", m.Version)
 	}
@@ -197,14 +205,7 @@ func TestTrimsOldestTurnsFirst(t *testing.T) {
 		m.Turns = append(m.Turns, producer.Turn{Role: "user", Text: fmt.Sprintf("turn-%d ", i) + strings.Repeat("x", 60000-7)})
 	}
 	m.TurnCount = 6
-	if err := p.Send(context.Background(), m); err != nil {
-		t.Fatalf("Send: %v", err)
-	}
-	msgs := receiveAll(t, c, url)
-	if len(msgs) != 1 {
-		t.Fatalf("got %d messages, want 1", len(msgs))
-	}
-	body := aws.ToString(msgs[0].Body)
+	body := aws.ToString(sendOne(t, p, c, url, m).Body)
 	if size := len(body) + len("traceparent") + len("String") + 2000; size > producer.DefaultMaxBytes {
 		t.Errorf("message size %d, over %d", size, producer.DefaultMaxBytes)
 	}
@@ -231,14 +232,7 @@ func TestCutsNewestTurnWhenAloneOver(t *testing.T) {
 	// count encoded bytes at rune boundaries.
 	long := "Olá <Ana> " + strings.Repeat("ção\"&", 80000)
 	m.Turns = []producer.Turn{{Role: "user", Text: "older"}, {Role: "assistant", Text: long}}
-	if err := p.Send(context.Background(), m); err != nil {
-		t.Fatalf("Send: %v", err)
-	}
-	msgs := receiveAll(t, c, url)
-	if len(msgs) != 1 {
-		t.Fatalf("got %d messages, want 1", len(msgs))
-	}
-	body := aws.ToString(msgs[0].Body)
+	body := aws.ToString(sendOne(t, p, c, url, m).Body)
 	if len(body) > producer.DefaultMaxBytes {
 		t.Errorf("body %d bytes, over %d", len(body), producer.DefaultMaxBytes)
 	}

@@ -1,6 +1,7 @@
 // Package memorytest provides an in-memory [memory.Repository] with the
 // same conditional semantics as the DynamoDB one, for the core's table
-// tests and the handlers' tests, and a scripted [memory.Model]. Both
+// tests and the handlers' tests, a scripted [memory.Model], a stepping
+// [memory.Clock] and the standard users [Ana], [Bob] and [OtherAna]. Both
 // repositories pass the contract suite of memory/repotest.
 package memorytest
 
@@ -14,6 +15,19 @@ import (
 	"time"
 
 	"github.com/usermemory/usermemory/memory"
+)
+
+// The standard users of the tests of the core and the functions. Ana and
+// Bob share the tenant acme; OtherAna has Ana's user ID in the tenant
+// globex, so that a test sees the tenant keep users apart.
+var (
+	// Ana is user u-123 of tenant acme.
+	Ana = memory.Scope{TenantID: "acme", UserID: "u-123"}
+	// Bob is user u-456 of tenant acme.
+	Bob = memory.Scope{TenantID: "acme", UserID: "u-456"}
+	// OtherAna is user u-123 of tenant globex: Ana's user ID, another
+	// tenant.
+	OtherAna = memory.Scope{TenantID: "globex", UserID: "u-123"}
 )
 
 // Repo is an in-memory repository. It counts calls by method, and Fail, when
@@ -280,3 +294,17 @@ func (m *Model) Extract(ctx context.Context, req memory.ModelRequest) (memory.Mo
 
 // ErrInjected is a failure tests inject.
 var ErrInjected = errors.New("memorytest: injected failure")
+
+// StepClock returns a clock whose first reading is start plus one second
+// and which moves one second on at every call, so that every time a store
+// stamps is distinct and known. It is safe for concurrent use.
+func StepClock(start time.Time) memory.Clock {
+	var mu sync.Mutex
+	now := start
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}
+}
