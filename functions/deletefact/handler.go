@@ -5,21 +5,14 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"net/http"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/memory"
 )
 
-// routes are the route keys this function serves, as in template.yaml.
-var routes = []string{"DELETE /v1/me/facts/{key}", "DELETE /v1/users/{userId}/facts/{key}"}
-
-func newHandler(store *memory.Store, auth httpapi.Auth, log *slog.Logger) (*httpapi.Handler, error) {
-	return httpapi.New(auth, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		if err := store.RemoveFact(ctx, r.Scope, r.Key); err != nil {
-			return 0, nil, err
-		}
-		return http.StatusNoContent, nil, nil
-	}, routes...)
-}
+// newHandler serves the routes of this function, as in template.yaml: it
+// forgets the fact of the path's key, present or not.
+var newHandler = httpapi.Function([]string{"DELETE /v1/me/facts/{key}", "DELETE /v1/users/{userId}/facts/{key}"},
+	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
+		return nil, s.RemoveFact(ctx, r.Scope, r.Key)
+	})

@@ -5,22 +5,15 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"net/http"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/memory"
 )
 
-// routes are the route keys this function serves, as in template.yaml.
-var routes = []string{"DELETE /v1/users/{userId}"}
-
-func newHandler(store *memory.Store, auth httpapi.Auth, log *slog.Logger) (*httpapi.Handler, error) {
-	return httpapi.New(auth, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		n, err := store.DeleteByUser(ctx, r.Scope)
-		if err != nil {
-			return 0, nil, err
-		}
-		return http.StatusOK, httpapi.ErasedBody{RemovedFacts: n}, nil
-	}, routes...)
-}
+// newHandler serves the routes of this function, as in template.yaml: it
+// erases the user and answers how many facts went.
+var newHandler = httpapi.Function([]string{"DELETE /v1/users/{userId}"},
+	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
+		n, err := s.DeleteByUser(ctx, r.Scope)
+		return httpapi.ErasedBody{RemovedFacts: n}, err
+	})

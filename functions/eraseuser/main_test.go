@@ -1,26 +1,40 @@
 package main
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 )
 
-// fixture is this function with the standard users seeded.
-var fixture = httpapitest.Fixture{NewHandler: newHandler}
-
-func TestEvents(t *testing.T) {
-	fixture.RunEvents(t, "eraseuser-", map[string]httpapitest.Want{
-		"eraseuser-admin.json":      {Status: http.StatusOK},
-		"eraseuser-user-scope.json": {Status: http.StatusForbidden, Code: httpapi.CodeForbidden},
-	})
+// fixture is this function with the standard users seeded, and its
+// table: an admin erases the user of the path in the token's tenant only,
+// and a refused erasure erases nothing; it does not even call the
+// repository.
+var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "EraseUserFunction", Events: "eraseuser-",
+	Cases: []httpapitest.Case{
+		{Event: "eraseuser-admin.json", Status: 200, Answer: `{"removedFacts":2}`},
+		{Event: "eraseuser-user-scope.json", Status: 403, Code: httpapi.CodeForbidden},
+		{Name: "admin of globex erases u-123", Route: "DELETE /v1/users/{userId}", Token: httpapitest.AdminToken("globex"),
+			Params: map[string]string{"userId": "u-123"}, Status: 200, Answer: `{"removedFacts":1}`,
+			Stored: httpapitest.UserFacts{httpapitest.Ana: {"language": "Portuguese", "city": "Lisbon"},
+				httpapitest.Bob: {"language": "German"}, httpapitest.OtherAna: {}}},
+		{Name: "user scope", Route: "DELETE /v1/users/{userId}", Token: httpapitest.UserToken(),
+			Params: map[string]string{"userId": "u-123"}, Status: 403},
+		{Name: "user erasing themselves with both scopes in another tenant's name", Route: "DELETE /v1/users/{userId}",
+			Token: &httpapitest.Token{Sub: "u-123", Tenant: "globex", Scope: "memory/user"}, Params: map[string]string{"userId": "u-123"}, Status: 403},
+		{Name: "no tenant claim", Route: "DELETE /v1/users/{userId}", Token: &httpapitest.Token{Sub: "admin-7", Scope: "memory/admin"},
+			Params: map[string]string{"userId": "u-123"}, Status: 401},
+		{Name: "invalid user ID", Route: "DELETE /v1/users/{userId}", Token: httpapitest.AdminToken("acme"),
+			Params: map[string]string{"userId": "u-123/../u-456"}, Status: 400},
+		{Name: "empty user ID", Route: "DELETE /v1/users/{userId}", Token: httpapitest.AdminToken("acme"),
+			Params: map[string]string{"userId": ""}, Status: 400},
+	},
+	OnDynamoDB: []httpapitest.Case{{Event: "eraseuser-admin.json", Status: 200, Answer: `{"removedFacts":2}`,
+		Stored: httpapitest.UserFacts{httpapitest.Ana: {}, httpapitest.OtherAna: {"language": "Finnish"}}}},
 }
 
-func TestRoutesMatchTemplateAndDocument(t *testing.T) {
-	httpapitest.CheckRoutes(t, "EraseUserFunction", routes)
-}
+func TestFunction(t *testing.T) { fixture.Run(t) }
 
 // TestErasure shows that an admin's erasure removes Ana's facts and leaves
 // a fence, touches neither Bob nor Ana's namesake in another tenant, and
@@ -39,37 +53,4 @@ func TestErasure(t *testing.T) {
 			t.Errorf("%s: ana's record after erasure: %+v, want a fence at %v", c.Name, rec, httpapitest.Now)
 		}
 	}
-}
-
-// TestErasureKeepsToTheTokensTenant shows that an admin erases the user
-// of the path in the token's tenant only.
-func TestErasureKeepsToTheTokensTenant(t *testing.T) {
-	fixture.RunCases(t, []httpapitest.Case{
-		{Name: "admin of globex erases u-123", Route: "DELETE /v1/users/{userId}", Token: httpapitest.AdminToken("globex"),
-			Params: map[string]string{"userId": "u-123"}, Status: 200, Answer: `{"removedFacts":1}`,
-			Stored: httpapitest.UserFacts{httpapitest.Ana: {"language": "Portuguese", "city": "Lisbon"},
-				httpapitest.Bob: {"language": "German"}, httpapitest.OtherAna: {}}},
-	})
-}
-
-// TestRefusals shows that a refused erasure erases nothing: it does not
-// even call the repository.
-func TestRefusals(t *testing.T) {
-	const route = "DELETE /v1/users/{userId}"
-	admin, ana := httpapitest.AdminToken("acme"), map[string]string{"userId": "u-123"}
-	fixture.RunCases(t, []httpapitest.Case{
-		{Name: "user scope", Route: route, Token: httpapitest.UserToken(), Params: ana, Status: 403},
-		{Name: "user erasing themselves with both scopes in another tenant's name", Route: route,
-			Token: &httpapitest.Token{Sub: "u-123", Tenant: "globex", Scope: "memory/user"}, Params: ana, Status: 403},
-		{Name: "no tenant claim", Route: route, Token: &httpapitest.Token{Sub: "admin-7", Scope: "memory/admin"},
-			Params: ana, Status: 401},
-		{Name: "invalid user ID", Route: route, Token: admin, Params: map[string]string{"userId": "u-123/../u-456"}, Status: 400},
-		{Name: "empty user ID", Route: route, Token: admin, Params: map[string]string{"userId": ""}, Status: 400},
-	})
-}
-
-func TestOnDynamoDB(t *testing.T) {
-	fixture.RunSequence(t, fixture.MotoRepo(t), httpapitest.Case{Event: "eraseuser-admin.json", Status: 200,
-		Answer: `{"removedFacts":2}`,
-		Stored: httpapitest.UserFacts{httpapitest.Ana: {}, httpapitest.OtherAna: {"language": "Finnish"}}})
 }

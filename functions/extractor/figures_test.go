@@ -263,6 +263,30 @@ func words(rng *rand.Rand, label string, n int) string {
 	return s
 }
 
+// band is a range of lengths, lo to hi (hi excluded), drawn while a draw
+// of [0, 1) is below upTo and above the bands before it.
+type band struct {
+	upTo   float64
+	lo, hi int
+}
+
+// drawLength draws a band of bands with one rng.Float64, then a length in
+// it; the last band takes what the others leave.
+func drawLength(rng *rand.Rand, bands []band) int {
+	r := rng.Float64()
+	b := bands[len(bands)-1]
+	for _, c := range bands {
+		if r < c.upTo {
+			b = c
+			break
+		}
+	}
+	return between(rng, b.lo, b.hi)
+}
+
+// between draws a number from lo to hi, hi excluded.
+func between(rng *rand.Rand, lo, hi int) int { return lo + rng.IntN(hi-lo) }
+
 // callTurns returns the turns of one call of a simulated thread, the first
 // numbered first: a user turn, sometimes a tool result, and the assistant's
 // answer. Lengths are drawn from rng: questions mostly short, now and then
@@ -271,30 +295,11 @@ func words(rng *rand.Rand, label string, n int) string {
 // answers of a few hundred to a few thousand characters, a few much
 // longer. Each turn begins "<role> turn <number>:".
 func callTurns(rng *rand.Rand, first int) []producer.Turn {
-	between := func(lo, hi int) int { return lo + rng.IntN(hi-lo) }
-	var user int
-	switch r := rng.Float64(); {
-	case r < 0.70:
-		user = between(20, 200)
-	case r < 0.93:
-		user = between(200, 1500)
-	case r < 0.995:
-		user = between(2000, 30000)
-	default:
-		user = between(100000, 400000)
-	}
-	var assistant int
-	switch r := rng.Float64(); {
-	case r < 0.60:
-		assistant = between(200, 1500)
-	case r < 0.95:
-		assistant = between(1500, 6000)
-	default:
-		assistant = between(6000, 20000)
-	}
+	user := drawLength(rng, []band{{0.70, 20, 200}, {0.93, 200, 1500}, {0.995, 2000, 30000}, {1, 100000, 400000}})
+	assistant := drawLength(rng, []band{{0.60, 200, 1500}, {0.95, 1500, 6000}, {1, 6000, 20000}})
 	turns := []producer.Turn{{Role: "user", Text: words(rng, fmt.Sprintf("user turn %d:", first), user)}}
 	if rng.IntN(7) == 0 {
-		turns = append(turns, producer.Turn{Role: "tool", Text: words(rng, fmt.Sprintf("tool turn %d:", first+1), between(200, 8000))})
+		turns = append(turns, producer.Turn{Role: "tool", Text: words(rng, fmt.Sprintf("tool turn %d:", first+1), between(rng, 200, 8000))})
 	}
 	n := first + len(turns)
 	return append(turns, producer.Turn{Role: "assistant", Text: words(rng, fmt.Sprintf("assistant turn %d:", n), assistant)})

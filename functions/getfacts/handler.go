@@ -5,22 +5,15 @@ package main
 
 import (
 	"context"
-	"log/slog"
-	"net/http"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/memory"
 )
 
-// routes are the route keys this function serves, as in template.yaml.
-var routes = []string{"GET /v1/me/facts", "GET /v1/users/{userId}/facts"}
-
-func newHandler(store *memory.Store, auth httpapi.Auth, log *slog.Logger) (*httpapi.Handler, error) {
-	return httpapi.New(auth, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		facts, err := store.GetFacts(ctx, r.Scope)
-		if err != nil {
-			return 0, nil, err
-		}
-		return http.StatusOK, httpapi.NewFactsBody(facts, store.Limits()), nil
-	}, routes...)
-}
+// newHandler serves the routes of this function, as in template.yaml: it
+// lists the user's facts, sorted by key, with the store's caps.
+var newHandler = httpapi.Function([]string{"GET /v1/me/facts", "GET /v1/users/{userId}/facts"},
+	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
+		facts, err := s.GetFacts(ctx, r.Scope)
+		return httpapi.NewFactsBody(facts, s.Limits()), err
+	})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
@@ -10,34 +9,20 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-// fixture is this function with the standard users seeded.
-var fixture = httpapitest.Fixture{NewHandler: newHandler}
-
-func TestEvents(t *testing.T) {
-	fixture.RunEvents(t, "getfacts-", map[string]httpapitest.Want{
-		"getfacts-me.json":                        {Status: http.StatusOK},
-		"getfacts-admin.json":                     {Status: http.StatusOK},
-		"getfacts-scp-array-claim.json":           {Status: http.StatusOK},
-		"getfacts-no-tenant-claim.json":           {Status: http.StatusUnauthorized, Code: httpapi.CodeUnauthenticated},
-		"getfacts-tenant-array-claim.json":        {Status: http.StatusUnauthorized, Code: httpapi.CodeUnauthenticated},
-		"getfacts-user-scope-on-admin-route.json": {Status: http.StatusForbidden, Code: httpapi.CodeForbidden},
-		"getfacts-admin-invalid-user-id.json":     {Status: http.StatusBadRequest, Code: memory.CodeInvalidID},
-	})
-}
-
-func TestRoutesMatchTemplateAndDocument(t *testing.T) {
-	httpapitest.CheckRoutes(t, "GetFactsFunction", routes)
-}
-
-// TestScope shows that a token reads only its own user's facts in its own
-// tenant, whatever the path says, and that an admin reads in the token's
-// tenant only.
-func TestScope(t *testing.T) {
-	user, admin := httpapitest.UserToken(), httpapitest.AdminToken
-	anas := map[string]string{"language": "Portuguese", "city": "Lisbon"}
-	fixture.RunCases(t, []httpapitest.Case{
-		{Name: "own facts", Route: "GET /v1/me/facts", Token: user, Status: 200, Listed: anas},
-		{Name: "a userId in the path of a /me route is ignored", Route: "GET /v1/me/facts", Token: user,
+// fixture is this function with the standard users seeded, and its
+// table: a token reads only its own user's facts in its own tenant,
+// whatever the path says, and an admin reads in the token's tenant only.
+var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "GetFactsFunction", Events: "getfacts-",
+	Cases: []httpapitest.Case{
+		{Event: "getfacts-me.json", Status: 200, Listed: anas},
+		{Event: "getfacts-admin.json", Status: 200, Listed: anas},
+		{Event: "getfacts-scp-array-claim.json", Status: 200, Listed: anas},
+		{Event: "getfacts-no-tenant-claim.json", Status: 401, Code: httpapi.CodeUnauthenticated},
+		{Event: "getfacts-tenant-array-claim.json", Status: 401, Code: httpapi.CodeUnauthenticated},
+		{Event: "getfacts-user-scope-on-admin-route.json", Status: 403, Code: httpapi.CodeForbidden},
+		{Event: "getfacts-admin-invalid-user-id.json", Status: 400, Code: memory.CodeInvalidID},
+		{Name: "own facts", Route: "GET /v1/me/facts", Token: httpapitest.UserToken(), Status: 200, Listed: anas},
+		{Name: "a userId in the path of a /me route is ignored", Route: "GET /v1/me/facts", Token: httpapitest.UserToken(),
 			Params: map[string]string{"userId": "u-456", "tenantId": "globex"}, Status: 200, Listed: anas},
 		{Name: "same user ID, other tenant", Route: "GET /v1/me/facts",
 			Token:  &httpapitest.Token{Sub: "u-123", Tenant: "globex", Scope: "memory/user"},
@@ -45,13 +30,13 @@ func TestScope(t *testing.T) {
 		{Name: "user without facts", Route: "GET /v1/me/facts",
 			Token:  &httpapitest.Token{Sub: "u-789", Tenant: "acme", Scope: "memory/user"},
 			Status: 200, Listed: map[string]string{}},
-		{Name: "admin reads a user of the token's tenant", Route: "GET /v1/users/{userId}/facts", Token: admin("acme"),
+		{Name: "admin reads a user of the token's tenant", Route: "GET /v1/users/{userId}/facts", Token: httpapitest.AdminToken("acme"),
 			Params: map[string]string{"userId": "u-456"}, Status: 200, Listed: map[string]string{"language": "German"}},
-		{Name: "admin of another tenant reads that tenant only", Route: "GET /v1/users/{userId}/facts", Token: admin("globex"),
+		{Name: "admin of another tenant reads that tenant only", Route: "GET /v1/users/{userId}/facts", Token: httpapitest.AdminToken("globex"),
 			Params: map[string]string{"userId": "u-123"}, Status: 200, Listed: map[string]string{"language": "Finnish"}},
-		{Name: "user scope on the admin route", Route: "GET /v1/users/{userId}/facts", Token: user,
+		{Name: "user scope on the admin route", Route: "GET /v1/users/{userId}/facts", Token: httpapitest.UserToken(),
 			Params: map[string]string{"userId": "u-456"}, Status: 403},
-		{Name: "admin scope only on a /me route", Route: "GET /v1/me/facts", Token: admin("acme"), Status: 403},
+		{Name: "admin scope only on a /me route", Route: "GET /v1/me/facts", Token: httpapitest.AdminToken("acme"), Status: 403},
 		{Name: "no token", Route: "GET /v1/me/facts", Status: 401},
 		{Name: "no sub", Route: "GET /v1/me/facts", Token: &httpapitest.Token{Tenant: "acme", Scope: "memory/user"}, Status: 401},
 		{Name: "sub that is not an ID", Route: "GET /v1/me/facts",
@@ -61,10 +46,15 @@ func TestScope(t *testing.T) {
 			Status: 200, Listed: anas},
 		{Name: "a scope that only starts like the right one", Route: "GET /v1/me/facts",
 			Token: &httpapitest.Token{Sub: "u-123", Tenant: "acme", Scope: "memory/users"}, Status: 403},
-		{Name: "route this function does not serve", Route: "PUT /v1/me/facts/{key}", Token: user,
+		{Name: "route this function does not serve", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(),
 			Params: map[string]string{"key": "city"}, Status: 404},
-	})
+	},
 }
+
+// anas are the facts of httpapitest.Ana that the fixture seeds.
+var anas = map[string]string{"language": "Portuguese", "city": "Lisbon"}
+
+func TestFunction(t *testing.T) { fixture.Run(t) }
 
 func TestBody(t *testing.T) {
 	repo := memorytest.NewRepo()

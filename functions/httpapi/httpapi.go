@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -61,6 +63,11 @@ func New(auth Auth, log *slog.Logger, op Op, routes ...string) (*Handler, error)
 		return nil, fmt.Errorf("httpapi: a handler needs at least one route")
 	}
 	return h, nil
+}
+
+// Routes returns the route keys h serves, sorted.
+func (h *Handler) Routes() []string {
+	return slices.Sorted(maps.Keys(h.routes))
 }
 
 // Decode returns the decoded request, or a 4xx *memory.Error: 404

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -16,29 +15,79 @@ import (
 )
 
 // fixture is this function on repositories left empty: every fact a test
-// finds was written by the function.
-var fixture = httpapitest.Fixture{NewHandler: newHandler, Empty: true}
-
-func TestEvents(t *testing.T) {
-	fixture.RunEvents(t, "putfact-", map[string]httpapitest.Want{
-		"putfact-me.json":                 {Status: http.StatusOK},
-		"putfact-encoded-key.json":        {Status: http.StatusOK},
-		"putfact-admin.json":              {Status: http.StatusOK},
-		"putfact-base64.json":             {Status: http.StatusOK},
-		"putfact-too-long.json":           {Status: http.StatusBadRequest, Code: memory.CodeFactTooLong},
-		"putfact-empty-value.json":        {Status: http.StatusBadRequest, Code: memory.CodeEmptyFact},
-		"putfact-unknown-field.json":      {Status: http.StatusBadRequest, Code: httpapi.CodeUnknownField},
-		"putfact-tenant-in-body.json":     {Status: http.StatusBadRequest, Code: httpapi.CodeIdentityInBody},
-		"putfact-user-in-body.json":       {Status: http.StatusBadRequest, Code: httpapi.CodeIdentityInBody},
-		"putfact-malformed-json.json":     {Status: http.StatusBadRequest, Code: httpapi.CodeMalformedBody},
-		"putfact-wrong-content-type.json": {Status: http.StatusUnsupportedMediaType, Code: httpapi.CodeUnsupportedMediaType},
-		"putfact-too-large.json":          {Status: http.StatusRequestEntityTooLarge, Code: httpapi.CodeBodyTooLarge},
-	})
+// finds was written by the function. Its table shows that a token writes
+// only its own user's facts in its own tenant, whatever the path or the
+// body say, and that refused requests write nothing.
+var fixture = httpapitest.Fixture{NewHandler: newHandler, Empty: true, Function: "PutFactFunction", Events: "putfact-",
+	Cases: []httpapitest.Case{
+		{Event: "putfact-me.json", Status: 200},
+		{Event: "putfact-encoded-key.json", Status: 200},
+		{Event: "putfact-admin.json", Status: 200},
+		{Event: "putfact-base64.json", Status: 200},
+		{Event: "putfact-too-long.json", Status: 400, Code: memory.CodeFactTooLong},
+		{Event: "putfact-empty-value.json", Status: 400, Code: memory.CodeEmptyFact},
+		{Event: "putfact-unknown-field.json", Status: 400, Code: httpapi.CodeUnknownField},
+		{Event: "putfact-tenant-in-body.json", Status: 400, Code: httpapi.CodeIdentityInBody},
+		{Event: "putfact-user-in-body.json", Status: 400, Code: httpapi.CodeIdentityInBody},
+		{Event: "putfact-malformed-json.json", Status: 400, Code: httpapi.CodeMalformedBody},
+		{Event: "putfact-wrong-content-type.json", Status: 415, Code: httpapi.CodeUnsupportedMediaType},
+		{Event: "putfact-too-large.json", Status: 413, Code: httpapi.CodeBodyTooLarge},
+		{Name: "own fact", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city, Body: `{"value":"Porto"}`, Status: 200,
+			Stored: httpapitest.UserFacts{ana: {"city": "Porto"}, bob: {}, otherAna: {}}},
+		{Name: "a userId in the path of a /me route is ignored", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(),
+			Params: map[string]string{"key": "city", "userId": "u-456"}, Body: `{"value":"Porto"}`, Status: 200,
+			Stored: httpapitest.UserFacts{ana: {"city": "Porto"}, bob: {}, otherAna: {}}},
+		{Name: "same user ID, other tenant", Route: "PUT /v1/me/facts/{key}",
+			Token:  &httpapitest.Token{Sub: "u-123", Tenant: "globex", Scope: "memory/user"},
+			Params: city, Body: `{"value":"Porto"}`, Status: 200,
+			Stored: httpapitest.UserFacts{ana: {}, bob: {}, otherAna: {"city": "Porto"}}},
+		{Name: "tenant in the body", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"value":"Porto","tenantId":"globex"}`, Status: 400, Stored: nothing},
+		{Name: "user in the body, other case", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"value":"Porto","UserId":"u-456"}`, Status: 400, Stored: nothing},
+		{Name: "member named Value is unknown", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"Value":"Porto"}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "value not a string", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"value":42}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "two objects", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"value":"a"}{"value":"b"}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "an array", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `["value"]`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "empty key", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: map[string]string{"key": " - "},
+			Body: `{"value":"Porto"}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "admin writes a user of the token's tenant", Route: "PUT /v1/users/{userId}/facts/{key}", Token: httpapitest.AdminToken("acme"),
+			Params: map[string]string{"userId": "u-456", "key": "role"}, Body: `{"value":"pilot"}`, Status: 200,
+			Stored: httpapitest.UserFacts{ana: {}, bob: {"role": "pilot"}, otherAna: {}}},
+		{Name: "user scope on the admin route", Route: "PUT /v1/users/{userId}/facts/{key}", Token: httpapitest.UserToken(),
+			Params: map[string]string{"userId": "u-456", "key": "role"}, Body: `{"value":"pilot"}`, Status: 403,
+			Stored: httpapitest.UserFacts{bob: {}}},
+		{Name: "admin path user ID with a separator", Route: "PUT /v1/users/{userId}/facts/{key}", Token: httpapitest.AdminToken("acme"),
+			Params: map[string]string{"userId": "u-456#x", "key": "role"}, Body: `{"value":"pilot"}`, Status: 400,
+			Stored: httpapitest.UserFacts{bob: {}}},
+		{Name: "no tenant claim", Route: "PUT /v1/me/facts/{key}", Token: &httpapitest.Token{Sub: "u-123", Scope: "memory/user"},
+			Params: city, Body: `{"value":"Porto"}`, Status: 401, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "tenant claim named by the config only", Route: "PUT /v1/me/facts/{key}",
+			Token:  &httpapitest.Token{Sub: "u-123", Tenant: "acme", TenantClaim: "custom:tenant", Scope: "memory/user"},
+			Params: city, Body: `{"value":"Porto"}`, Status: 401, Stored: httpapitest.UserFacts{ana: {}}},
+	},
+	OnDynamoDB: []httpapitest.Case{
+		{Event: "putfact-me.json", Status: 200},
+		{Event: "putfact-encoded-key.json", Status: 200},
+		{Event: "putfact-admin.json", Status: 200},
+		{Event: "putfact-tenant-in-body.json", Status: 400, Stored: httpapitest.UserFacts{
+			ana: {"language": "Portuguese", "home_city": "Lisbon", "role": "data engineer"}}},
+	},
 }
 
-func TestRoutesMatchTemplateAndDocument(t *testing.T) {
-	httpapitest.CheckRoutes(t, "PutFactFunction", routes)
-}
+// The users of the table, the path parameters of most of its cases, and
+// what a refused write leaves stored.
+var (
+	ana, bob, otherAna = httpapitest.Ana, httpapitest.Bob, httpapitest.OtherAna
+	city               = map[string]string{"key": "city"}
+	nothing            = httpapitest.UserFacts{ana: {}, bob: {}, otherAna: {}}
+)
+
+func TestFunction(t *testing.T) { fixture.Run(t) }
 
 func TestResponse(t *testing.T) {
 	repo := memorytest.NewRepo()
@@ -61,55 +110,6 @@ func TestTooLongSaysHowLong(t *testing.T) {
 	if p.UserMessage == "" || !strings.Contains(p.UserMessage, "200") {
 		t.Errorf("userMessage %q, want one that names the limit", p.UserMessage)
 	}
-}
-
-// TestScope shows that a token writes only its own user's facts in its
-// own tenant, whatever the path or the body say, and that refused requests
-// write nothing.
-func TestScope(t *testing.T) {
-	ana, bob, otherAna := httpapitest.Ana, httpapitest.Bob, httpapitest.OtherAna
-	user, admin := httpapitest.UserToken(), httpapitest.AdminToken("acme")
-	city := map[string]string{"key": "city"}
-	nothing := httpapitest.UserFacts{ana: {}, bob: {}, otherAna: {}}
-	fixture.RunCases(t, []httpapitest.Case{
-		{Name: "own fact", Route: "PUT /v1/me/facts/{key}", Token: user, Params: city, Body: `{"value":"Porto"}`, Status: 200,
-			Stored: httpapitest.UserFacts{ana: {"city": "Porto"}, bob: {}, otherAna: {}}},
-		{Name: "a userId in the path of a /me route is ignored", Route: "PUT /v1/me/facts/{key}", Token: user,
-			Params: map[string]string{"key": "city", "userId": "u-456"}, Body: `{"value":"Porto"}`, Status: 200,
-			Stored: httpapitest.UserFacts{ana: {"city": "Porto"}, bob: {}, otherAna: {}}},
-		{Name: "same user ID, other tenant", Route: "PUT /v1/me/facts/{key}",
-			Token:  &httpapitest.Token{Sub: "u-123", Tenant: "globex", Scope: "memory/user"},
-			Params: city, Body: `{"value":"Porto"}`, Status: 200,
-			Stored: httpapitest.UserFacts{ana: {}, bob: {}, otherAna: {"city": "Porto"}}},
-		{Name: "tenant in the body", Route: "PUT /v1/me/facts/{key}", Token: user, Params: city,
-			Body: `{"value":"Porto","tenantId":"globex"}`, Status: 400, Stored: nothing},
-		{Name: "user in the body, other case", Route: "PUT /v1/me/facts/{key}", Token: user, Params: city,
-			Body: `{"value":"Porto","UserId":"u-456"}`, Status: 400, Stored: nothing},
-		{Name: "member named Value is unknown", Route: "PUT /v1/me/facts/{key}", Token: user, Params: city,
-			Body: `{"Value":"Porto"}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
-		{Name: "value not a string", Route: "PUT /v1/me/facts/{key}", Token: user, Params: city,
-			Body: `{"value":42}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
-		{Name: "two objects", Route: "PUT /v1/me/facts/{key}", Token: user, Params: city,
-			Body: `{"value":"a"}{"value":"b"}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
-		{Name: "an array", Route: "PUT /v1/me/facts/{key}", Token: user, Params: city,
-			Body: `["value"]`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
-		{Name: "empty key", Route: "PUT /v1/me/facts/{key}", Token: user, Params: map[string]string{"key": " - "},
-			Body: `{"value":"Porto"}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
-		{Name: "admin writes a user of the token's tenant", Route: "PUT /v1/users/{userId}/facts/{key}", Token: admin,
-			Params: map[string]string{"userId": "u-456", "key": "role"}, Body: `{"value":"pilot"}`, Status: 200,
-			Stored: httpapitest.UserFacts{ana: {}, bob: {"role": "pilot"}, otherAna: {}}},
-		{Name: "user scope on the admin route", Route: "PUT /v1/users/{userId}/facts/{key}", Token: user,
-			Params: map[string]string{"userId": "u-456", "key": "role"}, Body: `{"value":"pilot"}`, Status: 403,
-			Stored: httpapitest.UserFacts{bob: {}}},
-		{Name: "admin path user ID with a separator", Route: "PUT /v1/users/{userId}/facts/{key}", Token: admin,
-			Params: map[string]string{"userId": "u-456#x", "key": "role"}, Body: `{"value":"pilot"}`, Status: 400,
-			Stored: httpapitest.UserFacts{bob: {}}},
-		{Name: "no tenant claim", Route: "PUT /v1/me/facts/{key}", Token: &httpapitest.Token{Sub: "u-123", Scope: "memory/user"},
-			Params: city, Body: `{"value":"Porto"}`, Status: 401, Stored: httpapitest.UserFacts{ana: {}}},
-		{Name: "tenant claim named by the config only", Route: "PUT /v1/me/facts/{key}",
-			Token:  &httpapitest.Token{Sub: "u-123", Tenant: "acme", TenantClaim: "custom:tenant", Scope: "memory/user"},
-			Params: city, Body: `{"value":"Porto"}`, Status: 401, Stored: httpapitest.UserFacts{ana: {}}},
-	})
 }
 
 func TestBase64BodyLimits(t *testing.T) {
@@ -150,13 +150,4 @@ func TestConflictIs409WithUserMessage(t *testing.T) {
 	if resp.StatusCode != 409 || httpapitest.ProblemCode(resp) != memory.CodeConflict {
 		t.Errorf("got %d %s, want 409 code %d", resp.StatusCode, resp.Body, memory.CodeConflict)
 	}
-}
-
-func TestOnDynamoDB(t *testing.T) {
-	fixture.RunSequence(t, fixture.MotoRepo(t),
-		httpapitest.Case{Event: "putfact-me.json", Status: 200},
-		httpapitest.Case{Event: "putfact-encoded-key.json", Status: 200},
-		httpapitest.Case{Event: "putfact-admin.json", Status: 200},
-		httpapitest.Case{Event: "putfact-tenant-in-body.json", Status: 400, Stored: httpapitest.UserFacts{
-			httpapitest.Ana: {"language": "Portuguese", "home_city": "Lisbon", "role": "data engineer"}}})
 }

@@ -15,45 +15,6 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-// The standard users of the functions' tests. Ana and Bob share the tenant
-// acme; OtherAna has Ana's user ID in the tenant globex, so that a test
-// sees a function keep to the token's tenant. The sample events of events/
-// act for Ana (or, for an admin, on Bob or Ana in acme).
-var (
-	// Ana is user u-123 of tenant acme, the user of [UserToken].
-	Ana = memory.Scope{TenantID: "acme", UserID: "u-123"}
-	// Bob is user u-456 of tenant acme.
-	Bob = memory.Scope{TenantID: "acme", UserID: "u-456"}
-	// OtherAna is user u-123 of tenant globex: Ana's user ID, another
-	// tenant.
-	OtherAna = memory.Scope{TenantID: "globex", UserID: "u-123"}
-)
-
-// UserToken returns a new token of [Ana] with the user scope.
-func UserToken() *Token {
-	return &Token{Sub: Ana.UserID, Tenant: Ana.TenantID, Scope: "memory/user"}
-}
-
-// AdminToken returns a new token of the administrator admin-7 of tenant,
-// with the admin scope only.
-func AdminToken(tenant string) *Token {
-	return &Token{Sub: "admin-7", Tenant: tenant, Scope: "memory/admin"}
-}
-
-// UserFacts are the stored facts of some users: key → value by user.
-type UserFacts map[memory.Scope]map[string]string
-
-// SeededFacts returns the facts that [SeedUsers] stores: Ana's language
-// and city, Bob's language and OtherAna's language. The maps are new at
-// each call.
-func SeededFacts() UserFacts {
-	return UserFacts{
-		Ana:      {"language": "Portuguese", "city": "Lisbon"},
-		Bob:      {"language": "German"},
-		OtherAna: {"language": "Finnish"},
-	}
-}
-
 // SeedUsers stores the facts of [SeededFacts] in repo (see [Seed]).
 func SeedUsers(t testing.TB, repo memory.Repository) {
 	t.Helper()
@@ -114,6 +75,9 @@ type Case struct {
 	// not list) is held to api/openapi.yaml with the request (see
 	// [Spec.Check]).
 	Status int
+	// Code, when not 0, is the code of the problem the function must
+	// answer.
+	Code int64
 	// Answer, when not empty, is the exact body the function must answer.
 	Answer string
 	// Listed, when not nil, is the facts the answer lists, as an
@@ -148,7 +112,8 @@ func (c Case) request(t testing.TB) (events.APIGatewayV2HTTPRequest, []byte) {
 
 // Fixture is a fact API function under test, with the standard users
 // [Ana], [Bob] and [OtherAna] seeded by [SeedUsers] in every repository it
-// makes unless Empty says otherwise.
+// makes unless Empty says otherwise, and the table of cases that
+// [Fixture.Run] holds it to.
 type Fixture struct {
 	// NewHandler builds the function's handler, as its main passes it to
 	// wire.ServeFactAPI.
@@ -156,6 +121,56 @@ type Fixture struct {
 	// Empty leaves the repositories of [Fixture.Repo] and
 	// [Fixture.MotoRepo] empty instead of seeding the standard users.
 	Empty bool
+
+	// Function is the function's logical ID in template.yaml
+	// ("GetFactsFunction").
+	Function string
+	// Events is the prefix of the function's sample events in events/
+	// ("getfacts-"): each of them must be the Event of a case of Cases.
+	Events string
+	// Cases are sent each to a new handler over a new [Fixture.Repo] (see
+	// [Fixture.RunCases]).
+	Cases []Case
+	// OnDynamoDB are sent in order to one handler over a
+	// [Fixture.MotoRepo] (see [Fixture.RunSequence]).
+	OnDynamoDB []Case
+}
+
+// Run holds the function to its table: the routes its handler serves to
+// template.yaml and api/openapi.yaml (see [CheckRoutes]), the sample events to the cases
+// that send them, then the cases, then the cases on DynamoDB, which are
+// skipped without a moto_server.
+func (f Fixture) Run(t *testing.T) {
+	t.Helper()
+	t.Run("routes", func(t *testing.T) {
+		h, err := f.NewHandler(NewStore(t, memorytest.NewRepo()), httpapi.Auth{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		CheckRoutes(t, f.Function, h.Routes())
+	})
+	t.Run("events", func(t *testing.T) {
+		if f.Events == "" {
+			t.Fatal("the fixture names no prefix of sample events")
+		}
+		sent := map[string]bool{}
+		for _, c := range f.Cases {
+			sent[c.Event] = true
+		}
+		names := Events(t, f.Events)
+		if len(names) == 0 {
+			t.Errorf("no events/%s*.json", f.Events)
+		}
+		for _, name := range names {
+			if !sent[name] {
+				t.Errorf("no case sends events/%s", name)
+			}
+		}
+	})
+	f.RunCases(t, f.Cases)
+	if len(f.OnDynamoDB) > 0 {
+		t.Run("DynamoDB", func(t *testing.T) { f.RunSequence(t, f.MotoRepo(t), f.OnDynamoDB...) })
+	}
 }
 
 // Handler returns the function's handler over a store on repo (see
@@ -188,13 +203,6 @@ func (f Fixture) MotoRepo(t testing.TB) *dynamorepo.Repo {
 		SeedUsers(t, repo)
 	}
 	return repo
-}
-
-// RunEvents is [RunEvents] with a new handler over [Fixture.Repo] for
-// each event.
-func (f Fixture) RunEvents(t *testing.T, prefix string, want map[string]Want) {
-	t.Helper()
-	RunEvents(t, prefix, want, func(t *testing.T) HandlerFunc { return f.Handler(t, f.Repo(t)) })
 }
 
 // RunCases runs each case in a subtest of its own, with a new handler
@@ -252,6 +260,9 @@ func send(t testing.TB, spec *Spec, h HandlerFunc, repo memory.Repository, c Cas
 	}
 	if resp.StatusCode != c.Status {
 		t.Fatalf("got %d %s, want %d", resp.StatusCode, resp.Body, c.Status)
+	}
+	if c.Code != 0 && ProblemCode(resp) != c.Code {
+		t.Errorf("got code %d (%s), want %d", ProblemCode(resp), resp.Body, c.Code)
 	}
 	if c.Answer != "" && resp.Body != c.Answer {
 		t.Errorf("got body %s, want %s", resp.Body, c.Answer)

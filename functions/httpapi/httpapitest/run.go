@@ -16,42 +16,6 @@ import (
 	"github.com/usermemory/usermemory/memory"
 )
 
-// Want is the expected outcome of a sample event: its status and, for an
-// error, its code.
-type Want struct {
-	Status int
-	Code   int64
-}
-
-// RunEvents invokes a fresh handler (made by newHandler on a repository
-// seeded by seed) with every events/<prefix>*.json file, holds each
-// exchange to the document, and checks it against want. An event without
-// an expectation, or an expectation without its event, fails t.
-func RunEvents(t *testing.T, prefix string, want map[string]Want, newHandler func(t *testing.T) HandlerFunc) {
-	t.Helper()
-	spec := LoadSpec(t)
-	names := Events(t, prefix)
-	seen := map[string]bool{}
-	for _, name := range names {
-		seen[name] = true
-		t.Run(name, func(t *testing.T) {
-			w, ok := want[name]
-			if !ok {
-				t.Fatalf("events/%s has no expectation", name)
-			}
-			resp := Exchange(t, spec, newHandler(t), ReadEvent(t, name))
-			if resp.StatusCode != w.Status || ProblemCode(resp) != w.Code {
-				t.Errorf("got %d code %d (%s), want %d code %d", resp.StatusCode, ProblemCode(resp), resp.Body, w.Status, w.Code)
-			}
-		})
-	}
-	for name := range want {
-		if !seen[name] {
-			t.Errorf("events/%s is expected but missing", name)
-		}
-	}
-}
-
 // Seed stores facts for s in repo through a store, so that they are
 // stored as the service stores them. Each fact is key=value.
 func Seed(t testing.TB, repo memory.Repository, s memory.Scope, kv ...string) {

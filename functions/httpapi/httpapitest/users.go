@@ -1,0 +1,42 @@
+package httpapitest
+
+import "github.com/usermemory/usermemory/memory"
+
+// The standard users of the functions' tests. Ana and Bob share the tenant
+// acme; OtherAna has Ana's user ID in the tenant globex, so that a test
+// sees a function keep to the token's tenant. The sample events of events/
+// act for Ana (or, for an admin, on Bob or Ana in acme).
+var (
+	// Ana is user u-123 of tenant acme, the user of [UserToken].
+	Ana = memory.Scope{TenantID: "acme", UserID: "u-123"}
+	// Bob is user u-456 of tenant acme.
+	Bob = memory.Scope{TenantID: "acme", UserID: "u-456"}
+	// OtherAna is user u-123 of tenant globex: Ana's user ID, another
+	// tenant.
+	OtherAna = memory.Scope{TenantID: "globex", UserID: "u-123"}
+)
+
+// UserToken returns a new token of [Ana] with the user scope.
+func UserToken() *Token {
+	return &Token{Sub: Ana.UserID, Tenant: Ana.TenantID, Scope: "memory/user"}
+}
+
+// AdminToken returns a new token of the administrator admin-7 of tenant,
+// with the admin scope only.
+func AdminToken(tenant string) *Token {
+	return &Token{Sub: "admin-7", Tenant: tenant, Scope: "memory/admin"}
+}
+
+// UserFacts are the stored facts of some users: key → value by user.
+type UserFacts map[memory.Scope]map[string]string
+
+// SeededFacts returns the facts that [SeedUsers] stores: Ana's language
+// and city, Bob's language and OtherAna's language. The maps are new at
+// each call.
+func SeededFacts() UserFacts {
+	return UserFacts{
+		Ana:      {"language": "Portuguese", "city": "Lisbon"},
+		Bob:      {"language": "German"},
+		OtherAna: {"language": "Finnish"},
+	}
+}
