@@ -1,19 +1,22 @@
 package httpapitest
 
-import "github.com/usermemory/usermemory/memory"
+import (
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
 
-// The standard users of the functions' tests. Ana and Bob share the tenant
-// acme; OtherAna has Ana's user ID in the tenant globex, so that a test
-// sees a function keep to the token's tenant. The sample events of events/
-// act for Ana (or, for an admin, on Bob or Ana in acme).
+// The standard users of the functions' tests are memorytest's: Ana and Bob
+// share the tenant acme; OtherAna has Ana's user ID in the tenant globex,
+// so that a test sees a function keep to the token's tenant. The sample
+// events of events/ act for Ana (or, for an admin, on Bob or Ana in acme).
 var (
 	// Ana is user u-123 of tenant acme, the user of [UserToken].
-	Ana = memory.Scope{TenantID: "acme", UserID: "u-123"}
+	Ana = memorytest.Ana
 	// Bob is user u-456 of tenant acme.
-	Bob = memory.Scope{TenantID: "acme", UserID: "u-456"}
+	Bob = memorytest.Bob
 	// OtherAna is user u-123 of tenant globex: Ana's user ID, another
 	// tenant.
-	OtherAna = memory.Scope{TenantID: "globex", UserID: "u-123"}
+	OtherAna = memorytest.OtherAna
 )
 
 // UserToken returns a new token of [Ana] with the user scope.
