@@ -218,10 +218,12 @@ func (t *target) local(_ context.Context, dir string) error {
 // repoRoot is the module's root, where the commands run.
 const repoRoot = ".."
 
-// startLocal runs `go run ./localtest up -state dir` and waits for its
-// state file. stop interrupts it, as Ctrl-C does, and waits for it to end.
+// startLocal runs `go run ./localtest up -state dir` on free ports (the
+// defaults would collide with a stack a person runs, or with a parallel
+// test run; the state file names the ports) and waits for its state file.
+// stop interrupts it, as Ctrl-C does, and waits for it to end.
 func startLocal(ctx context.Context, dir string) (stop func(), err error) {
-	cmd := exec.Command("go", "run", "./localtest", "up", "-state", dir)
+	cmd := exec.Command("go", "run", "./localtest", "up", "-state", dir, "-api-port", "0", "-page-port", "0")
 	cmd.Dir = repoRoot
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
