@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/usermemory/usermemory/internal/factapi"
 	"github.com/usermemory/usermemory/producer"
 )
 
@@ -37,6 +38,8 @@ type target struct {
 	name string
 	// apiURL is the fact API's base URL; queueURL the extraction queue.
 	apiURL, queueURL string
+	// api sends the requests to the fact API.
+	api *factapi.Client
 	// gateway sends extraction messages as a gateway does.
 	gateway *producer.Producer
 	// tokenCmd is the shell command printing a token, with placeholders.
@@ -169,6 +172,7 @@ func (t *target) deployed(ctx context.Context) error {
 	if t.apiURL == "" || t.queueURL == "" {
 		return fmt.Errorf("no API URL (%q) or queue URL (%q): the stack's outputs ApiUrl and QueueUrl, or USERMEMORY_API_URL and USERMEMORY_QUEUE_URL", t.apiURL, t.queueURL)
 	}
+	t.api = &factapi.Client{BaseURL: t.apiURL, HTTP: httpc}
 	t.gateway = producer.New(sqs.NewFromConfig(cfg), t.queueURL)
 	return nil
 }
@@ -196,6 +200,7 @@ func (t *target) local(_ context.Context, dir string) error {
 	}
 	t.name = "the local stack at " + info.APIURL
 	t.apiURL, t.queueURL = info.APIURL, info.QueueURL
+	t.api = &factapi.Client{BaseURL: t.apiURL, HTTP: httpc}
 	t.userScope, t.adminScope = info.UserScope, info.AdminScope
 	if t.modelDeadline == 0 {
 		t.modelDeadline = time.Minute
@@ -213,10 +218,12 @@ func (t *target) local(_ context.Context, dir string) error {
 // repoRoot is the module's root, where the commands run.
 const repoRoot = ".."
 
-// startLocal runs `go run ./localtest up -state dir` and waits for its
-// state file. stop interrupts it, as Ctrl-C does, and waits for it to end.
+// startLocal runs `go run ./localtest up -state dir` on free ports (the
+// defaults would collide with a stack a person runs, or with a parallel
+// test run; the state file names the ports) and waits for its state file.
+// stop interrupts it, as Ctrl-C does, and waits for it to end.
 func startLocal(ctx context.Context, dir string) (stop func(), err error) {
-	cmd := exec.Command("go", "run", "./localtest", "up", "-state", dir)
+	cmd := exec.Command("go", "run", "./localtest", "up", "-state", dir, "-api-port", "0", "-page-port", "0")
 	cmd.Dir = repoRoot
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -27,52 +27,26 @@ import (
 func TestCommands(t *testing.T) {
 	motoserver.RequireInstalled(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "localtest")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCommand(t, dir)
 	state := filepath.Join(dir, "state")
 	// Free ports: the defaults (3000, 3001) would collide with a stack a
 	// person runs, or with a parallel test run.
-	up := exec.Command(bin, "up", "-state", state, "-api-port", "0", "-page-port", "0", "-param", "ExtractEveryTurns=2")
-	up.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var stderr lockedBuffer
-	up.Stderr = &stderr
-	stdout, err := up.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := up.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	defer func() {
-		_ = syscall.Kill(-up.Process.Pid, syscall.SIGKILL)
-	}()
-	lines := bufio.NewScanner(stdout)
-	var printed strings.Builder
-	for lines.Scan() {
-		printed.WriteString(lines.Text() + "\n")
-		if strings.HasPrefix(lines.Text(), "Ctrl-C") {
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout); exited <- up.Wait() }()
+	up := startUp(t, bin, nil, "-state", state, "-api-port", "0", "-page-port", "0", "-param", "ExtractEveryTurns=2")
 	info, err := stack.ReadInfo(state)
 	if err != nil {
-		t.Fatalf("%v\nup printed:\n%s\n%s", err, printed.String(), stderr.String())
+		t.Fatalf("%v\nup printed:\n%s\n%s", err, up.printed, up.stderr.String())
 	}
 	for _, want := range []string{info.APIURL, info.AWSEndpoint, info.TableName, info.QueueURL, info.DLQURL, info.BedrockURL, info.JWKSURL, filepath.Join(state, stack.InfoFile), "curl",
 		// The hints talk to this stack: they carry its -state.
 		"localtest token -state " + state + " ", "localtest chat -state " + state + " "} {
-		if want == "" || !strings.Contains(printed.String(), want) {
-			t.Errorf("up printed no %q:\n%s", want, printed.String())
+		if want == "" || !strings.Contains(up.printed, want) {
+			t.Errorf("up printed no %q:\n%s", want, up.printed)
 		}
 	}
 	// up says what it is doing while it starts.
 	for _, want := range []string{"moto_server", "functions", "table and the queues", "Runtime Interface Emulator"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("up's progress names no %q:\n%s", want, stderr.String())
+		if !strings.Contains(up.stderr.String(), want) {
+			t.Errorf("up's progress names no %q:\n%s", want, up.stderr.String())
 		}
 	}
 
@@ -120,13 +94,13 @@ func TestCommands(t *testing.T) {
 	}
 
 	// Ctrl-C reaches the whole foreground process group.
-	pids := descendants(up.Process.Pid)
+	pids := descendants(up.cmd.Process.Pid)
 	if len(pids) < 3 {
 		t.Fatalf("processes under up: %v, want moto_server and the emulators", pids)
 	}
-	_ = syscall.Kill(-up.Process.Pid, syscall.SIGINT)
+	_ = syscall.Kill(-up.cmd.Process.Pid, syscall.SIGINT)
 	select {
-	case <-exited:
+	case <-up.exited:
 	case <-time.After(30 * time.Second):
 		t.Fatal("up did not stop within 30 s of Ctrl-C")
 	}
@@ -141,6 +115,66 @@ func TestCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(state, stack.InfoFile)); err == nil {
 		t.Error("the state file is still there after Ctrl-C")
 	}
+}
+
+// buildCommand builds this command into dir and returns its path.
+func buildCommand(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "localtest")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// upProcess is `localtest up`, started by a test as a person starts it.
+type upProcess struct {
+	cmd *exec.Cmd
+	// printed is what up printed up to its line "Ctrl-C …", which says
+	// the stack is ready; stderr its progress and errors.
+	printed string
+	stderr  *lockedBuffer
+	// exited is closed when up has ended.
+	exited chan struct{}
+}
+
+// startUp runs bin up with args (and env, when not nil) in a process
+// group of its own, and reads what it prints until the line that says
+// the stack is ready, or until it ends. When the test ends, up is
+// interrupted as Ctrl-C does, and killed if it has not stopped within
+// 30 s.
+func startUp(t *testing.T, bin string, env []string, args ...string) *upProcess {
+	t.Helper()
+	p := &upProcess{cmd: exec.Command(bin, append([]string{"up"}, args...)...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p.cmd.Env = env
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p.cmd.Stderr = p.stderr
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
+		select {
+		case <-p.exited:
+		case <-time.After(30 * time.Second):
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	var printed strings.Builder
+	for lines.Scan() {
+		printed.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "Ctrl-C") {
+			break
+		}
+	}
+	p.printed = printed.String()
+	go func() { _, _ = io.Copy(io.Discard, stdout); _ = p.cmd.Wait(); close(p.exited) }()
+	return p
 }
 
 // lockedBuffer is a bytes.Buffer that a process may write while the test

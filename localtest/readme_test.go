@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/usermemory/usermemory/localtest/stack"
 )
@@ -46,10 +42,7 @@ func TestREADME(t *testing.T) {
 		t.Fatal("README.md has no sh block")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "localtest")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCommand(t, dir)
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
@@ -68,38 +61,10 @@ func TestREADME(t *testing.T) {
 	if upArgs == nil {
 		t.Fatal("README.md does not say go run ./localtest up")
 	}
-	up := exec.Command(bin, append([]string{"up"}, upArgs...)...)
-	up.Env = env
-	up.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var stderr lockedBuffer
-	up.Stderr = &stderr
-	stdout, err := up.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := up.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = syscall.Kill(-up.Process.Pid, syscall.SIGINT)
-		done := make(chan struct{})
-		go func() { _ = up.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = syscall.Kill(-up.Process.Pid, syscall.SIGKILL)
-		}
-	}()
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		if strings.HasPrefix(lines.Text(), "Ctrl-C") {
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	up := startUp(t, bin, env, upArgs...)
 	info, err := stack.ReadInfo(filepath.Join(tmp, "usermemory-localtest"))
 	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+		t.Fatalf("%v\nup printed:\n%s\n%s", err, up.printed, up.stderr.String())
 	}
 	ports := strings.NewReplacer(
 		fmt.Sprintf("127.0.0.1:%d", DefaultAPIPort), strings.TrimPrefix(info.APIURL, "http://"),

@@ -19,7 +19,7 @@ func (r Report) CompareMarkdown(w io.Writer, old Report) error {
 	p("| recall | %s | %s |\n", f3(a.Recall), f3(n.Recall))
 	p("| perfect conversations | %d/%d | %d/%d |\n", a.Perfect, a.Conversations, n.Perfect, n.Conversations)
 	p("| contradictions | %d | %d |\n", a.Contradictions, n.Contradictions)
-	p("| forbidden facts kept | %d | %d |\n", forbiddenSum(a), forbiddenSum(n))
+	p("| forbidden facts kept | %d | %d |\n", a.ForbiddenTotal(), n.ForbiddenTotal())
 	p("| values not in the user's language | %d | %d |\n", a.WrongLanguage, n.WrongLanguage)
 	p("| model calls (failed) | %d (%d) | %d (%d) |\n", a.ModelCalls, a.FailedCalls, n.ModelCalls, n.FailedCalls)
 	p("| input / output tokens | %d / %d | %d / %d |\n", a.InputTokens, a.OutputTokens, n.InputTokens, n.OutputTokens)

@@ -113,7 +113,7 @@ func (r Report) Markdown(w io.Writer) error {
 	sort.Strings(tags)
 	for _, tag := range tags {
 		x := r.ByCover[tag]
-		p("| %s | %d | %s | %s | %d | %d | %d |\n", tag, x.Conversations, f3(x.Precision), f3(x.Recall), x.Contradictions, forbiddenSum(x), x.WrongLanguage)
+		p("| %s | %d | %s | %s | %d | %d | %d |\n", tag, x.Conversations, f3(x.Precision), f3(x.Recall), x.Contradictions, x.ForbiddenTotal(), x.WrongLanguage)
 	}
 
 	p("\n### By conversation\n\n")
@@ -150,14 +150,6 @@ func notRight(c Conversation) []string {
 		out = append(out, fmt.Sprintf("%s=%q (%s)", f.Key, f.Value, note))
 	}
 	return out
-}
-
-func forbiddenSum(t Totals) int {
-	n := 0
-	for _, v := range t.Forbidden {
-		n += v
-	}
-	return n
 }
 
 func forbiddenCell(c Conversation) string {

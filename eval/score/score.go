@@ -56,12 +56,9 @@ type Call struct {
 	Error        string        `json:"error,omitempty"`
 }
 
-// Conversation is the score of one conversation.
-type Conversation struct {
-	ID       string   `json:"id"`
-	Language string   `json:"language"`
-	Covers   []string `json:"covers"`
-
+// Counts are the counts of the facts kept that a conversation's score and
+// the totals of a run both report.
+type Counts struct {
 	// Expected counts the expected subjects, Satisfied those with a
 	// correct fact, Kept the facts kept but the allowed ones.
 	Expected  int `json:"expected"`
@@ -78,6 +75,42 @@ type Conversation struct {
 	// WrongLanguage counts the facts whose value is not in the user's
 	// language (see [LanguageCheck]).
 	WrongLanguage int `json:"wrongLanguage"`
+}
+
+// newCounts returns counts of zero, with every forbidden category.
+func newCounts() Counts {
+	c := Counts{Forbidden: map[string]int{}}
+	for _, cat := range gold.Categories {
+		c.Forbidden[cat] = 0
+	}
+	return c
+}
+
+// add adds the counts of o to c; Precision and Recall are left alone.
+func (c *Counts) add(o Counts) {
+	c.Expected += o.Expected
+	c.Satisfied += o.Satisfied
+	c.Kept += o.Kept
+	c.Contradictions += o.Contradictions
+	for k, v := range o.Forbidden {
+		c.Forbidden[k] += v
+	}
+	c.WrongLanguage += o.WrongLanguage
+}
+
+// rate sets Precision and Recall from the counts.
+func (c *Counts) rate() {
+	c.Precision = ratio(c.Satisfied, c.Kept)
+	c.Recall = ratio(c.Satisfied, c.Expected)
+}
+
+// Conversation is the score of one conversation.
+type Conversation struct {
+	ID       string   `json:"id"`
+	Language string   `json:"language"`
+	Covers   []string `json:"covers"`
+
+	Counts
 	// Missing names the expected subjects without a correct fact.
 	Missing []string `json:"missing"`
 	Facts   []Fact   `json:"facts"`
@@ -93,7 +126,7 @@ type Conversation struct {
 }
 
 // ForbiddenTotal returns the forbidden facts kept, all categories.
-func (c Conversation) ForbiddenTotal() int {
+func (c Counts) ForbiddenTotal() int {
 	n := 0
 	for _, v := range c.Forbidden {
 		n += v
@@ -110,10 +143,8 @@ func (c Conversation) Perfect() bool {
 // Score scores the facts kept after conv; calls are its model calls.
 func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversation {
 	out := Conversation{ID: conv.ID, Language: conv.Language, Covers: conv.Covers,
-		Expected: len(conv.Expect), Forbidden: map[string]int{}, Calls: calls, Missing: []string{}, Facts: []Fact{}}
-	for _, c := range gold.Categories {
-		out.Forbidden[c] = 0
-	}
+		Counts: newCounts(), Calls: calls, Missing: []string{}, Facts: []Fact{}}
+	out.Expected = len(conv.Expect)
 	sorted := slices.Clone(facts)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 
@@ -170,8 +201,7 @@ func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversati
 		}
 	}
 	out.Satisfied = len(satisfied)
-	out.Precision = ratio(out.Satisfied, out.Kept)
-	out.Recall = ratio(out.Satisfied, out.Expected)
+	out.rate()
 	return out
 }
 
@@ -204,21 +234,15 @@ func expectedOn(conv gold.Conversation, key string) (gold.Expected, bool) {
 type Totals struct {
 	Conversations int `json:"conversations"`
 	Perfect       int `json:"perfect"`
-	Expected      int `json:"expected"`
-	Satisfied     int `json:"satisfied"`
-	Kept          int `json:"kept"`
-	// Precision and Recall are over all facts of the run (micro average).
-	Precision      float64        `json:"precision"`
-	Recall         float64        `json:"recall"`
-	Contradictions int            `json:"contradictions"`
-	Forbidden      map[string]int `json:"forbidden"`
-	WrongLanguage  int            `json:"wrongLanguage"`
-	Messages       int            `json:"messages"`
-	ModelCalls     int            `json:"modelCalls"`
-	FailedCalls    int            `json:"failedCalls"`
-	InputTokens    int            `json:"inputTokens"`
-	OutputTokens   int            `json:"outputTokens"`
-	UnreadTurns    int            `json:"unreadTurns"`
+	// Counts are the sums of the conversations' counts; Precision and
+	// Recall are over all facts of the run (micro average).
+	Counts
+	Messages     int `json:"messages"`
+	ModelCalls   int `json:"modelCalls"`
+	FailedCalls  int `json:"failedCalls"`
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	UnreadTurns  int `json:"unreadTurns"`
 	// LatencyP50 and LatencyP95 are percentiles of the latency per call
 	// (nearest rank).
 	LatencyP50 time.Duration `json:"latencyP50Ns"`
@@ -227,23 +251,13 @@ type Totals struct {
 
 // Sum returns the totals of convs.
 func Sum(convs []Conversation) Totals {
-	t := Totals{Conversations: len(convs), Forbidden: map[string]int{}}
-	for _, c := range gold.Categories {
-		t.Forbidden[c] = 0
-	}
+	t := Totals{Conversations: len(convs), Counts: newCounts()}
 	var lat []time.Duration
 	for _, c := range convs {
 		if c.Perfect() {
 			t.Perfect++
 		}
-		t.Expected += c.Expected
-		t.Satisfied += c.Satisfied
-		t.Kept += c.Kept
-		t.Contradictions += c.Contradictions
-		for k, v := range c.Forbidden {
-			t.Forbidden[k] += v
-		}
-		t.WrongLanguage += c.WrongLanguage
+		t.add(c.Counts)
 		t.Messages += c.Messages
 		t.UnreadTurns += c.UnreadTurns
 		for _, call := range c.Calls {
@@ -256,8 +270,7 @@ func Sum(convs []Conversation) Totals {
 			lat = append(lat, call.Latency)
 		}
 	}
-	t.Precision = ratio(t.Satisfied, t.Kept)
-	t.Recall = ratio(t.Satisfied, t.Expected)
+	t.rate()
 	t.LatencyP50 = Percentile(lat, 50)
 	t.LatencyP95 = Percentile(lat, 95)
 	return t

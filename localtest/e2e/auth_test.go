@@ -56,13 +56,13 @@ func TestRefusedBeforeAnyFunctionRuns(t *testing.T) {
 	before := st.Invocations()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := call(t, c.method, c.path, c.tok, nil)
-			if r.status != c.want {
-				t.Errorf("%s %s = %d %s, want %d", c.method, c.path, r.status, r.body, c.want)
+			r := api.Call(t, c.method, c.path, c.tok, nil)
+			if r.Status != c.want {
+				t.Errorf("%s %s = %d %s, want %d", c.method, c.path, r.Status, r.Body, c.want)
 			}
 			wantBody := map[int]string{401: `{"message":"Unauthorized"}`, 403: `{"message":"Forbidden"}`, 404: `{"message":"Not Found"}`}[c.want]
-			if string(r.body) != wantBody {
-				t.Errorf("body = %s, want %s", r.body, wantBody)
+			if string(r.Body) != wantBody {
+				t.Errorf("body = %s, want %s", r.Body, wantBody)
 			}
 		})
 	}
@@ -73,8 +73,8 @@ func TestRefusedBeforeAnyFunctionRuns(t *testing.T) {
 		}
 	}
 	// The same requests with a valid token do reach the function.
-	if r := call(t, http.MethodGet, "/v1/me/facts", valid, nil); r.status != http.StatusOK {
-		t.Errorf("with a valid token: %d %s, want 200", r.status, r.body)
+	if r := api.Call(t, http.MethodGet, "/v1/me/facts", valid, nil); r.Status != http.StatusOK {
+		t.Errorf("with a valid token: %d %s, want 200", r.Status, r.Body)
 	}
 	if got := st.Invocations()["GetFactsFunction"]; got != after["GetFactsFunction"]+1 {
 		t.Errorf("GetFactsFunction invocations = %d, want %d", got, after["GetFactsFunction"]+1)

@@ -6,12 +6,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/usermemory/usermemory/internal/factapi"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/localtest/stack"
@@ -36,6 +34,7 @@ var (
 	sqsAPI   *sqs.Client
 	gateway  *producer.Producer
 	httpc    = &http.Client{Timeout: 30 * time.Second}
+	api      *factapi.Client
 	tenant   = "acme"
 	deadline = 20 * time.Second
 )
@@ -86,6 +85,7 @@ func run(m *testing.M) int {
 	// The suite's clients record the user IDs, values and turns they send
 	// and receive; scanLogs looks for them in the logs afterwards.
 	httpc.Transport = traffic.wrap(httpc.Transport)
+	api = &factapi.Client{BaseURL: st.Info.APIURL, HTTP: httpc}
 	sqsAPI = sqs.New(sqs.Options{
 		Region:       st.Info.Region,
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
@@ -134,62 +134,10 @@ func adminToken(t *testing.T, tenant, user string) string {
 	return sign(t, claims{tenant: tenant, user: user, scopes: []string{st.Info.UserScope, st.Info.AdminScope}})
 }
 
-type response struct {
-	status int
-	body   []byte
-	header http.Header
-}
-
-func call(t *testing.T, method, path, tok string, body any) response {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, st.Info.APIURL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := httpc.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, body: b, header: resp.Header}
-}
-
-type fact struct {
-	Key            string `json:"key"`
-	Value          string `json:"value"`
-	SourceThreadID string `json:"sourceThreadId"`
-}
-
 // facts reads the facts through the API, as a map of key to value.
 func facts(t *testing.T, path, tok string) map[string]string {
 	t.Helper()
-	r := call(t, http.MethodGet, path, tok, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET %s = %d %s, want 200", path, r.status, r.body)
-	}
-	var out struct {
-		Facts []fact `json:"facts"`
-	}
-	if err := json.Unmarshal(r.body, &out); err != nil {
-		t.Fatalf("GET %s: %s: %v", path, r.body, err)
-	}
-	m := map[string]string{}
-	for _, f := range out.Facts {
-		m[f.Key] = f.Value
-	}
-	return m
+	return factapi.Values(api.Facts(t, path, tok))
 }
 
 // waitFacts polls the facts until they are want or the deadline passes.
@@ -218,14 +166,7 @@ func equal(a, b map[string]string) bool {
 
 func sendTurns(t *testing.T, user, thread string, prev, count int, turns ...string) {
 	t.Helper()
-	m := producer.Message{TenantID: tenant, UserID: user, ThreadID: thread, PreviousTurnCount: prev, TurnCount: count}
-	for i, text := range turns {
-		role := "user"
-		if i%2 == 1 {
-			role = "assistant"
-		}
-		m.Turns = append(m.Turns, producer.Turn{Role: role, Text: text})
-	}
+	m := producer.Message{TenantID: tenant, UserID: user, ThreadID: thread, PreviousTurnCount: prev, TurnCount: count, Turns: factapi.Turns(turns...)}
 	if err := gateway.Send(context.Background(), m); err != nil {
 		t.Fatalf("send: %v", err)
 	}

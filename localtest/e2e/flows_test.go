@@ -48,15 +48,9 @@ func TestConversationEndsWithTheRightFacts(t *testing.T) {
 func TestUserEditsForgetsOneForgetsAll(t *testing.T) {
 	user := newUser("edit")
 	tok := userToken(t, tenant, user)
-	if r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": "Porto"}); r.status != http.StatusOK {
-		t.Fatalf("PUT = %d %s, want 200", r.status, r.body)
-	}
-	if r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": "Lisbon"}); r.status != http.StatusOK {
-		t.Fatalf("PUT (edit) = %d %s, want 200", r.status, r.body)
-	}
-	if r := call(t, http.MethodPut, "/v1/me/facts/role", tok, map[string]string{"value": "nurse"}); r.status != http.StatusOK {
-		t.Fatalf("PUT = %d %s, want 200", r.status, r.body)
-	}
+	api.Put(t, tok, "city", "Porto")
+	api.Put(t, tok, "city", "Lisbon")
+	api.Put(t, tok, "role", "nurse")
 	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"city": "Lisbon", "role": "nurse"}; !equal(got, want) {
 		t.Fatalf("after edits: facts = %v, want %v", got, want)
 	}
@@ -69,25 +63,25 @@ func TestUserEditsForgetsOneForgetsAll(t *testing.T) {
 	if got := facts(t, "/v1/me/facts", other); len(got) != 0 {
 		t.Errorf("another user reads %v, want nothing", got)
 	}
-	if r := call(t, http.MethodDelete, "/v1/me/facts/city", tok, nil); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE one = %d %s, want 204", r.status, r.body)
+	if r := api.Call(t, http.MethodDelete, "/v1/me/facts/city", tok, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("DELETE one = %d %s, want 204", r.Status, r.Body)
 	}
 	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"role": "nurse"}; !equal(got, want) {
 		t.Fatalf("after forgetting one: facts = %v, want %v", got, want)
 	}
-	if r := call(t, http.MethodDelete, "/v1/me/facts/city", tok, nil); r.status != http.StatusNoContent {
-		t.Errorf("DELETE of a missing key = %d, want 204", r.status)
+	if r := api.Call(t, http.MethodDelete, "/v1/me/facts/city", tok, nil); r.Status != http.StatusNoContent {
+		t.Errorf("DELETE of a missing key = %d, want 204", r.Status)
 	}
-	if r := call(t, http.MethodDelete, "/v1/me/facts", tok, nil); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE all = %d %s, want 204", r.status, r.body)
+	if r := api.Call(t, http.MethodDelete, "/v1/me/facts", tok, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("DELETE all = %d %s, want 204", r.Status, r.Body)
 	}
 	if got := facts(t, "/v1/me/facts", tok); len(got) != 0 {
 		t.Fatalf("after forgetting all: facts = %v, want none", got)
 	}
 	// Bad input is a 4xx problem, never a 500.
-	r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": strings.Repeat("x", 401)})
-	if r.status < 400 || r.status >= 500 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
-		t.Errorf("PUT of a too long value = %d %s %s, want a 4xx problem", r.status, r.header.Get("Content-Type"), r.body)
+	r := api.Call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": strings.Repeat("x", 401)})
+	if r.Status < 400 || r.Status >= 500 || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/problem+json") {
+		t.Errorf("PUT of a too long value = %d %s %s, want a 4xx problem", r.Status, r.Header.Get("Content-Type"), r.Body)
 	}
 }
 
@@ -139,16 +133,14 @@ func TestAdminErasesUserWhileAMessageWaits(t *testing.T) {
 	st.Converse().Reset()
 	user := newUser("erase")
 	tok := userToken(t, tenant, user)
-	if r := call(t, http.MethodPut, "/v1/me/facts/city", tok, map[string]string{"value": "Porto"}); r.status != http.StatusOK {
-		t.Fatalf("PUT = %d %s", r.status, r.body)
-	}
+	api.Put(t, tok, "city", "Porto")
 	// The first extraction of the user is with the model; the second
 	// message waits behind it in the user's FIFO group.
 	holdFirstExtraction(t, user)
 	admin := adminToken(t, tenant, newUser("admin"))
-	r := call(t, http.MethodDelete, "/v1/users/"+user, admin, nil)
-	if r.status != http.StatusOK {
-		t.Fatalf("erase = %d %s, want 200", r.status, r.body)
+	r := api.Call(t, http.MethodDelete, "/v1/users/"+user, admin, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("erase = %d %s, want 200", r.Status, r.Body)
 	}
 	// The erasure came while the first extraction was still with the
 	// model and before the second reached it.
@@ -162,8 +154,8 @@ func TestAdminErasesUserWhileAMessageWaits(t *testing.T) {
 	var erased struct {
 		RemovedFacts int `json:"removedFacts"`
 	}
-	if err := json.Unmarshal(r.body, &erased); err != nil || erased.RemovedFacts != 1 {
-		t.Errorf("erase answered %s, want removedFacts 1", r.body)
+	if err := json.Unmarshal(r.Body, &erased); err != nil || erased.RemovedFacts != 1 {
+		t.Errorf("erase answered %s, want removedFacts 1", r.Body)
 	}
 	waitQueueEmpty(t, st.Info.QueueURL)
 	if got := facts(t, "/v1/me/facts", tok); len(got) != 0 {
@@ -226,9 +218,7 @@ func TestBedrockFaultsLeaveFactsUntouched(t *testing.T) {
 	st.Converse().Reset()
 	user := newUser("faults")
 	tok := userToken(t, tenant, user)
-	if r := call(t, http.MethodPut, "/v1/me/facts/home_city", tok, map[string]string{"value": "Porto"}); r.status != http.StatusOK {
-		t.Fatalf("PUT = %d %s", r.status, r.body)
-	}
+	api.Put(t, tok, "home_city", "Porto")
 	want := map[string]string{"home_city": "Porto"}
 	faults := []fakebedrock.Step{
 		fakebedrock.AccessDenied(),

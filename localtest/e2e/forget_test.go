@@ -46,8 +46,8 @@ func holdExtraction(t *testing.T, user, thread string) {
 // the deletion was answered: the test means nothing otherwise.
 func deleteWhileHeld(t *testing.T, path, tok string) {
 	t.Helper()
-	if r := call(t, http.MethodDelete, path, tok, nil); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE %s = %d %s, want 204", path, r.status, r.body)
+	if r := api.Call(t, http.MethodDelete, path, tok, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("DELETE %s = %d %s, want 204", path, r.Status, r.Body)
 	}
 	if answered, active := countCalls(), st.Converse().Active(); active != 1 || answered != 0 {
 		t.Fatalf("when the deletion was answered the extraction was no longer with the model (%d calls answered, %d in progress): a loaded machine may need a longer slowFirst", answered, active)
@@ -80,9 +80,7 @@ func TestClearWhileAnExtractionIsWithTheModel(t *testing.T) {
 	st.Converse().Reset()
 	user := newUser("clear")
 	tok := userToken(t, tenant, user)
-	if r := call(t, http.MethodPut, "/v1/me/facts/role", tok, map[string]string{"value": "nurse"}); r.status != http.StatusOK {
-		t.Fatalf("PUT = %d %s, want 200", r.status, r.body)
-	}
+	api.Put(t, tok, "role", "nurse")
 	dlq := queueDepth(t, st.Info.DLQURL)
 	holdExtraction(t, user, "th-1")
 	deleteWhileHeld(t, "/v1/me/facts", tok)
@@ -120,9 +118,7 @@ func TestAdminRemovesAKeyWhileAnOlderExtractionIsWithTheModel(t *testing.T) {
 func removeKeyWhileHeld(t *testing.T, user, tok, path, deleter string) {
 	t.Helper()
 	st.Converse().Reset()
-	if r := call(t, http.MethodPut, "/v1/me/facts/home_city", tok, map[string]string{"value": "Porto"}); r.status != http.StatusOK {
-		t.Fatalf("PUT = %d %s, want 200", r.status, r.body)
-	}
+	api.Put(t, tok, "home_city", "Porto")
 	dlq := queueDepth(t, st.Info.DLQURL)
 	holdExtraction(t, user, "th-1")
 	deleteWhileHeld(t, path, deleter)

@@ -14,9 +14,7 @@ import (
 func TestStrictInputOverHTTP(t *testing.T) {
 	user := newUser("strict")
 	tok := userToken(t, tenant, user)
-	if r := call(t, http.MethodPut, "/v1/me/facts/k", tok, map[string]string{"value": "kept-zq"}); r.status != http.StatusOK {
-		t.Fatalf("PUT k = %d %s", r.status, r.body)
-	}
+	api.Put(t, tok, "k", "kept-zq")
 	cases := []struct {
 		name, path, body string
 		code             int64
