@@ -118,17 +118,19 @@ DYNAMODB = {
 ENV = {"PATH": os.environ["PATH"], "HOME": work, "TABLE_NAME": table, "AWS_ENDPOINT_URL": endpoint,
        "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
 
-def freeport():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def freeports():
+    """Two distinct free ports (both bound at once, so never the same)."""
+    with socket.socket() as a, socket.socket() as b:
+        a.bind(("127.0.0.1", 0))
+        b.bind(("127.0.0.1", 0))
+        return a.getsockname()[1], b.getsockname()[1]
 
 def coldstart(binary, event, want):
     """Starts the emulator with binary and sends it event, its first
     invocation (the emulator starts the binary then). Returns the
     milliseconds from the emulator's start to the answer."""
     body = open(os.path.join("events", event), "rb").read()
-    p, q = freeport(), freeport()
+    p, q = freeports()
     log = open(os.path.join(work, "rie.log"), "w+")
     t0 = time.perf_counter()
     rie = subprocess.Popen([os.path.join(work, "rie"), "--runtime-interface-emulator-address", f"127.0.0.1:{p}",
@@ -145,10 +147,14 @@ def coldstart(binary, event, want):
                         log.seek(0)
                         sys.exit(f"error: the emulator exited; its log:\n{log.read()}")
                     time.sleep(0.0005)
-        c = http.client.HTTPConnection("127.0.0.1", p, timeout=60)
-        c.request("POST", "/2015-03-31/functions/function/invocations", body)
-        r = c.getresponse()
-        out = r.read().decode()
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", p, timeout=60)
+            c.request("POST", "/2015-03-31/functions/function/invocations", body)
+            r = c.getresponse()
+            out = r.read().decode()
+        except (OSError, http.client.HTTPException) as e:
+            log.seek(0)
+            sys.exit(f"error: invoking {os.path.basename(binary)} with events/{event}: {e}; the emulator's log:\n{log.read()[-2000:]}")
         t1 = time.perf_counter()
     finally:
         rie.kill()
