@@ -4,13 +4,22 @@
 #   1. bootstrap size of each function (linux/arm64, the flags of `make
 #      build`) against bench/hello built the same way (information only:
 #      no target);
-#   2. cold start under the Lambda Runtime Interface Emulator, process start
-#      to first response, against bench/hello (linux/amd64 here; target
-#      ratio ≤ 1.15), median and minimum of RUNS starts (on a busy
-#      machine the minimum, least touched by other work, is the steadier
-#      figure); the extractor answers
-#      events/extractor-not-due.json, an SQS batch whose one record is not
-#      due (decoded and checked, no AWS call);
+#   2. cold start under the Lambda Runtime Interface Emulator, from the
+#      emulator's start to the answer of the first invocation (the emulator
+#      starts the bootstrap then), against bench/hello in the same rounds
+#      (linux/amd64 here), RUNS rounds. Each function answers an event it
+#      refuses or settles before any AWS call, so that the figure is the
+#      start-up alone (target ratio ≤ 1.15): getfacts, deletefact and
+#      clearfacts a token without a tenant claim (401), putfact an empty
+#      value (400), eraseuser a user-scoped token on the admin route (403),
+#      the extractor events/extractor-not-due.json, an SQS batch whose one
+#      record is not due (decoded and checked); the answer is checked, so
+#      that a crash cannot pass for a start. Then, as information, each
+#      CRUD function's start to an answer that needed DynamoDB (moto_server
+#      here), which hello does not make. The steadiest ratio on a shared
+#      machine is the median over the rounds of each start's ratio to
+#      hello's start in the same round; the ratios of the medians and of
+#      the minima are printed beside it;
 #   3. warm in-process latency of the get-facts handler against a bare
 #      GetItem on the same moto_server (Go benchmarks; target ratio ≤ 1.2).
 #   2b. start-up CPU time: each bootstrap run, without a runtime API, from
@@ -33,17 +42,12 @@ GO=${GO:-go}
 FUNCS=(getfacts putfact deletefact clearfacts eraseuser)
 COLD=("${FUNCS[@]}" extractor)
 work=$(mktemp -d -t bench-api.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+trap 'rm -rf "$work"' EXIT
 flags=(-tags lambda.norpc -trimpath -ldflags "-s -w")
 build() { # arch out pkg
   GOOS=linux GOARCH=$1 CGO_ENABLED=0 $GO build "${flags[@]}" -o "$2" "$3"
 }
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-minimum() { tr ' ' '\n' | sort -n | awk 'NF {print; exit}'; }
 
 if [ -z "${COLD_ONLY:-}" ]; then
 echo "== 1. bootstrap size, linux/arm64, -tags lambda.norpc -trimpath -ldflags \"-s -w\""
@@ -58,39 +62,13 @@ for f in "${FUNCS[@]}" extractor; do
 done
 fi
 
-echo "== 2. cold start under the runtime emulator, linux/amd64, median of $RUNS"
+echo "== 2. cold start under the runtime emulator, linux/amd64, $RUNS rounds"
 $GO build -o "$work/rie" github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie
 table=bench-facts-$$
 curl -fsS -o /dev/null "$USERMEMORY_AWS_ENDPOINT" -H 'Content-Type: application/x-amz-json-1.0' \
   -H 'X-Amz-Target: DynamoDB_20120810.CreateTable' \
   -H 'Authorization: AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \
   -d "{\"TableName\":\"$table\",\"BillingMode\":\"PAY_PER_REQUEST\",\"AttributeDefinitions\":[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"}]}"
-coldstart() { # binary event → milliseconds from process start to first response
-  local p q t0 t1 code pid
-  p=$(freeport); q=$(freeport)
-  t0=$(date +%s%N)
-  # Only what Lambda sets (and the endpoint): this machine's variables, such
-  # as an AWS_CA_BUNDLE that the SDK's config loader would parse at every
-  # start, are not Lambda's.
-  env -i PATH="$PATH" HOME="$work" TABLE_NAME="$table" AWS_ENDPOINT_URL="$USERMEMORY_AWS_ENDPOINT" AWS_REGION=us-east-1 \
-    AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test \
-    "$work/rie" --runtime-interface-emulator-address "127.0.0.1:$p" --runtime-api-address "127.0.0.1:$q" "$1" \
-    >"$work/rie.log" 2>&1 &
-  pid=$!
-  pids+=("$pid")
-  while :; do
-    code=$(curl -s -o "$work/out.json" -w '%{http_code}' -X POST \
-      "http://127.0.0.1:$p/2015-03-31/functions/function/invocations" --data-binary "@$2" 2>/dev/null || true)
-    [ "$code" = 200 ] && break
-    kill -0 "$pid" 2>/dev/null || { echo "error: the emulator exited; its log:" >&2; cat "$work/rie.log" >&2; exit 1; }
-    sleep 0.002
-  done
-  t1=$(date +%s%N)
-  if grep -q errorMessage "$work/out.json"; then echo "error: $1 answered $(cat "$work/out.json")" >&2; exit 1; fi
-  if [ -n "${3:-}" ] && ! grep -qF "$3" "$work/out.json"; then echo "error: $1 answered $(cat "$work/out.json"), want $3" >&2; exit 1; fi
-  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
-  echo $(( (t1 - t0) / 1000000 ))
-}
 build amd64 "$work/amd64/hello" ./bench/hello
 for f in "${COLD[@]}"; do build amd64 "$work/amd64/$f" "./functions/$f"; done
 # ALL is COLD and, with BASELINE_REV, the same functions built at that
@@ -104,27 +82,117 @@ if [ -n "${BASELINE_REV:-}" ]; then
     ALL+=("$f@$BASELINE_REV")
   done
 fi
-declare -A ev=([getfacts]=getfacts-me.json [putfact]=putfact-me.json [deletefact]=deletefact-me.json
-  [clearfacts]=clearfacts-me.json [eraseuser]=eraseuser-admin.json [extractor]=extractor-not-due.json)
-# What a first response must hold besides no errorMessage: the extractor
-# acknowledges its one record (a failed record would mean it was not the
-# not-due path the figure is about).
-declare -A expect=([extractor]='"batchItemFailures":[]')
-# Interleaved runs, so that a busy moment of the machine hits both alike.
-declare -A ms
-for _ in $(seq "$RUNS"); do
-  ms[hello]+="$(coldstart "$work/amd64/hello" events/getfacts-me.json) "
-  for f in "${ALL[@]}"; do ms[$f]+="$(coldstart "$work/amd64/$f" "events/${ev[${f%@*}]}" "${expect[${f%@*}]:-}") "; done
-done
-h=$(echo "${ms[hello]}" | median)
-hmin=$(echo "${ms[hello]}" | minimum)
-printf '%-12s median %4d ms, min %4d ms   (runs: %s)\n' hello "$h" "$hmin" "${ms[hello]}"
-for f in "${ALL[@]}"; do
-  m=$(echo "${ms[$f]}" | median)
-  mmin=$(echo "${ms[$f]}" | minimum)
-  printf '%-12s median %4d ms, min %4d ms   ratio median %s, min %s (target ≤ 1.15)   (runs: %s)\n' \
-    "$f" "$m" "$mmin" "$(ratio "$m" "$h")" "$(ratio "$mmin" "$hmin")" "${ms[$f]}"
-done
+python3 - "$RUNS" "$work" "$table" "$USERMEMORY_AWS_ENDPOINT" "${ALL[@]}" <<'EOF'
+import http.client, os, socket, statistics, subprocess, sys, time
+runs, work, table, endpoint, funcs = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+
+def status(code):
+    return f'"statusCode":{code},'
+
+# The start-up alone: an event each function answers before any AWS call
+# (a request refused on its token or its body; for the extractor an SQS
+# batch whose one record is not due, decoded and checked), and what the
+# answer must hold, so that a crash or another path cannot pass for a
+# start: the refusal's status, or the extractor's acknowledgement of its
+# one record.
+START = {
+    "getfacts": ("getfacts-no-tenant-claim.json", status(401)),
+    "putfact": ("putfact-empty-value.json", status(400)),
+    "deletefact": ("no-tenant-claim-deletefact.json", status(401)),
+    "clearfacts": ("no-tenant-claim-clearfacts.json", status(401)),
+    "eraseuser": ("eraseuser-user-scope.json", status(403)),
+    "extractor": ("extractor-not-due.json", '"batchItemFailures":[]'),
+}
+# The start-up and the function's first DynamoDB request(s) to
+# moto_server, which hello does not make (information).
+DYNAMODB = {
+    "getfacts": ("getfacts-me.json", status(200)),
+    "putfact": ("putfact-me.json", status(200)),
+    "deletefact": ("deletefact-me.json", status(204)),
+    "clearfacts": ("clearfacts-me.json", status(204)),
+    "eraseuser": ("eraseuser-admin.json", status(200)),
+}
+# Only what Lambda sets (and the endpoint): this machine's variables, such
+# as an AWS_CA_BUNDLE that the SDK's config loader would parse at every
+# start, are not Lambda's.
+ENV = {"PATH": os.environ["PATH"], "HOME": work, "TABLE_NAME": table, "AWS_ENDPOINT_URL": endpoint,
+       "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
+
+def freeports():
+    """Two distinct free ports (both bound at once, so never the same)."""
+    with socket.socket() as a, socket.socket() as b:
+        a.bind(("127.0.0.1", 0))
+        b.bind(("127.0.0.1", 0))
+        return a.getsockname()[1], b.getsockname()[1]
+
+def coldstart(binary, event, want):
+    """Starts the emulator with binary and sends it event, its first
+    invocation (the emulator starts the binary then). Returns the
+    milliseconds from the emulator's start to the answer."""
+    body = open(os.path.join("events", event), "rb").read()
+    p, q = freeports()
+    log = open(os.path.join(work, "rie.log"), "w+")
+    t0 = time.perf_counter()
+    rie = subprocess.Popen([os.path.join(work, "rie"), "--runtime-interface-emulator-address", f"127.0.0.1:{p}",
+                            "--runtime-api-address", f"127.0.0.1:{q}", binary],
+                           env=ENV, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for port in (q, p):  # until the emulator listens, its runtime API first
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port)).close()
+                    break
+                except ConnectionRefusedError:
+                    if rie.poll() is not None:
+                        log.seek(0)
+                        sys.exit(f"error: the emulator exited; its log:\n{log.read()}")
+                    time.sleep(0.0005)
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", p, timeout=60)
+            c.request("POST", "/2015-03-31/functions/function/invocations", body)
+            r = c.getresponse()
+            out = r.read().decode()
+        except (OSError, http.client.HTTPException) as e:
+            log.seek(0)
+            sys.exit(f"error: invoking {os.path.basename(binary)} with events/{event}: {e}; the emulator's log:\n{log.read()[-2000:]}")
+        t1 = time.perf_counter()
+    finally:
+        rie.kill()
+        rie.wait()
+    name = os.path.basename(binary)
+    if r.status != 200 or "errorMessage" in out or want not in out:
+        log.seek(0)
+        sys.exit(f"error: {name} answered events/{event} with {r.status} {out}, want {want}; the emulator's log:\n{log.read()[-2000:]}")
+    return (t1 - t0) * 1000
+
+# Interleaved rounds, so that a busy moment of the machine hits all alike.
+ms = {}  # name → one time per round
+for _ in range(runs):
+    ms.setdefault("hello", []).append(coldstart(os.path.join(work, "amd64", "hello"), "getfacts-me.json", '"hello"'))
+    for f in funcs:
+        base, binary = f.split("@")[0], os.path.join(work, "amd64", f)
+        ms.setdefault(f, []).append(coldstart(binary, *START[base]))
+        if base in DYNAMODB:
+            ms.setdefault(f + "+dynamodb", []).append(coldstart(binary, *DYNAMODB[base]))
+hello = ms.pop("hello")
+hmed, hmin = statistics.median(hello), min(hello)
+print(f"{'hello':<32} median {hmed:5.1f} ms, min {hmin:5.1f} ms")
+# The median over the rounds of a start's ratio to hello's start in the
+# same round is the steadiest figure on a shared machine; the ratios of
+# the medians and of the minima are printed beside it.
+for title, names in (
+        ("start-up alone, to an answer given before any AWS call (target ≤ 1.15):",
+         [n for n in ms if not n.endswith("+dynamodb")]),
+        ("start-up and first DynamoDB round trip(s), which hello does not make (information):",
+         [n for n in ms if n.endswith("+dynamodb")])):
+    print(title)
+    for n in names:
+        v = ms[n]
+        paired = statistics.median(a / b for a, b in zip(v, hello))
+        med, mn = statistics.median(v), min(v)
+        print(f"  {n:<30} median {med:5.1f} ms, min {mn:5.1f} ms   "
+              f"ratio to hello: per round {paired:.2f}, of medians {med / hmed:.2f}, of minima {mn / hmin:.2f}")
+EOF
 
 echo "== 2b. start-up CPU time to lambda.Start, linux/amd64, user+system, median of ${STARTS:-200}"
 startbins=("$work/amd64/hello")

@@ -42,7 +42,7 @@ func Load(ctx context.Context, getenv func(string) string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := setup.AWSConfig(ctx)
+	cfg, err := setup.AWSConfig()
 	if err != nil {
 		return nil, err
 	}

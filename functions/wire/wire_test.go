@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,5 +76,32 @@ func TestFactAPIOnDynamoDB(t *testing.T) {
 	want := `{"facts":[{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z"}],"limits":{"maxFacts":7,"maxFactChars":200}}`
 	if resp.StatusCode != http.StatusOK || resp.Body != want {
 		t.Errorf("got %d %s, want 200 %s", resp.StatusCode, resp.Body, want)
+	}
+}
+
+// TestFunctionsLeaveOutTheConfigLoader holds the choice setup.AWSConfig
+// explains: no function links the package of config.LoadDefaultConfig,
+// whose credential chain (SSO, STS and sign-in clients) is initialised at
+// every start and takes the cold start past 1.15 times hello-world's (see
+// "Fact API functions" in BENCHMARKS.md).
+func TestFunctionsLeaveOutTheConfigLoader(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH: cannot list the functions' packages")
+	}
+	const mod = "github.com/usermemory/usermemory/functions/"
+	args := []string{"list", "-deps", "-f", "{{.ImportPath}}"}
+	for _, f := range []string{"getfacts", "putfact", "deletefact", "clearfacts", "eraseuser", "extractor"} {
+		args = append(args, mod+f)
+	}
+	out, err := exec.Command(goTool, args...).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == "github.com/aws/aws-sdk-go-v2/config" || strings.HasPrefix(pkg, "github.com/aws/aws-sdk-go-v2/service/sso") ||
+			pkg == "github.com/aws/aws-sdk-go-v2/service/sts" {
+			t.Errorf("a function links %s", pkg)
+		}
 	}
 }
