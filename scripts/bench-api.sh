@@ -98,8 +98,8 @@ def status(code):
 START = {
     "getfacts": ("getfacts-no-tenant-claim.json", status(401)),
     "putfact": ("putfact-empty-value.json", status(400)),
-    "deletefact": ("no-tenant-claim-deletefact.json", status(401)),
-    "clearfacts": ("no-tenant-claim-clearfacts.json", status(401)),
+    "deletefact": ("deletefact-no-tenant-claim.json", status(401)),
+    "clearfacts": ("clearfacts-no-tenant-claim.json", status(401)),
     "eraseuser": ("eraseuser-user-scope.json", status(403)),
     "extractor": ("extractor-not-due.json", '"batchItemFailures":[]'),
 }

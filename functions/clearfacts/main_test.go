@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 )
 
@@ -13,6 +14,7 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "ClearFactsF
 	Cases: []httpapitest.Case{
 		{Event: "clearfacts-me.json", Status: 204, Stored: httpapitest.UserFacts{httpapitest.Ana: {}}},
 		{Event: "clearfacts-admin.json", Status: 204},
+		{Event: "clearfacts-no-tenant-claim.json", Status: 401, Code: httpapi.CodeUnauthenticated, Stored: httpapitest.SeededFacts()},
 		{Name: "own facts", Route: "DELETE /v1/me/facts", Token: httpapitest.UserToken(), Status: 204,
 			Stored: httpapitest.UserFacts{httpapitest.Ana: {}, httpapitest.Bob: {"language": "German"}, httpapitest.OtherAna: {"language": "Finnish"}}},
 		{Name: "a userId in the path of a /me route is ignored", Route: "DELETE /v1/me/facts", Token: httpapitest.UserToken(),

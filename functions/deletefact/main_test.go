@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 )
 
@@ -14,6 +15,7 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "DeleteFactF
 	Cases: []httpapitest.Case{
 		{Event: "deletefact-me.json", Status: 204, Stored: httpapitest.UserFacts{httpapitest.Ana: {"city": "Lisbon"}}},
 		{Event: "deletefact-admin.json", Status: 204},
+		{Event: "deletefact-no-tenant-claim.json", Status: 401, Code: httpapi.CodeUnauthenticated, Stored: httpapitest.SeededFacts()},
 		{Name: "own fact", Route: "DELETE /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: map[string]string{"key": "Language"}, Status: 204,
 			Stored: httpapitest.UserFacts{httpapitest.Ana: {"city": "Lisbon"}, httpapitest.Bob: {"language": "German"}, httpapitest.OtherAna: {"language": "Finnish"}}},
 		{Name: "absent key is 204", Route: "DELETE /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: map[string]string{"key": "nickname"},
