@@ -154,9 +154,9 @@ func (h *Handler) logRequest(ctx context.Context, req events.APIGatewayV2HTTPReq
 		attrs = append(attrs, slog.Int64("code", ProblemFor(err).Code))
 		if status >= 500 {
 			level = slog.LevelError
-			// The causes the service wraps name an operation, never a
-			// key or a value (see docs/api.md, Logs).
-			attrs = append(attrs, slog.String("cause", err.Error()))
+			// The class of the cause, never its message: an AWS SDK
+			// error's message may echo a key or a value (docs/api.md, Logs).
+			attrs = append(attrs, slog.String("cause", logref.Error(err)))
 		}
 	}
 	h.log.LogAttrs(ctx, level, "request", attrs...)

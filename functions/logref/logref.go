@@ -1,5 +1,7 @@
-// Package logref computes the reference by which every log line, audit
-// line and metric of the functions names a user, instead of the user's ID.
+// Package logref says what the functions' logs may say of a user and of an
+// error: [User] computes the reference by which every log line, audit line
+// and metric names a user, instead of the user's ID; [Error] names the
+// kind of an error, never its message.
 //
 // The fact functions and the extractor both call [User], so that one user
 // has one reference in every log group, and an operator who knows a
