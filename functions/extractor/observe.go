@@ -42,6 +42,7 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 			slog.Int("cacheWriteTokens", u.CacheWriteTokens),
 			slog.Int("sets", r.extract.Sets),
 			slog.Int("deletes", r.extract.Deletes),
+			slog.Int("forgotten", r.extract.Forgotten),
 			slog.Int("facts", len(r.extract.Facts)),
 		)
 	}
