@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
@@ -18,6 +19,7 @@ func TestChat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the local stack")
 	}
+	motoserver.RequireInstalled(t)
 	ctx := context.Background()
 	state := t.TempDir()
 	s, err := stack.Start(ctx, stack.Options{StateDir: state, PollWait: 500 * time.Millisecond})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
@@ -33,6 +34,7 @@ func TestREADME(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the local stack")
 	}
+	motoserver.RequireInstalled(t)
 	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
