@@ -24,6 +24,7 @@ import (
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/memory"
 )
@@ -169,10 +170,10 @@ func TestLeastPrivilege(t *testing.T) {
 	walk("template", map[string]any(tpl))
 	// The model resources, evaluated: the configured model's profile and
 	// foundation model only.
-	st := newStack(tpl, "eu-west-1", nil)
-	model := st.env(t)["CHEAP_MODEL_ID"]
-	for _, r := range modelResources(t, st) {
-		if !strings.HasSuffix(r, "/"+model) && !strings.HasSuffix(r, "::foundation-model/"+st.params["CheapFoundationModelId"]) {
+	app := resolve(t, loadStackTemplate(t), deployment("eu-west-1", nil))
+	model := extractorEnv(t, app)["CHEAP_MODEL_ID"]
+	for _, r := range modelResources(t, tpl, app) {
+		if !strings.HasSuffix(r, "/"+model) && !strings.HasSuffix(r, "::foundation-model/"+app.Parameters["CheapFoundationModelId"]) {
 			t.Errorf("ExtractorFunction: model resource %s is not the configured model %s", r, model)
 		}
 	}
@@ -407,19 +408,13 @@ func TestCfnLint(t *testing.T) {
 	}
 }
 
-// ---- An evaluation of the template, as CloudFormation makes it ---------
+// ---- The template, deployed on paper ------------------------------------
 //
-// stack evaluates template.yaml for one set of parameter values and one
-// Region: the parameters' own constraints, the Rules, the Conditions and
-// the intrinsic functions the template uses. A function it does not know
-// is an error, so that a new one gets evaluated here before it is trusted.
-type stack struct {
-	tpl       httpapitest.Template
-	params    map[string]string
-	region    string
-	stackName string
-	stackID   string
-}
+// The tests below resolve template.yaml with internal/samtemplate, the
+// reader the local stack runs, for one set of parameter values and one
+// Region; Template.Check says whether CloudFormation would accept them
+// (the parameters' constraints and the Rules). An intrinsic function the
+// reader does not evaluate fails them, naming it.
 
 const testAccount = "123456789012"
 
@@ -430,338 +425,66 @@ var requiredParams = map[string]string{
 	"JwtAudience": "usermemory-api",
 }
 
-// newStack returns the stack of tpl in region with the parameters'
-// defaults overridden by params.
-func newStack(tpl httpapitest.Template, region string, params map[string]string) *stack {
-	s := &stack{tpl: tpl, params: map[string]string{}, region: region, stackName: "usermemory",
-		stackID: "arn:aws:cloudformation:" + region + ":" + testAccount + ":stack/usermemory/0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f"}
-	for name, p := range asMap(tpl["Parameters"]) {
-		if d, ok := asMap(p)["Default"]; ok {
-			s.params[name] = fmt.Sprint(d)
-		}
-	}
-	maps.Copy(s.params, requiredParams)
-	maps.Copy(s.params, params)
-	return s
+// stackUUID is the last part of the test stack's ID, a UUID as in a real
+// stack ID.
+const stackUUID = "0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f"
+
+// deployment returns the deployment of template.yaml as the stack
+// usermemory in region, with the parameters' defaults overridden by
+// requiredParams and params.
+func deployment(region string, params map[string]string) samtemplate.Options {
+	p := maps.Clone(requiredParams)
+	maps.Copy(p, params)
+	return samtemplate.Options{Region: region, AccountID: testAccount, StackName: "usermemory",
+		StackID: "arn:aws:cloudformation:" + region + ":" + testAccount + ":stack/usermemory/" + stackUUID, Parameters: p}
 }
 
-func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
-
-// accepts returns nil when CloudFormation would accept the parameters (their
-// constraints and the Rules), or why not.
-func (s *stack) accepts() error {
-	for name, p := range asMap(s.tpl["Parameters"]) {
-		p := asMap(p)
-		v, ok := s.params[name]
-		if !ok {
-			return fmt.Errorf("parameter %s has no value", name)
-		}
-		if p["Type"] == "Number" {
-			n, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return fmt.Errorf("%s=%q is not a number", name, v)
-			}
-			if m, ok := p["MinValue"]; ok && n < toFloat(m) {
-				return fmt.Errorf("%s=%v is under MinValue %v", name, v, m)
-			}
-			if m, ok := p["MaxValue"]; ok && n > toFloat(m) {
-				return fmt.Errorf("%s=%v is over MaxValue %v", name, v, m)
-			}
-		}
-		if allowed, ok := p["AllowedValues"]; ok && !slices.ContainsFunc(asList(allowed), func(a any) bool { return fmt.Sprint(a) == v }) {
-			return fmt.Errorf("%s=%q is not one of %v", name, v, allowed)
-		}
-		if pat, ok := p["AllowedPattern"].(string); ok && p["Type"] == "String" && !regexp.MustCompile(pat).MatchString(v) {
-			return fmt.Errorf("%s=%q does not match %s", name, v, pat)
-		}
+// loadStackTemplate reads template.yaml with internal/samtemplate.
+func loadStackTemplate(t *testing.T) *samtemplate.Template {
+	t.Helper()
+	tmpl, err := samtemplate.Load(filepath.Join(httpapitest.Root(t), "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for name, r := range asMap(s.tpl["Rules"]) {
-		r := asMap(r)
-		if c, ok := r["RuleCondition"]; ok {
-			on, err := s.boolean(c)
-			if err != nil {
-				return fmt.Errorf("rule %s: %w", name, err)
-			}
-			if !on {
-				continue
-			}
-		}
-		for _, a := range asList(r["Assertions"]) {
-			ok, err := s.boolean(asMap(a)["Assert"])
-			if err != nil {
-				return fmt.Errorf("rule %s: %w", name, err)
-			}
-			if !ok {
-				return fmt.Errorf("rule %s: %v", name, asMap(a)["AssertDescription"])
-			}
+	return tmpl
+}
+
+// resolve evaluates tmpl for o.
+func resolve(t *testing.T, tmpl *samtemplate.Template, o samtemplate.Options) *samtemplate.App {
+	t.Helper()
+	app, err := tmpl.Resolve(o)
+	if err != nil {
+		t.Fatalf("template.yaml in %s with %v: %v", o.Region, o.Parameters, err)
+	}
+	return app
+}
+
+// extractorEnv returns the extractor's environment, Globals merged,
+// evaluated.
+func extractorEnv(t *testing.T, app *samtemplate.App) map[string]string {
+	t.Helper()
+	f := app.Functions["ExtractorFunction"]
+	if f == nil {
+		t.Fatal("no ExtractorFunction")
+	}
+	return f.Env
+}
+
+// startAll returns nil when every function of app starts with its
+// environment (setup.FromEnv), or the first refusal.
+func startAll(app *samtemplate.App) error {
+	for _, id := range slices.Sorted(maps.Keys(app.Functions)) {
+		env := app.Functions[id].Env
+		if _, err := setup.FromEnv(func(k string) string { return env[k] }); err != nil {
+			return fmt.Errorf("%s: %w", id, err)
 		}
 	}
 	return nil
 }
 
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
 func toFloat(v any) float64 { f, _ := strconv.ParseFloat(fmt.Sprint(v), 64); return f }
-
-func (s *stack) boolean(v any) (bool, error) {
-	r, err := s.eval(v)
-	if err != nil {
-		return false, err
-	}
-	b, ok := r.(bool)
-	if !ok {
-		return false, fmt.Errorf("%v is not a condition", v)
-	}
-	return b, nil
-}
-
-func (s *stack) condition(name string) (bool, error) {
-	c, ok := asMap(s.tpl["Conditions"])[name]
-	if !ok {
-		return false, fmt.Errorf("no condition %s", name)
-	}
-	return s.boolean(c)
-}
-
-// eval returns v with every intrinsic function evaluated. A resource's
-// Ref is "ref:<ID>", its GetAtt "getatt:<ID>.<attribute>".
-func (s *stack) eval(v any) (any, error) {
-	switch v := v.(type) {
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			r, err := s.eval(x)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = r
-		}
-		return out, nil
-	case map[string]any:
-		if len(v) == 1 {
-			for k, arg := range v {
-				if k == "Ref" || k == "Condition" || strings.HasPrefix(k, "Fn::") {
-					return s.intrinsic(k, arg)
-				}
-			}
-		}
-		out := map[string]any{}
-		for k, x := range v {
-			r, err := s.eval(x)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = r
-		}
-		return out, nil
-	}
-	return v, nil
-}
-
-func (s *stack) intrinsic(name string, arg any) (any, error) {
-	args := func(n int) ([]any, error) {
-		l, ok := arg.([]any)
-		if !ok || len(l) != n {
-			return nil, fmt.Errorf("%s wants %d arguments, has %v", name, n, arg)
-		}
-		return l, nil
-	}
-	evalString := func(v any) (string, error) {
-		r, err := s.eval(v)
-		if err != nil {
-			return "", err
-		}
-		if str, ok := r.(string); ok {
-			return str, nil
-		}
-		return fmt.Sprint(r), nil
-	}
-	switch name {
-	case "Ref":
-		return s.ref(fmt.Sprint(arg))
-	case "Condition":
-		return s.condition(fmt.Sprint(arg))
-	case "Fn::GetAtt":
-		l := asList(arg)
-		return fmt.Sprintf("getatt:%v.%v", l[0], l[1]), nil
-	case "Fn::If":
-		l, err := args(3)
-		if err != nil {
-			return nil, err
-		}
-		c, err := s.condition(fmt.Sprint(l[0]))
-		if err != nil {
-			return nil, err
-		}
-		if c {
-			return s.eval(l[1])
-		}
-		return s.eval(l[2])
-	case "Fn::Equals":
-		l, err := args(2)
-		if err != nil {
-			return nil, err
-		}
-		a, err := evalString(l[0])
-		if err != nil {
-			return nil, err
-		}
-		b, err := evalString(l[1])
-		return a == b, err
-	case "Fn::Not", "Fn::And", "Fn::Or":
-		var all []bool
-		for _, c := range asList(arg) {
-			b, err := s.boolean(c)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, b)
-		}
-		switch name {
-		case "Fn::Not":
-			return len(all) == 1 && !all[0], nil
-		case "Fn::And":
-			return !slices.Contains(all, false), nil
-		}
-		return slices.Contains(all, true), nil
-	case "Fn::Contains":
-		l, err := args(2)
-		if err != nil {
-			return nil, err
-		}
-		list, err := s.eval(l[0])
-		if err != nil {
-			return nil, err
-		}
-		x, err := evalString(l[1])
-		return slices.ContainsFunc(asList(list), func(a any) bool { return fmt.Sprint(a) == x }), err
-	case "Fn::FindInMap":
-		l, err := args(3)
-		if err != nil {
-			return nil, err
-		}
-		var keys []string
-		for _, k := range l {
-			str, err := evalString(k)
-			if err != nil {
-				return nil, err
-			}
-			keys = append(keys, str)
-		}
-		v, ok := asMap(asMap(asMap(s.tpl["Mappings"])[keys[0]])[keys[1]])[keys[2]]
-		if !ok {
-			return nil, fmt.Errorf("Fn::FindInMap: no %q", keys)
-		}
-		return v, nil
-	case "Fn::Select":
-		l, err := args(2)
-		if err != nil {
-			return nil, err
-		}
-		list, err := s.eval(l[1])
-		if err != nil {
-			return nil, err
-		}
-		i, err := strconv.Atoi(fmt.Sprint(l[0]))
-		if err != nil || i < 0 || i >= len(asList(list)) {
-			return nil, fmt.Errorf("Fn::Select: index %v of %v", l[0], list)
-		}
-		return asList(list)[i], nil
-	case "Fn::Split":
-		l, err := args(2)
-		if err != nil {
-			return nil, err
-		}
-		str, err := evalString(l[1])
-		if err != nil {
-			return nil, err
-		}
-		var out []any
-		for _, p := range strings.Split(str, fmt.Sprint(l[0])) {
-			out = append(out, p)
-		}
-		return out, nil
-	case "Fn::Sub":
-		format, vars := arg, map[string]any{}
-		if l, ok := arg.([]any); ok {
-			if len(l) != 2 {
-				return nil, fmt.Errorf("Fn::Sub wants a string and a map, has %v", arg)
-			}
-			format = l[0]
-			for k, x := range asMap(l[1]) {
-				r, err := s.eval(x)
-				if err != nil {
-					return nil, err
-				}
-				vars[k] = r
-			}
-		}
-		var failed error
-		out := regexp.MustCompile(`\$\{([^}]+)\}`).ReplaceAllStringFunc(fmt.Sprint(format), func(m string) string {
-			name := m[2 : len(m)-1]
-			if v, ok := vars[name]; ok {
-				return fmt.Sprint(v)
-			}
-			var r any
-			var err error
-			if res, att, ok := strings.Cut(name, "."); ok {
-				r, err = s.intrinsic("Fn::GetAtt", []any{res, att})
-			} else {
-				r, err = s.ref(name)
-			}
-			if err != nil {
-				failed = err
-			}
-			return fmt.Sprint(r)
-		})
-		return out, failed
-	}
-	return nil, fmt.Errorf("%s: the template tests do not evaluate it", name)
-}
-
-func (s *stack) ref(name string) (any, error) {
-	switch name {
-	case "AWS::Region":
-		return s.region, nil
-	case "AWS::AccountId":
-		return testAccount, nil
-	case "AWS::Partition":
-		return "aws", nil
-	case "AWS::URLSuffix":
-		return "amazonaws.com", nil
-	case "AWS::StackName":
-		return s.stackName, nil
-	case "AWS::StackId":
-		return s.stackID, nil
-	}
-	if p, ok := asMap(s.tpl["Parameters"])[name]; ok {
-		v := s.params[name]
-		if asMap(p)["Type"] == "CommaDelimitedList" {
-			var out []any
-			for _, x := range strings.Split(v, ",") {
-				out = append(out, x)
-			}
-			return out, nil
-		}
-		return v, nil
-	}
-	if _, ok := asMap(s.tpl["Resources"])[name]; ok {
-		return "ref:" + name, nil
-	}
-	return nil, fmt.Errorf("Ref %s: no such parameter or resource", name)
-}
-
-// env returns the environment every function gets (Globals), evaluated.
-func (s *stack) env(t *testing.T) map[string]string {
-	t.Helper()
-	vars, err := s.eval(get(s.tpl, "Globals", "Function", "Environment", "Variables"))
-	if err != nil {
-		t.Fatalf("Globals environment: %v", err)
-	}
-	out := map[string]string{}
-	for k, v := range asMap(vars) {
-		out[k] = fmt.Sprint(v)
-	}
-	return out
-}
 
 // TestCapsTheTemplateAcceptsStartTheFunctions holds the template's bounds
 // to memory.Config.Validate: for every combination of the Number
@@ -773,6 +496,7 @@ func (s *stack) env(t *testing.T) map[string]string {
 // function exited at cold start.
 func TestCapsTheTemplateAcceptsStartTheFunctions(t *testing.T) {
 	tpl := httpapitest.LoadTemplate(t)
+	tmpl := loadStackTemplate(t)
 	params := asMap(tpl["Parameters"])
 	var names []string
 	for _, v := range asMap(get(tpl, "Globals", "Function", "Environment", "Variables")) {
@@ -808,14 +532,13 @@ func TestCapsTheTemplateAcceptsStartTheFunctions(t *testing.T) {
 			return
 		}
 		combos++
-		s := newStack(tpl, "us-east-1", vals)
-		if err := s.accepts(); err != nil {
+		o := deployment("us-east-1", vals)
+		if err := tmpl.Check(o); err != nil {
 			refused++
 			return
 		}
 		accepted++
-		env := s.env(t)
-		if _, err := setup.FromEnv(func(k string) string { return env[k] }); err != nil {
+		if err := startAll(resolve(t, tmpl, o)); err != nil {
 			if failed++; failed <= 5 {
 				t.Errorf("the template accepts %v but the functions refuse to start: %v", vals, err)
 			}
@@ -832,11 +555,10 @@ func TestCapsTheTemplateAcceptsStartTheFunctions(t *testing.T) {
 
 	// The corner of the issue: refused by both.
 	bad := map[string]string{"MaxFacts": "500", "MaxFactChars": "2000"}
-	if newStack(tpl, "us-east-1", bad).accepts() == nil {
+	if tmpl.Check(deployment("us-east-1", bad)) == nil {
 		t.Errorf("the template accepts %v", bad)
 	}
-	env := newStack(tpl, "us-east-1", bad).env(t)
-	if _, err := setup.FromEnv(func(k string) string { return env[k] }); err == nil {
+	if startAll(resolve(t, tmpl, deployment("us-east-1", bad))) == nil {
 		t.Errorf("setup.FromEnv accepts %v: the corner of the test is gone", bad)
 	}
 	// The margin of the largest record the template allows.
@@ -851,22 +573,25 @@ func iamMatch(pattern, arn string) bool {
 	return regexp.MustCompile(re).MatchString(arn)
 }
 
-// modelResources returns the extractor's bedrock:InvokeModel resources,
-// evaluated.
-func modelResources(t *testing.T, s *stack) []string {
+// modelResources returns the bedrock:InvokeModel resources of the
+// extractor's role, evaluated.
+func modelResources(t *testing.T, tpl httpapitest.Template, app *samtemplate.App) []string {
 	t.Helper()
+	role := fmt.Sprint(asList(get(props(tpl.Resources()["ExtractorFunction"]), "Role", "Fn::GetAtt"))[0])
 	var out []string
-	for _, st := range statements(t, s.tpl, "ExtractorFunction") {
-		if !slices.ContainsFunc(asList(st["Action"]), func(a any) bool { return a == "bedrock:InvokeModel" }) {
-			continue
+	for _, p := range asList(app.Properties[role]["Policies"]) {
+		for _, st := range asList(get(asMap(p), "PolicyDocument", "Statement")) {
+			st := asMap(st)
+			if !slices.ContainsFunc(asList(st["Action"]), func(a any) bool { return a == "bedrock:InvokeModel" }) {
+				continue
+			}
+			for _, x := range asList(st["Resource"]) {
+				out = append(out, fmt.Sprint(x))
+			}
 		}
-		r, err := s.eval(st["Resource"])
-		if err != nil {
-			t.Fatalf("model resources: %v", err)
-		}
-		for _, x := range asList(r) {
-			out = append(out, fmt.Sprint(x))
-		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("the extractor's role %s allows bedrock:InvokeModel on nothing", role)
 	}
 	return out
 }
@@ -878,6 +603,7 @@ func modelResources(t *testing.T, s *stack) []string {
 // without a profile is refused at deploy time unless CheapModelId is set.
 func TestModelOfTheRegion(t *testing.T) {
 	tpl := httpapitest.LoadTemplate(t)
+	tmpl := loadStackTemplate(t)
 	geo := asMap(asMap(tpl["Mappings"])["InferenceGeography"])
 	if len(geo) == 0 {
 		t.Fatal("no InferenceGeography mapping")
@@ -886,17 +612,18 @@ func TestModelOfTheRegion(t *testing.T) {
 	foundation := fmt.Sprint(asMap(asMap(tpl["Parameters"])["CheapFoundationModelId"])["Default"])
 	destinations := []string{"us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-northeast-1", "ap-southeast-2", ""}
 	for _, region := range slices.Sorted(maps.Keys(geo)) {
-		s := newStack(tpl, region, nil)
-		if err := s.accepts(); err != nil {
+		o := deployment(region, nil)
+		if err := tmpl.Check(o); err != nil {
 			t.Errorf("%s: the template refuses the defaults: %v", region, err)
 			continue
 		}
-		model := s.env(t)["CHEAP_MODEL_ID"]
+		app := resolve(t, tmpl, o)
+		model := extractorEnv(t, app)["CHEAP_MODEL_ID"]
 		label, _, _ := strings.Cut(region, "-")
 		if want := prefixOf[label] + "." + foundation; model != want {
 			t.Errorf("%s: CHEAP_MODEL_ID %q, want %q", region, model, want)
 		}
-		resources := modelResources(t, s)
+		resources := modelResources(t, tpl, app)
 		profile := fmt.Sprintf("arn:aws:bedrock:%s:%s:inference-profile/%s", region, testAccount, model)
 		if !slices.ContainsFunc(resources, func(p string) bool { return iamMatch(p, profile) }) {
 			t.Errorf("%s: IAM %q does not cover %s", region, resources, profile)
@@ -918,20 +645,21 @@ func TestModelOfTheRegion(t *testing.T) {
 		if _, known := geo[region]; known {
 			continue
 		}
-		err := newStack(tpl, region, nil).accepts()
+		err := tmpl.Check(deployment(region, nil))
 		if err == nil || !strings.Contains(err.Error(), "CheapModelId") {
 			t.Errorf("%s: defaults accepted (%v), want a refusal that says to set CheapModelId", region, err)
 		}
 		// A global profile, set by hand: accepted, called, and allowed.
-		s := newStack(tpl, region, map[string]string{"CheapModelId": "global.amazon.nova-2-lite-v1:0", "CheapFoundationModelId": "amazon.nova-2-lite-v1:0"})
-		if err := s.accepts(); err != nil {
+		o := deployment(region, map[string]string{"CheapModelId": "global.amazon.nova-2-lite-v1:0", "CheapFoundationModelId": "amazon.nova-2-lite-v1:0"})
+		if err := tmpl.Check(o); err != nil {
 			t.Errorf("%s with a global profile: %v", region, err)
 			continue
 		}
-		if m := s.env(t)["CHEAP_MODEL_ID"]; m != "global.amazon.nova-2-lite-v1:0" {
+		app := resolve(t, tmpl, o)
+		if m := extractorEnv(t, app)["CHEAP_MODEL_ID"]; m != "global.amazon.nova-2-lite-v1:0" {
 			t.Errorf("%s: CHEAP_MODEL_ID %q, want the one set", region, m)
 		}
-		resources := modelResources(t, s)
+		resources := modelResources(t, tpl, app)
 		for _, arn := range []string{
 			fmt.Sprintf("arn:aws:bedrock:%s:%s:inference-profile/global.amazon.nova-2-lite-v1:0", region, testAccount),
 			"arn:aws:bedrock:::foundation-model/amazon.nova-2-lite-v1:0",
@@ -958,7 +686,7 @@ func TestModelOfTheRegion(t *testing.T) {
 		t.Errorf("the rule's Regions %q are not the mapping's %q", ruleRegions, slices.Sorted(maps.Keys(geo)))
 	}
 	for _, id := range []string{"arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.amazon.nova-micro-v1:0", "us amazon"} {
-		if newStack(tpl, "us-east-1", map[string]string{"CheapModelId": id}).accepts() == nil {
+		if tmpl.Check(deployment("us-east-1", map[string]string{"CheapModelId": id})) == nil {
 			t.Errorf("CheapModelId %q accepted: the IAM policy is built from an ID", id)
 		}
 	}
@@ -1134,9 +862,10 @@ func TestStatefulResourcesAreKept(t *testing.T) {
 			t.Errorf("%s: DeletionPolicy %v, UpdateReplacePolicy %v; want Retain for both", id, res[id]["DeletionPolicy"], res[id]["UpdateReplacePolicy"])
 		}
 	}
-	s := newStack(tpl, "ap-southeast-2", nil)
-	s.stackName = strings.Repeat("a-long-stack-name-", 8)[:128]
-	s.stackID = "arn:aws:cloudformation:ap-southeast-2:" + testAccount + ":stack/" + s.stackName + "/0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f"
+	o := deployment("ap-southeast-2", nil)
+	o.StackName = strings.Repeat("a-long-stack-name-", 8)[:128]
+	o.StackID = "arn:aws:cloudformation:ap-southeast-2:" + testAccount + ":stack/" + o.StackName + "/" + stackUUID
+	app := resolve(t, loadStackTemplate(t), o)
 	names := map[string]bool{}
 	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,75}\.fifo$`)
 	for id, r := range res {
@@ -1147,13 +876,9 @@ func TestStatefulResourcesAreKept(t *testing.T) {
 			t.Errorf("%s: no QueueName: CloudFormation's generated FIFO name can pass 80 characters for a long stack name", id)
 			continue
 		}
-		v, err := s.eval(props(r)["QueueName"])
-		if err != nil {
-			t.Fatalf("%s: %v", id, err)
-		}
-		name := fmt.Sprint(v)
+		name := app.Queues[id].Name
 		if !valid.MatchString(name) || names[name] {
-			t.Errorf("%s: name %q (%d characters) for a %d-character stack name: want a unique name of at most 80 with .fifo", id, name, len(name), len(s.stackName))
+			t.Errorf("%s: name %q (%d characters) for a %d-character stack name: want a unique name of at most 80 with .fifo", id, name, len(name), len(o.StackName))
 		}
 		names[name] = true
 	}
@@ -1170,12 +895,15 @@ func TestFencesOutliveEveryMessage(t *testing.T) {
 	res := tpl.Resources()
 	life := time.Duration(number(t, props(res["ExtractionQueue"])["MessageRetentionPeriod"])+
 		number(t, props(res["ExtractionDeadLetterQueue"])["MessageRetentionPeriod"])) * time.Second
-	days, err := strconv.Atoi(newStack(tpl, "us-east-1", nil).env(t)[setup.EnvFenceDays])
-	if err != nil {
-		t.Fatalf("%s: %v", setup.EnvFenceDays, err)
-	}
-	if fence := time.Duration(days) * 24 * time.Hour; fence <= life {
-		t.Errorf("%s = %d days: a message can live %v (queue and dead-letter queue), longer than the erasure fence", setup.EnvFenceDays, days, life)
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	for _, id := range slices.Sorted(maps.Keys(app.Functions)) {
+		days, err := strconv.Atoi(app.Functions[id].Env[setup.EnvFenceDays])
+		if err != nil {
+			t.Fatalf("%s: %s: %v", id, setup.EnvFenceDays, err)
+		}
+		if fence := time.Duration(days) * 24 * time.Hour; fence <= life {
+			t.Errorf("%s: %s = %d days: a message can live %v (queue and dead-letter queue), longer than the erasure fence", id, setup.EnvFenceDays, days, life)
+		}
 	}
 	if memory.DeletionFenceLifetime <= life {
 		t.Errorf("memory.DeletionFenceLifetime = %v: a message can live %v, longer than a tombstone", memory.DeletionFenceLifetime, life)
@@ -1222,13 +950,14 @@ func TestSamconfigDeploys(t *testing.T) {
 		}
 		params[m[1]] = m[2]
 	}
-	s := newStack(tpl, region[1], params)
-	if err := s.accepts(); err != nil {
+	tmpl := loadStackTemplate(t)
+	o := deployment(region[1], params)
+	if err := tmpl.Check(o); err != nil {
 		t.Fatalf("samconfig.toml's parameters in %s: %v", region[1], err)
 	}
-	env := s.env(t)
-	if _, err := setup.FromEnv(func(k string) string { return env[k] }); err != nil {
+	app := resolve(t, tmpl, o)
+	if err := startAll(app); err != nil {
 		t.Errorf("samconfig.toml's parameters: the functions refuse to start: %v", err)
 	}
-	t.Logf("%s: CHEAP_MODEL_ID=%s", region[1], env["CHEAP_MODEL_ID"])
+	t.Logf("%s: CHEAP_MODEL_ID=%s", region[1], extractorEnv(t, app)["CHEAP_MODEL_ID"])
 }

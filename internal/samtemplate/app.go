@@ -23,6 +23,11 @@ type App struct {
 	Queues    map[string]*Queue
 	// SQSEvents are the SQS event sources of the functions.
 	SQSEvents []SQSEvent
+	// Properties are the properties of every resource whose condition
+	// holds, by logical ID, intrinsic functions evaluated and Globals
+	// merged: those of the resources the local stack does not run too
+	// (roles, alarms, topics), for a test to read.
+	Properties map[string]map[string]any
 }
 
 // Function is a Lambda function.
@@ -165,39 +170,17 @@ func (t *Template) Resolve(o Options) (*App, error) {
 		c := *r
 		t.resources[id] = &c
 	}
-	e := &evaluator{t: t, params: map[string]any{}, conditions: map[string]bool{}, evaluating: map[string]bool{}}
+	e, params, err := t.newEvaluator(o)
+	if err != nil {
+		return nil, err
+	}
 	app := &App{
-		Parameters: map[string]string{},
+		Parameters: params,
 		Functions:  map[string]*Function{},
 		APIs:       map[string]*HTTPAPI{},
 		Tables:     map[string]*Table{},
 		Queues:     map[string]*Queue{},
-	}
-	for name, p := range mapOf(t.raw["Parameters"]) {
-		v, declared := t.ParameterDefault(name)
-		if ov, ok := o.Parameters[name]; ok {
-			v = ov
-		} else if declared && mapOf(p)["Default"] == nil {
-			return nil, fmt.Errorf("sam: parameter %s has no default and no value", name)
-		}
-		app.Parameters[name] = v
-		typ := fmt.Sprint(mapOf(p)["Type"])
-		if typ == "CommaDelimitedList" || strings.HasPrefix(typ, "List<") {
-			var l []string
-			for _, s := range strings.Split(v, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					l = append(l, s)
-				}
-			}
-			e.params[name] = l
-		} else {
-			e.params[name] = v
-		}
-	}
-	for name := range o.Parameters {
-		if _, ok := app.Parameters[name]; !ok {
-			return nil, fmt.Errorf("sam: override of parameter %s, which the template does not declare", name)
-		}
+		Properties: map[string]map[string]any{},
 	}
 	// Names first: Refs between resources need them.
 	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
@@ -231,6 +214,7 @@ func (t *Template) Resolve(o Options) (*App, error) {
 			return nil, fmt.Errorf("sam: %s: %w", id, err)
 		}
 		p := mapOf(props)
+		app.Properties[id] = p
 		switch r.typ {
 		case TypeFunction:
 			err = t.function(app, r, p)
@@ -257,6 +241,40 @@ func (t *Template) Resolve(o Options) (*App, error) {
 	}
 	sort.Slice(app.SQSEvents, func(i, j int) bool { return app.SQSEvents[i].Function < app.SQSEvents[j].Function })
 	return app, nil
+}
+
+// newEvaluator returns an evaluator of the parameter values of o, defaults
+// applied, and those values, lists comma-separated.
+func (t *Template) newEvaluator(o Options) (*evaluator, map[string]string, error) {
+	e := &evaluator{t: t, params: map[string]any{}, conditions: map[string]bool{}, evaluating: map[string]bool{}}
+	values := map[string]string{}
+	for name, p := range mapOf(t.raw["Parameters"]) {
+		v, declared := t.ParameterDefault(name)
+		if ov, ok := o.Parameters[name]; ok {
+			v = ov
+		} else if declared && mapOf(p)["Default"] == nil {
+			return nil, nil, fmt.Errorf("sam: parameter %s has no default and no value", name)
+		}
+		values[name] = v
+		typ := fmt.Sprint(mapOf(p)["Type"])
+		if typ == "CommaDelimitedList" || strings.HasPrefix(typ, "List<") {
+			var l []string
+			for _, s := range strings.Split(v, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					l = append(l, s)
+				}
+			}
+			e.params[name] = l
+		} else {
+			e.params[name] = v
+		}
+	}
+	for name := range o.Parameters {
+		if _, ok := values[name]; !ok {
+			return nil, nil, fmt.Errorf("sam: override of parameter %s, which the template does not declare", name)
+		}
+	}
+	return e, values, nil
 }
 
 func (t *Template) function(app *App, r *resource, p map[string]any) error {

@@ -15,9 +15,10 @@ type noValue struct{}
 // template.yaml uses (Ref, Fn::GetAtt, Fn::Sub; Fn::Select and Fn::Split
 // to take the stack's unique ID for the queue names), and the conditions
 // and mappings of a region-dependent setting (Condition, Fn::If,
-// Fn::Equals, Fn::Not, Fn::FindInMap). Any other fails the template's resolution,
-// naming the function.
-var Intrinsics = []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Select", "Fn::Split", "Condition", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap"}
+// Fn::Equals, Fn::Not, Fn::FindInMap), and in the assertions of Rules,
+// which [Template.Check] evaluates, Fn::Contains. Any other fails the
+// template's resolution, naming the function.
+var Intrinsics = []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Select", "Fn::Split", "Condition", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap", "Fn::Contains"}
 
 // evaluator resolves CloudFormation intrinsic functions against parameter
 // values, conditions and the local names of resources.
@@ -26,6 +27,9 @@ type evaluator struct {
 	params     map[string]any // string, or []string for list parameters
 	conditions map[string]bool
 	evaluating map[string]bool
+	// rules is set while the Rules are evaluated: they refer to
+	// parameters and pseudo parameters only, and alone take Fn::Contains.
+	rules bool
 }
 
 func (e *evaluator) pseudo(name string) (any, bool) {
@@ -38,6 +42,9 @@ func (e *evaluator) pseudo(name string) (any, bool) {
 	case "AWS::StackName":
 		return o.StackName, true
 	case "AWS::StackId":
+		if o.StackID != "" {
+			return o.StackID, true
+		}
 		// The last part of a real stack ID is a UUID; "local" keeps the
 		// names built from it short and the same on every run.
 		return fmt.Sprintf("arn:aws:cloudformation:%s:%s:stack/%s/local", o.Region, o.AccountID, o.StackName), true
@@ -167,6 +174,24 @@ func (e *evaluator) intrinsic(name string, arg any) (any, error) {
 			return nil, fmt.Errorf("Fn::Not: %v is not a condition", l[0])
 		}
 		return !b, nil
+	case "Fn::Contains":
+		if !e.rules {
+			return nil, fmt.Errorf("Fn::Contains belongs in the assertions of Rules only")
+		}
+		l, err := e.list(arg, 2, name)
+		if err != nil {
+			return nil, err
+		}
+		items, ok := l[0].([]any)
+		if !ok {
+			return nil, fmt.Errorf("Fn::Contains wants [list, value], not %v", l)
+		}
+		for _, x := range items {
+			if fmt.Sprint(x) == fmt.Sprint(l[1]) {
+				return true, nil
+			}
+		}
+		return false, nil
 	case "Fn::FindInMap":
 		l, err := e.list(arg, 3, name)
 		if err != nil {
@@ -225,6 +250,9 @@ func (e *evaluator) ref(name string) (any, error) {
 		}
 		return v, nil
 	}
+	if e.rules {
+		return nil, fmt.Errorf("a Ref to %s: Rules refer to parameters and pseudo parameters only", name)
+	}
 	r, ok := e.t.resources[name]
 	if !ok {
 		return nil, fmt.Errorf("a Ref to %s: no such parameter or resource", name)
@@ -233,6 +261,9 @@ func (e *evaluator) ref(name string) (any, error) {
 }
 
 func (e *evaluator) getAtt(res, attr string) (any, error) {
+	if e.rules {
+		return nil, fmt.Errorf("Fn::GetAtt on %s: Rules refer to parameters and pseudo parameters only", res)
+	}
 	r, ok := e.t.resources[res]
 	if !ok {
 		return nil, fmt.Errorf("Fn::GetAtt on %s: no such resource", res)
@@ -295,6 +326,19 @@ func (e *evaluator) sub(arg any) (any, error) {
 		return nil, failed
 	}
 	return out, nil
+}
+
+// boolean evaluates v, which must come out true or false.
+func (e *evaluator) boolean(v any) (bool, error) {
+	r, err := e.resolve(v)
+	if err != nil {
+		return false, err
+	}
+	b, ok := r.(bool)
+	if !ok {
+		return false, fmt.Errorf("%v is not true or false", r)
+	}
+	return b, nil
 }
 
 func (e *evaluator) condition(name string) (bool, error) {

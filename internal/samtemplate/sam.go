@@ -4,13 +4,18 @@
 // with their redrive policies, and SQS event sources.
 //
 // It decodes every CloudFormation short-form tag, and evaluates the
-// intrinsic functions template.yaml uses (!Ref, !GetAtt, !Sub) and those of
-// Conditions and Mappings (!If, !Equals, !Not, !FindInMap, Condition):
-// see [Intrinsics]. Any other intrinsic fails the resolution with an error
-// that names it. It also knows parameter defaults and overrides, the
-// pseudo parameters AWS::Region, AccountId, StackName, Partition,
-// URLSuffix and NoValue, and SAM's Globals section. Resources are given local names and ARNs, the
-// way CloudFormation would name them in a stack.
+// intrinsic functions template.yaml uses (!Ref, !GetAtt, !Sub, !Select,
+// !Split) and those of Conditions and Mappings (!If, !Equals, !Not,
+// !FindInMap, Condition): see [Intrinsics]. Any other intrinsic fails the
+// resolution with an error that names it. It also knows parameter
+// defaults and overrides, the pseudo parameters AWS::Region, AccountId,
+// StackName, StackId, Partition, URLSuffix and NoValue, and SAM's Globals
+// section. Resources are given local names and ARNs, the way
+// CloudFormation would name them in a stack.
+//
+// [Template.Check] says whether CloudFormation would accept a set of
+// parameter values in a Region: the parameters' constraints and the
+// template's Rules.
 package samtemplate
 
 import (
@@ -41,6 +46,10 @@ type Options struct {
 	Region    string
 	AccountID string
 	StackName string
+	// StackID is the value of AWS::StackId. Empty means
+	// arn:aws:cloudformation:REGION:ACCOUNT:stack/NAME/local: a real ID
+	// ends in a UUID, 36 characters where "local" has 5.
+	StackID string
 	// Parameters overrides parameter defaults, by parameter name. A list
 	// parameter takes a comma-separated value.
 	Parameters map[string]string

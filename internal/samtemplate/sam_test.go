@@ -281,6 +281,13 @@ func TestTheRepositoryTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its constraints and Rules are ones Check knows.
+	for _, p := range iss {
+		params[p] = "https://issuer.example"
+	}
+	if err := tmpl.Check(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s", Parameters: params}); err != nil {
+		t.Errorf("Check: %v", err)
+	}
 	if len(app.Functions) == 0 || len(app.APIs) != 1 || len(app.SQSEvents) == 0 || len(app.Tables) != 1 {
 		t.Fatalf("resolved %d functions, %d APIs, %d SQS events, %d tables; want some of each, one API and one table",
 			len(app.Functions), len(app.APIs), len(app.SQSEvents), len(app.Tables))
@@ -301,5 +308,145 @@ func TestTheRepositoryTemplate(t *testing.T) {
 		if app.Queues[ev.Queue] == nil {
 			t.Errorf("SQS event of %s reads %s, which is not a queue", ev.Function, ev.Queue)
 		}
+	}
+}
+
+// TestCheck checks what CloudFormation refuses before it makes a
+// resource: a value outside its parameter's constraints, and a rule whose
+// assertion fails, named with its AssertDescription.
+func TestCheck(t *testing.T) {
+	src := `
+Parameters:
+  Count:
+    Type: Number
+    Default: 5
+    MinValue: 1
+    MaxValue: 10
+  Mode:
+    Type: String
+    Default: "on"
+    AllowedValues: ["on", "off"]
+  Model:
+    Type: String
+    Default: ""
+    AllowedPattern: "^$|[a-z]+\\.[a-z]+"
+    ConstraintDescription: a model ID, or empty
+  Names:
+    Type: CommaDelimitedList
+    Default: a,b
+Rules:
+  KnownRegion:
+    RuleCondition: !Equals [!Ref Model, ""]
+    Assertions:
+      - Assert: !Contains [[eu-west-1, us-east-1], !Ref AWS::Region]
+        AssertDescription: Set Model in this Region.
+  NotOff:
+    Assertions:
+      - Assert: !Not [!Equals [!Ref Mode, "off"]]
+Resources:
+  Q:
+    Type: AWS::SQS::Queue
+`
+	tmpl, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		region string
+		params map[string]string
+		want   string // "" to accept, else a part of the error
+	}{
+		{"eu-west-1", nil, ""},
+		{"sa-east-1", nil, "rule KnownRegion: Set Model in this Region."},
+		{"sa-east-1", map[string]string{"Model": "vendor.model"}, ""},
+		{"us-east-1", map[string]string{"Model": "x.model-with-more"}, "Model=\"x.model-with-more\" does not match its AllowedPattern ^$|[a-z]+\\.[a-z]+: a model ID, or empty"},
+		{"us-east-1", map[string]string{"Mode": "off"}, "rule NotOff: assertion 1 fails"},
+		{"us-east-1", map[string]string{"Mode": "maybe"}, "Mode=\"maybe\" is not one of its AllowedValues"},
+		{"us-east-1", map[string]string{"Count": "1"}, ""},
+		{"us-east-1", map[string]string{"Count": "10"}, ""},
+		{"us-east-1", map[string]string{"Count": "0"}, "Count=\"0\" is outside its MinValue 1"},
+		{"us-east-1", map[string]string{"Count": "11"}, "Count=\"11\" is outside its MaxValue 10"},
+		{"us-east-1", map[string]string{"Count": "many"}, "Count=\"many\" is not a number"},
+		{"us-east-1", map[string]string{"Other": "x"}, "Other"},
+	} {
+		err := tmpl.Check(Options{Region: c.region, AccountID: "123456789012", StackName: "s", Parameters: c.params})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s %v: %v, want %q", c.region, c.params, err, c.want)
+		}
+	}
+}
+
+// TestCheckFailsOnWhatItDoesNotKnow checks that a constraint, a function
+// or a reference Check does not evaluate fails the check with an error
+// naming it, instead of passing in silence.
+func TestCheckFailsOnWhatItDoesNotKnow(t *testing.T) {
+	for _, c := range []struct{ decl, want string }{
+		{"Parameters:\n  P:\n    Type: String\n    Default: x\n    MaxLength: 3\n", "MaxLength is not checked"},
+		{"Parameters:\n  P:\n    Type: AWS::EC2::VPC::Id\n    Default: x\n", `"AWS::EC2::VPC::Id" is not checked`},
+		{"Rules:\n  R:\n    Assertions:\n      - Assert: !And [!Equals [a, a], !Equals [b, b]]\n", "Fn::And is not evaluated"},
+		{"Rules:\n  R:\n    Assertions:\n      - Assert: !Equals [!Ref Q, x]\n", "Rules refer to parameters and pseudo parameters only"},
+		{"Rules:\n  R:\n    Assertions:\n      - Assert: !Equals [!GetAtt Q.Arn, x]\n", "Rules refer to parameters and pseudo parameters only"},
+		{"Rules:\n  R:\n    Assertions:\n      - Assert: !Ref AWS::Region\n", "is not true or false"},
+	} {
+		tmpl, err := Parse([]byte(c.decl + "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tmpl.Check(Options{Region: "us-east-1"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.decl, err, c.want)
+		}
+	}
+	// Fn::Contains belongs in Rules.
+	tmpl, err := Parse([]byte("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      DelaySeconds: !Contains [[a], a]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmpl.Resolve(Options{Region: "us-east-1"}); err == nil || !strings.Contains(err.Error(), "Fn::Contains belongs in the assertions of Rules") {
+		t.Errorf("Fn::Contains in a resource: %v, want a refusal", err)
+	}
+}
+
+// TestStackIDAndProperties checks Options.StackID and App.Properties: the
+// queue name built from the stack's unique ID, and the evaluated
+// properties of a resource the local stack does not run.
+func TestStackIDAndProperties(t *testing.T) {
+	src := `
+Resources:
+  Q:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: !Sub
+        - q-${Id}.fifo
+        - Id: !Select [2, !Split ["/", !Ref AWS::StackId]]
+      FifoQueue: true
+  Role:
+    Type: AWS::IAM::Role
+    Properties:
+      Policies:
+        - PolicyDocument:
+            Statement:
+              - Resource: [!GetAtt Q.Arn, !Sub "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/m"]
+`
+	tmpl, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "arn:aws:cloudformation:eu-west-1:123456789012:stack/s/0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f"
+	app, err := tmpl.Resolve(Options{Region: "eu-west-1", AccountID: "123456789012", StackName: "s", StackID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := app.Queues["Q"].Name; q != "q-0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f.fifo" {
+		t.Errorf("queue name %q, want the last part of the stack ID in it", q)
+	}
+	if q := app.Properties["Q"]["QueueName"]; q != app.Queues["Q"].Name {
+		t.Errorf("Properties[Q].QueueName = %v, want the queue's name", q)
+	}
+	want := map[string]any{"Policies": []any{map[string]any{"PolicyDocument": map[string]any{"Statement": []any{map[string]any{"Resource": []any{
+		"arn:aws:sqs:eu-west-1:123456789012:q-0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f.fifo",
+		"arn:aws:bedrock:eu-west-1::foundation-model/m",
+	}}}}}}}
+	if diff := cmp.Diff(want, app.Properties["Role"]); diff != "" {
+		t.Errorf("the role's properties (-want +got):\n%s", diff)
 	}
 }
