@@ -1,5 +1,5 @@
 // Command probe is a Lambda function for the pool's tests: it echoes its
-// event, fails, sleeps or exits on request.
+// event, fails, sleeps (past its deadline if asked) or exits on request.
 package main
 
 import (
@@ -31,10 +31,9 @@ func handle(ctx context.Context, raw json.RawMessage) (reply, error) {
 	case "exit":
 		os.Exit(3)
 	case "sleep":
-		select {
-		case <-time.After(time.Duration(r.Sleep) * time.Millisecond):
-		case <-ctx.Done():
-		}
+		// Sleeps whatever the deadline, as a hung function does: were it to
+		// return at the deadline, its answer would race Lambda's timeout.
+		time.Sleep(time.Duration(r.Sleep) * time.Millisecond)
 	}
 	env := map[string]string{}
 	for _, k := range []string{"PROBE_VAR", "AWS_LAMBDA_FUNCTION_NAME", "AWS_LAMBDA_FUNCTION_TIMEOUT", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_REGION"} {
