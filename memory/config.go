@@ -14,6 +14,7 @@ const (
 	DefaultMaxFactChars       = 200
 	DefaultExtractEveryTurns  = 6
 	DefaultTranscriptChars    = 12000
+	DefaultContextChars       = 1500
 	DefaultMaxThreads         = 64
 	DefaultMaxConflictRetries = 8
 )
@@ -36,6 +37,8 @@ const (
 	MaxExtractEveryTurns = 1000
 	MinTranscriptChars   = 500
 	MaxTranscriptChars   = 200000
+	MinContextChars      = 100
+	MaxContextChars      = 20000
 	MaxMaxThreads        = 1000
 
 	// ItemBudget is the largest size, in bytes, that a full record may
@@ -74,6 +77,11 @@ type Config struct {
 	// TranscriptChars is the budget of the transcript sent to the model;
 	// the oldest turns are dropped first to stay within it.
 	TranscriptChars int
+	// ContextChars is the budget of the context turns sent before the new
+	// ones (see [ContextTurns]), apart from TranscriptChars; the oldest
+	// context turns are dropped first. docs/extractor.md says how its
+	// default was chosen from its token cost.
+	ContextChars int
 	// MaxOperations bounds the operations one answer may carry; an answer
 	// with more is refused whole. Default: 2 × MaxFacts.
 	MaxOperations int
@@ -107,6 +115,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.TranscriptChars == 0 {
 		c.TranscriptChars = DefaultTranscriptChars
+	}
+	if c.ContextChars == 0 {
+		c.ContextChars = DefaultContextChars
 	}
 	if c.MaxOperations == 0 {
 		c.MaxOperations = 2 * c.MaxFacts
@@ -155,6 +166,8 @@ func (c Config) Validate() error {
 		return bad("extractEveryTurns %d is outside [1, %d]", c.ExtractEveryTurns, MaxExtractEveryTurns)
 	case c.TranscriptChars < MinTranscriptChars || c.TranscriptChars > MaxTranscriptChars:
 		return bad("transcriptChars %d is outside [%d, %d]", c.TranscriptChars, MinTranscriptChars, MaxTranscriptChars)
+	case c.ContextChars < MinContextChars || c.ContextChars > MaxContextChars:
+		return bad("contextChars %d is outside [%d, %d]", c.ContextChars, MinContextChars, MaxContextChars)
 	case c.MaxOperations < 1 || c.MaxOperations > 4*c.MaxFacts:
 		return bad("maxOperations %d is outside [1, 4×maxFacts]", c.MaxOperations)
 	case c.MaxThreads < 1 || c.MaxThreads > MaxMaxThreads:

@@ -33,6 +33,12 @@ type ExtractRequest struct {
 	TurnCount         int
 	// Turns are the turns since the last extraction, oldest first.
 	Turns []Turn
+	// ContextTurns are the turns just before Turns, oldest first, already
+	// read: the model gets the newest of them within Config.ContextChars,
+	// marked as context, so that it sees what a new turn answers ("yes" to
+	// a question asked before). They never count in the turn counts, never
+	// move the watermark and never make an extraction due or a duplicate.
+	ContextTurns []Turn
 	// SentAt is when the request was made (for a queued message, when the
 	// queue accepted it). A request made at or before the user's erasure
 	// or last clear writes nothing, and sets no key removed at or after
@@ -82,9 +88,10 @@ type ExtractResult struct {
 	Forgotten int
 }
 
-// Extract has the cheap model read the newest turns of a thread and merges
-// its operations into the stored facts: SET adds or replaces a key (a fact
-// repeated unchanged keeps its date and source), DELETE removes it. The
+// Extract has the cheap model read the newest turns of a thread, after the
+// context turns marked as already read, and merges its operations into the
+// stored facts: SET adds or replaces a key (a fact repeated unchanged
+// keeps its date and source), DELETE removes it. The
 // result is saved under the caps with the thread's watermark, in one
 // conditional write; a conflict merges the same operations again into the
 // fresh record and never calls the model again.
@@ -143,7 +150,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 	}
 
 	res := ExtractResult{ModelCalls: 1}
-	ops, err := s.callModel(ctx, meta, rec, req.Turns, &res.Usage)
+	ops, err := s.callModel(ctx, meta, rec, req, &res.Usage)
 	if s.gate != nil {
 		s.gate.Record(ctx, meta, res.Usage)
 	}
@@ -241,14 +248,14 @@ func forgetRemoved(ops []Operation, tombs map[string]time.Time, sentAt time.Time
 // callModel renders the prompt, calls the model and validates its answer.
 // It returns operations with canonical keys and cut values, or an error
 // wrapping ErrMalformedAnswer, or the model's error.
-func (s *Store) callModel(ctx context.Context, meta Meta, rec Record, turns []Turn, usage *Usage) ([]Operation, error) {
+func (s *Store) callModel(ctx context.Context, meta Meta, rec Record, er ExtractRequest, usage *Usage) ([]Operation, error) {
 	if s.model == nil {
 		return nil, errors.New("memory: no model configured")
 	}
 	req := ModelRequest{
 		ModelID:       meta.ModelID,
 		System:        RenderTemplate(s.cfg.Template, factsOf(rec)),
-		Transcript:    Transcript(turns, s.cfg.TranscriptChars),
+		Transcript:    ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars),
 		Tool:          OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars),
 		MaxOperations: s.cfg.MaxOperations,
 		Meta:          meta,

@@ -110,7 +110,8 @@ type ModelRequest struct {
 	ModelID string
 	// System is the system prompt: the rendered MEMORY_USER template.
 	System string
-	// Transcript is the user message: the new turns as plain text.
+	// Transcript is the user message: the new turns as plain text, after
+	// the context turns when there are any ([ExtractionTranscript]).
 	Transcript string
 	// Tool is the tool the model must call with its operations.
 	Tool ToolDefinition

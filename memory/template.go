@@ -61,20 +61,9 @@ func Transcript(turns []Turn, maxChars int) string {
 	const gap = "\n\n"
 	blocks := make([]string, 0, len(turns))
 	for _, t := range turns {
-		var who string
-		switch t.Role {
-		case RoleUser:
-			who = "User: "
-		case RoleAssistant:
-			who = "Assistant: "
-		default:
-			continue
+		if who, text, ok := transcribed(t); ok {
+			blocks = append(blocks, who+text)
 		}
-		text := strings.TrimSpace(strings.ToValidUTF8(t.Text, "\uFFFD"))
-		if text == "" {
-			continue
-		}
-		blocks = append(blocks, who+text)
 	}
 	// Walk from the newest turn back while the budget lasts.
 	used := 0
@@ -99,6 +88,23 @@ func Transcript(turns []Turn, maxChars int) string {
 		first = i
 	}
 	return strings.Join(blocks[first:], gap)
+}
+
+// transcribed returns the label and the text of t as a transcript writes
+// them, or false for a turn it leaves out: a tool turn, a turn of another
+// role, a turn of only white space. The text is trimmed, and invalid UTF-8
+// is replaced by U+FFFD.
+func transcribed(t Turn) (who, text string, ok bool) {
+	switch t.Role {
+	case RoleUser:
+		who = "User: "
+	case RoleAssistant:
+		who = "Assistant: "
+	default:
+		return "", "", false
+	}
+	text = strings.TrimSpace(strings.ToValidUTF8(t.Text, "\uFFFD"))
+	return who, text, text != ""
 }
 
 // lastRunes returns the last n runes of s.

@@ -1,0 +1,83 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Headings of the two sections of an extraction transcript that has
+// context turns. Without context turns the transcript has neither, and is
+// [Transcript] of the new turns alone.
+const (
+	ContextHeading = "[Already read: context only. Do not extract facts from these turns on their own; " +
+		"use them only to understand what the new turns answer or refer to.]"
+	NewTurnsHeading = "[New turns: extract facts from these.]"
+)
+
+// minCutTail is the fewest characters a turn cut at its start keeps; a
+// turn that would keep fewer is dropped whole.
+const minCutTail = 64
+
+// ContextTurns returns, in a new slice, the context turns a model reads:
+// the newest of turns whose transcript blocks ("User: …", "Assistant: …",
+// joined by a blank line) fit within maxChars characters, oldest first.
+// Tool turns and turns of only white space are left out, as [Transcript]
+// leaves them out; texts are trimmed and invalid UTF-8 is replaced. The
+// turn that crosses the budget keeps the end of its text, marked with
+// "…", when more than 64 characters are left for it (the question that
+// ends an assistant's answer); the turns before it are dropped. It is
+// idempotent: ContextTurns of its result, with the same maxChars, is the
+// result. maxChars < 1 keeps nothing.
+func ContextTurns(turns []Turn, maxChars int) []Turn {
+	const gap = 2 // "\n\n" between two blocks.
+	var kept []Turn
+	used := 0
+	for i := len(turns) - 1; i >= 0; i-- {
+		who, text, ok := transcribed(turns[i])
+		if !ok {
+			continue
+		}
+		n := utf8.RuneCountInString(who) + utf8.RuneCountInString(text)
+		if len(kept) > 0 {
+			n += gap
+		}
+		if used+n > maxChars {
+			room := maxChars - used - utf8.RuneCountInString(who)
+			if len(kept) > 0 {
+				room -= gap
+			}
+			if room > minCutTail {
+				kept = append(kept, Turn{Role: turns[i].Role, Text: "…" + lastRunes(text, room-1)})
+			}
+			break
+		}
+		used += n
+		kept = append(kept, Turn{Role: turns[i].Role, Text: text})
+	}
+	slices.Reverse(kept)
+	return kept
+}
+
+// ExtractionTranscript returns the user message of an extraction:
+// [Transcript] of turns within transcriptChars, preceded, when
+// [ContextTurns] of context within contextChars keeps any turn, by the
+// context section: [ContextHeading], those turns as transcript blocks, and
+// [NewTurnsHeading]. The context has a budget of its own, so that it never
+// pushes a new turn out.
+func ExtractionTranscript(context, turns []Turn, contextChars, transcriptChars int) string {
+	recent := Transcript(turns, transcriptChars)
+	kept := ContextTurns(context, contextChars)
+	if len(kept) == 0 {
+		return recent
+	}
+	const gap = "\n\n"
+	var b strings.Builder
+	b.WriteString(ContextHeading)
+	for _, t := range kept {
+		who, text, _ := transcribed(t)
+		b.WriteString(gap + who + text)
+	}
+	b.WriteString(gap + NewTurnsHeading + gap + recent)
+	return b.String()
+}
