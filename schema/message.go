@@ -41,6 +41,10 @@ type ExtractionMessage struct {
 	TurnCount         int `json:"turnCount"`
 	// Turns are the turns since the last extraction, oldest first.
 	Turns []Turn `json:"turns"`
+	// ContextTurns, optional, are the turns just before Turns, oldest
+	// first, already read: context for the model, never counted in the
+	// turn counts nor in the deduplication ID (memory.ExtractRequest).
+	ContextTurns []Turn `json:"contextTurns,omitempty"`
 	// SentAt is when the message was sent (RFC 3339).
 	SentAt time.Time `json:"sentAt"`
 	// CheapModelID, when not empty, overrides the configured cheap model.

@@ -24,29 +24,34 @@ func jsonMembers(t reflect.Type) map[string]bool {
 
 // TestGoTypeMatchesSchema holds the Go types to the schema: every JSON
 // member of ExtractionMessage, Turn and Meta is a property of the schema at the same
-// place and vice versa, and the members a Go type always writes are the
+// place and vice versa (a turn, of turns or contextTurns, at $defs/turn), and the members a Go type always writes are the
 // schema's required ones.
 func TestGoTypeMatchesSchema(t *testing.T) {
 	type object struct {
 		Required   []string                   `json:"required"`
 		Properties map[string]json.RawMessage `json:"properties"`
 		Items      json.RawMessage            `json:"items"`
+		Defs       map[string]json.RawMessage `json:"$defs"`
 	}
 	var top object
 	if err := json.Unmarshal(schema.ExtractionMessageV1(), &top); err != nil {
 		t.Fatal(err)
 	}
-	var turns, turn, meta object
+	var turns, contextTurns, turn, meta object
 	for _, x := range []struct {
 		raw json.RawMessage
 		dst *object
-	}{{top.Properties["turns"], &turns}, {top.Properties["meta"], &meta}} {
+	}{{top.Properties["turns"], &turns}, {top.Properties["contextTurns"], &contextTurns},
+		{top.Properties["meta"], &meta}, {top.Defs["turn"], &turn}} {
 		if err := json.Unmarshal(x.raw, x.dst); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := json.Unmarshal(turns.Items, &turn); err != nil {
-		t.Fatal(err)
+	// Both arrays of turns are arrays of the one turn definition.
+	for name, items := range map[string]json.RawMessage{"turns": turns.Items, "contextTurns": contextTurns.Items} {
+		if got := strings.Join(strings.Fields(string(items)), ""); got != `{"$ref":"#/$defs/turn"}` {
+			t.Errorf("items of %s = %s, want the turn definition", name, got)
+		}
 	}
 	tests := []struct {
 		goType reflect.Type

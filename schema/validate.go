@@ -99,7 +99,7 @@ const (
 
 // Validate reports whether m is a valid extraction message of version 1:
 // the rules of extraction-message.v1.json (IDs as [memory.ValidID] has
-// them, counts, at most [MaxTurns] turns, the roles, cheapModelId and Meta
+// them, counts, at most [MaxTurns] turns and context turns, the roles, cheapModelId and Meta
 // values) and the ones a JSON Schema cannot state: a sentAt that is set,
 // turnCount at least previousTurnCount, and text that is valid UTF-8 (a
 // Go string may hold any bytes; JSON may not). It returns nil or an
@@ -128,19 +128,8 @@ func (m ExtractionMessage) Validate() error {
 	if m.TurnCount < m.PreviousTurnCount {
 		fail("/turnCount", "order", "at least previousTurnCount")
 	}
-	if len(m.Turns) > MaxTurns {
-		fail("/turns", "maxItems", fmt.Sprintf("at most %d turns", MaxTurns))
-	}
-	for i, t := range m.Turns {
-		switch t.Role {
-		case memory.RoleUser, memory.RoleAssistant, memory.RoleTool:
-		default:
-			fail(fmt.Sprintf("/turns/%d/role", i), "enum", ruleRole)
-		}
-		if !utf8.ValidString(t.Text) {
-			fail(fmt.Sprintf("/turns/%d/text", i), "utf8", "valid UTF-8")
-		}
-	}
+	validateTurns("/turns", m.Turns, fail)
+	validateTurns("/contextTurns", m.ContextTurns, fail)
 	if m.SentAt.IsZero() {
 		fail("/sentAt", "format", "an RFC 3339 date-time")
 	}
@@ -159,6 +148,24 @@ func (m ExtractionMessage) Validate() error {
 		return &InvalidError{Violations: v}
 	}
 	return nil
+}
+
+// validateTurns reports through fail the rules that turns, the array at
+// pointer, breaks: at most MaxTurns items, the roles, UTF-8 text.
+func validateTurns(pointer string, turns []Turn, fail func(pointer, keyword, rule string)) {
+	if len(turns) > MaxTurns {
+		fail(pointer, "maxItems", fmt.Sprintf("at most %d turns", MaxTurns))
+	}
+	for i, t := range turns {
+		switch t.Role {
+		case memory.RoleUser, memory.RoleAssistant, memory.RoleTool:
+		default:
+			fail(fmt.Sprintf("%s/%d/role", pointer, i), "enum", ruleRole)
+		}
+		if !utf8.ValidString(t.Text) {
+			fail(fmt.Sprintf("%s/%d/text", pointer, i), "utf8", "valid UTF-8")
+		}
+	}
 }
 
 // matches reports whether s is lo to hi bytes, each allowed by in.
@@ -271,6 +278,7 @@ type messageShape struct {
 	PreviousTurnCount jsontext.Value `json:"previousTurnCount"`
 	TurnCount         jsontext.Value `json:"turnCount"`
 	Turns             jsontext.Value `json:"turns"`
+	ContextTurns      jsontext.Value `json:"contextTurns"`
 	SentAt            jsontext.Value `json:"sentAt"`
 	CheapModelID      jsontext.Value `json:"cheapModelId"`
 	Meta              jsontext.Value `json:"meta"`
@@ -308,16 +316,10 @@ func (s *messageShape) violations() []Violation {
 	check("/previousTurnCount", s.PreviousTurnCount, true)
 	check("/turnCount", s.TurnCount, true)
 	if check("/turns", s.Turns, true) {
-		var items []jsontext.Value
-		_ = json.Unmarshal(s.Turns, &items)
-		for i, item := range items {
-			at := fmt.Sprintf("/turns/%d", i)
-			var t turnShape
-			if check(at, item, true) && json.Unmarshal(item, &t) == nil {
-				check(at+"/role", t.Role, true)
-				check(at+"/text", t.Text, true)
-			}
-		}
+		turnViolations("/turns", s.Turns, check)
+	}
+	if check("/contextTurns", s.ContextTurns, false) {
+		turnViolations("/contextTurns", s.ContextTurns, check)
 	}
 	check("/sentAt", s.SentAt, true)
 	if check("/cheapModelId", s.CheapModelID, false) && string(s.CheapModelID) == `""` {
@@ -329,4 +331,19 @@ func (s *messageShape) violations() []Violation {
 		check("/meta/traceId", m.TraceID, false)
 	}
 	return v
+}
+
+// turnViolations runs check on the items of the array of turns at pointer
+// and on their members, all required.
+func turnViolations(pointer string, turns jsontext.Value, check func(string, jsontext.Value, bool) bool) {
+	var items []jsontext.Value
+	_ = json.Unmarshal(turns, &items)
+	for i, item := range items {
+		at := fmt.Sprintf("%s/%d", pointer, i)
+		var t turnShape
+		if check(at, item, true) && json.Unmarshal(item, &t) == nil {
+			check(at+"/role", t.Role, true)
+			check(at+"/text", t.Text, true)
+		}
+	}
 }

@@ -152,7 +152,7 @@ var values = []any{remove, nil, true, 0, -1, 1, 2, 2.5, "", "x", "a#b", "a/b", "
 	map[string]any{}, map[string]any{"role": "user"}, map[string]any{"role": "user", "text": "t", "x": 1},
 	map[string]any{"requestId": "r", "extra": "x"}}
 
-var paths = []string{"version", "tenantId", "userId", "threadId", "previousTurnCount", "turnCount", "turns", "sentAt",
+var paths = []string{"version", "tenantId", "userId", "threadId", "previousTurnCount", "turnCount", "turns", "contextTurns", "sentAt",
 	"cheapModelId", "meta", "unknown", "turns/0", "turns/1/role", "turns/1/text", "turns/1/extra", "meta/requestId",
 	"meta/traceId", "meta/userName"}
 
@@ -187,6 +187,15 @@ func corpus(t testing.TB) map[string]string {
 	out["turns at maxItems"] = mutate(t, "turns", many[1:])
 	many[7] = map[string]any{"role": "bot"}
 	out["turns over maxItems with a bad one"] = mutate(t, "turns", many)
+	out["contextTurns over maxItems with a bad one"] = mutate(t, "contextTurns", many)
+	out["contextTurns at maxItems"] = mutate(t, "contextTurns", many[len(many)-schema.MaxTurns+1:])
+	out["contextTurns"] = mutate(t, "contextTurns", []any{map[string]any{"role": "user", "text": "Olá"},
+		map[string]any{"role": "assistant", "text": "Shall I keep answering in Portuguese?"}, map[string]any{"role": "tool", "text": ""}})
+	for _, bad := range []any{nil, "t", map[string]any{"role": "bot", "text": "t"}, map[string]any{"role": "user"},
+		map[string]any{"role": "user", "text": nil}, map[string]any{"role": "user", "text": "t", "x": 1}} {
+		b, _ := json.Marshal(bad)
+		out["contextTurns item "+string(b)] = mutate(t, "contextTurns", []any{map[string]any{"role": "user", "text": "ok"}, bad})
+	}
 	out["not JSON"] = `{"version"`
 	out["empty"] = ``
 	out["null"] = `null`
@@ -407,6 +416,9 @@ func TestValidate(t *testing.T) {
 		{"too many turns", func(m *schema.ExtractionMessage) { m.Turns = make([]schema.Turn, schema.MaxTurns+1) }, "/turns (maxItems)"},
 		{"role", func(m *schema.ExtractionMessage) { m.Turns[0].Role = "system" }, "/turns/0/role (enum)"},
 		{"utf8", func(m *schema.ExtractionMessage) { m.Turns[0].Text = "\xff" }, "/turns/0/text (utf8)"},
+		{"too many context turns", func(m *schema.ExtractionMessage) { m.ContextTurns = make([]schema.Turn, schema.MaxTurns+1) }, "/contextTurns (maxItems)"},
+		{"context role", func(m *schema.ExtractionMessage) { m.ContextTurns = []schema.Turn{{Role: "user"}, {Role: "x"}} }, "/contextTurns/1/role (enum)"},
+		{"context utf8", func(m *schema.ExtractionMessage) { m.ContextTurns = []schema.Turn{{Role: "user", Text: "\xff"}} }, "/contextTurns/0/text (utf8)"},
 		{"sentAt", func(m *schema.ExtractionMessage) { m.SentAt = time.Time{} }, "/sentAt (format)"},
 		{"model", func(m *schema.ExtractionMessage) { m.CheapModelID = "a b" }, "/cheapModelId (pattern)"},
 		{"meta", func(m *schema.ExtractionMessage) { m.Meta = &schema.Meta{TraceID: "a b"} }, "/meta/traceId (pattern)"},
@@ -462,5 +474,23 @@ func BenchmarkLibraryThenDecode(b *testing.B) {
 		if err := json.Unmarshal(body, &m); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestContextTurnsAreOptional checks that contextTurns is read when
+// present and that a message without it is the version 1 message as
+// before: written without the member, read with none.
+func TestContextTurnsAreOptional(t *testing.T) {
+	m, err := schema.DecodeExtractionMessageV1([]byte(mutate(t, "contextTurns", []any{map[string]any{"role": "assistant", "text": "Shall I?"}})))
+	if err != nil || len(m.ContextTurns) != 1 || m.ContextTurns[0] != (schema.Turn{Role: "assistant", Text: "Shall I?"}) {
+		t.Errorf("with contextTurns: %+v, %v", m.ContextTurns, err)
+	}
+	m, err = schema.DecodeExtractionMessageV1([]byte(validBody))
+	if err != nil || m.ContextTurns != nil {
+		t.Fatalf("without contextTurns: %+v, %v", m.ContextTurns, err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil || strings.Contains(string(b), "contextTurns") {
+		t.Errorf("a message without context turns is written %s, %v", b, err)
 	}
 }
