@@ -5,8 +5,10 @@
 // A [Producer] validates the IDs and the turns, sets the version and the
 // send time, leaves out what the extractor would not read (the turns
 // before the newest [memory.DefaultTranscriptChars] characters of
-// transcript, and tool turns, which it never transcribes), keeps the whole
-// message within the SQS size limit by dropping the oldest turns first
+// transcript, and tool turns, which it never transcribes; of the context
+// turns, what [memory.ContextTurns] keeps within
+// [memory.DefaultContextChars]), keeps the whole message within the SQS
+// size limit by dropping the context turns first, then the oldest turns
 // (and, when even the newest turn alone is over, cutting its text), and
 // sends it with the FIFO group of the user and a
 // deduplication ID derived from tenant, user, thread and turn count.
@@ -137,8 +139,11 @@ func (p *Producer) Send(ctx context.Context, m Message) error {
 // within it, the oldest turns are dropped first, never
 // the newest; when the newest alone is over, its text is cut to fit, at a
 // rune boundary, keeping its beginning and marking the cut with "…".
-// Turn counts are left as they are: they count the thread, not the
-// message.
+// The context turns are the newest that [memory.ContextTurns] keeps within
+// [memory.DefaultContextChars], the extractor's default budget, and go
+// first, oldest first, when the message is over the limit. Turn counts
+// are left as they are: they count the thread, not the message, and
+// context turns are never in them; nor are they in the deduplication ID.
 //
 // Errors: one wrapping [ErrInvalid] for a queue URL without ".fifo" or a
 // message that [schema.ExtractionMessage.Validate] refuses (an ID that is
@@ -156,9 +161,13 @@ func (p *Producer) Build(m Message) (*sqs.SendMessageInput, error) {
 		turns = turns[len(turns)-MaxTurns:]
 	}
 	m.Turns = turns
+	if len(m.ContextTurns) > MaxTurns {
+		m.ContextTurns = m.ContextTurns[len(m.ContextTurns)-MaxTurns:]
+	}
 	if err := p.check(m); err != nil {
 		return nil, err
 	}
+	m.ContextTurns = contextTurns(m.ContextTurns)
 	if p.transcriptChars > 0 {
 		m.Turns = ForExtractor(turns, p.transcriptChars)
 	} else {
@@ -217,17 +226,19 @@ func (p *Producer) fit(m Message) ([]byte, error) {
 	if over <= 0 {
 		return body, nil
 	}
-	// Drop the oldest turns: each saves its encoding and a comma.
-	drop := 0
-	for drop < len(m.Turns)-1 && over > 0 {
-		enc, err := json.Marshal(m.Turns[drop])
-		if err != nil {
-			return nil, fmt.Errorf("producer: encode: %w", err)
-		}
-		over -= len(enc) + 1
-		drop++
+	// Drop the context first, then the oldest turns, never the newest.
+	hadContext := len(m.ContextTurns) > 0
+	if m.ContextTurns, over, err = dropOldest(m.ContextTurns, over, 0); err != nil {
+		return nil, err
 	}
-	m.Turns = m.Turns[drop:]
+	if hadContext && len(m.ContextTurns) == 0 {
+		m.ContextTurns = nil // omitted
+		over -= len(`,"contextTurns":[]`)
+	}
+	m.Turns, _, err = dropOldest(m.Turns, over, 1)
+	if err != nil {
+		return nil, err
+	}
 	if body, err = json.Marshal(m); err != nil {
 		return nil, fmt.Errorf("producer: encode: %w", err)
 	}
@@ -238,6 +249,37 @@ func (p *Producer) fit(m Message) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %d bytes without any turn, over the limit of %d", ErrTooLarge, p.size(body), p.maxBytes)
 	}
 	return p.cutNewest(m)
+}
+
+// dropOldest drops the oldest of turns, keeping at least keep, until the
+// bytes saved cover over; each saves its encoding and a comma. It returns
+// the turns left and what is still over.
+func dropOldest(turns []Turn, over, keep int) ([]Turn, int, error) {
+	drop := 0
+	for drop < len(turns)-keep && over > 0 {
+		enc, err := json.Marshal(turns[drop])
+		if err != nil {
+			return nil, 0, fmt.Errorf("producer: encode: %w", err)
+		}
+		over -= len(enc) + 1
+		drop++
+	}
+	return turns[drop:], over, nil
+}
+
+// contextTurns returns the context turns the extractor reads, in the
+// schema's type: memory.ContextTurns within memory.DefaultContextChars;
+// nil when none is left.
+func contextTurns(turns []Turn) []Turn {
+	in := make([]memory.Turn, len(turns))
+	for i, t := range turns {
+		in[i] = memory.Turn{Role: t.Role, Text: t.Text}
+	}
+	var out []Turn
+	for _, t := range memory.ContextTurns(in, memory.DefaultContextChars) {
+		out = append(out, Turn{Role: t.Role, Text: t.Text})
+	}
+	return out
 }
 
 // cutNewest cuts the text of the only turn left to the longest beginning

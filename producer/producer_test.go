@@ -125,7 +125,7 @@ func checkBody(t *testing.T, sch *jsonschema.Schema, body string) producer.Messa
 	if err != nil {
 		t.Fatalf("DecodeExtractionMessageV1: %v", err)
 	}
-	if !got.SentAt.Equal(m.SentAt) || !reflect.DeepEqual(got.Turns, m.Turns) || got.TenantID != m.TenantID || got.TurnCount != m.TurnCount {
+	if !got.SentAt.Equal(m.SentAt) || !reflect.DeepEqual(got.Turns, m.Turns) || !reflect.DeepEqual(got.ContextTurns, m.ContextTurns) || got.TenantID != m.TenantID || got.TurnCount != m.TurnCount {
 		t.Fatalf("DecodeExtractionMessageV1 = %+v, encoding/json reads %+v", got, m)
 	}
 	return m
