@@ -215,22 +215,8 @@ func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) 
 		}
 		return r
 	}
-	req := memory.ExtractRequest{
-		// The scope comes from the message envelope only.
-		Scope:             memory.Scope{TenantID: m.TenantID, UserID: m.UserID},
-		ThreadID:          m.ThreadID,
-		PreviousTurnCount: m.PreviousTurnCount,
-		TurnCount:         m.TurnCount,
-		Turns:             make([]memory.Turn, len(m.Turns)),
-		CheapModelID:      m.CheapModelID,
-	}
-	for i, t := range m.Turns {
-		req.Turns[i] = memory.Turn{Role: t.Role, Text: t.Text}
-	}
+	req := extractRequest(m)
 	req.SentAt, r.sentFrom = sentAt(rec, m)
-	if m.Meta != nil {
-		req.Meta = memory.Meta{RequestID: m.Meta.RequestID, TraceID: m.Meta.TraceID}
-	}
 
 	res, err := h.store.Extract(ctx, req)
 	r.extract = res

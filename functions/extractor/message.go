@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/schema"
 )
 
@@ -53,4 +54,35 @@ func sentAt(rec events.SQSMessage, m schema.ExtractionMessage) (time.Time, strin
 		}
 	}
 	return m.SentAt.UTC(), "message"
+}
+
+// extractRequest returns the extraction m asks for, all but its SentAt:
+// the scope from the message envelope only, the thread, the counts, the
+// turns and the context turns, the model override and the trace IDs.
+func extractRequest(m schema.ExtractionMessage) memory.ExtractRequest {
+	req := memory.ExtractRequest{
+		Scope:             memory.Scope{TenantID: m.TenantID, UserID: m.UserID},
+		ThreadID:          m.ThreadID,
+		PreviousTurnCount: m.PreviousTurnCount,
+		TurnCount:         m.TurnCount,
+		Turns:             memoryTurns(m.Turns),
+		ContextTurns:      memoryTurns(m.ContextTurns),
+		CheapModelID:      m.CheapModelID,
+	}
+	if m.Meta != nil {
+		req.Meta = memory.Meta{RequestID: m.Meta.RequestID, TraceID: m.Meta.TraceID}
+	}
+	return req
+}
+
+// memoryTurns returns the turns of a message as the core's; nil for none.
+func memoryTurns(turns []schema.Turn) []memory.Turn {
+	if len(turns) == 0 {
+		return nil
+	}
+	out := make([]memory.Turn, len(turns))
+	for i, t := range turns {
+		out[i] = memory.Turn{Role: t.Role, Text: t.Text}
+	}
+	return out
 }
