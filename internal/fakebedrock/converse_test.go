@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/memory"
 )
 
 const (
@@ -437,6 +438,21 @@ func TestUnknownRoute(t *testing.T) {
 	}
 }
 
+// withContext returns the transcript memory.ExtractionTranscript writes
+// for context and new turns already transcribed.
+func withContext(context, recent string) string {
+	return memory.ContextHeading + "\n\n" + context + "\n\n" + memory.NewTurnsHeading + "\n\n" + recent
+}
+
+func TestWithContextIsTheStoresTranscript(t *testing.T) {
+	got := withContext("Assistant: Shall I?", "User: yes")
+	want := memory.ExtractionTranscript([]memory.Turn{{Role: memory.RoleAssistant, Text: "Shall I?"}},
+		[]memory.Turn{{Role: memory.RoleUser, Text: "yes"}}, memory.DefaultContextChars, memory.DefaultTranscriptChars)
+	if got != want {
+		t.Errorf("withContext = %q, the store writes %q", got, want)
+	}
+}
+
 func TestRuleOperations(t *testing.T) {
 	set := func(k, v string) fakebedrock.Operation { return fakebedrock.Operation{Op: "SET", Key: k, Value: v} }
 	del := func(k string) fakebedrock.Operation { return fakebedrock.Operation{Op: "DELETE", Key: k} }
@@ -464,6 +480,19 @@ func TestRuleOperations(t *testing.T) {
 		{"User: reply in time please", []fakebedrock.Operation{}},
 		{"I'm Ana", []fakebedrock.Operation{set("name", "Ana")}},
 		{"", []fakebedrock.Operation{}},
+		// A "yes" states what the assistant's question just before proposed.
+		{"Assistant: Shall I keep answering in Portuguese from now on?\n\nUser: yes please", []fakebedrock.Operation{set("preferred_language", "Portuguese")}},
+		{"Assistant: Shall I call you Ana?\n\nUser: Sure", []fakebedrock.Operation{set("name", "Ana")}},
+		{"Assistant: Shall I keep answering in Portuguese?\n\nUser: no, English is fine", []fakebedrock.Operation{}},
+		{"Assistant: I keep answering in Portuguese.\n\nUser: yes", []fakebedrock.Operation{}},
+		{"Assistant: Shall I answer in Portuguese?\n\nUser: hmm\n\nUser: yes", []fakebedrock.Operation{}},
+		// Context turns: read for the question a first new turn answers, never for facts.
+		{withContext("User: I'm Ana from Lisbon\n\nAssistant: Shall I keep answering in Portuguese from now on?", "User: yes"),
+			[]fakebedrock.Operation{set("preferred_language", "Portuguese")}},
+		{withContext("User: I'm Ana from Lisbon, answer in Portuguese", "User: what's a good bakery?"), []fakebedrock.Operation{}},
+		{withContext("Assistant: Shall I keep answering in Portuguese?\n\nUser: tell me more", "User: yes"), []fakebedrock.Operation{}},
+		{withContext("Assistant: Shall I call you Ana?", "User: yes, and I live in Porto"),
+			[]fakebedrock.Operation{set("name", "Ana"), set("home_city", "Porto")}},
 	}
 	for _, tt := range tests {
 		got := fakebedrock.RuleOperations(tt.transcript)

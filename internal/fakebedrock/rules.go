@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/usermemory/usermemory/memory"
 )
 
 // Operation is one SET or DELETE operation of an answer, in the shape of
@@ -46,6 +48,12 @@ var (
 	reWorkAs  = regexp.MustCompile(`(?i)\bi\s+work\s+as\s+(?:an?\s+)?(\p{L}[\p{L} '’-]*)`)
 	reIAmA    = regexp.MustCompile(iAm + `(?i:an?)\s+(\p{L}[\p{L} '’-]*)`)
 
+	// reYes is a user turn that agrees; reAskLang and reAskName are the
+	// assistant's questions a "yes" makes the user's own statement.
+	reYes     = regexp.MustCompile(`(?i)^(?:yes|yeah|yep|yup|sure|ok|okay|please do|of course|absolutely|definitely|sim|sí|oui|ja|claro)\b`)
+	reAskLang = regexp.MustCompile(`(?i)\b(?:answer|reply|respond|write|talk|speak)(?:ing)?(?:\s+to\s+you)?\s+in\s+(\p{L}+)`)
+	reAskName = regexp.MustCompile(`(?i:\bcall\s+you)\s+` + capWord)
+
 	// clauseSep splits a turn into clauses: sentences and comma-separated
 	// parts, so that "I'm Ana from Lisbon, answer in Portuguese" is two.
 	clauseSep = regexp.MustCompile(`[.!?;,\n]+|\s+and\s+|\s+but\s+`)
@@ -84,7 +92,13 @@ var roleStops = regexp.MustCompile(`(?i)\s+(?:in|at|for|from|with|who|and|but|li
 // ("I work as a nurse", "I'm a software engineer") and the forgetting of
 // each ("forget where I live", "forget my name", "forget my language",
 // "forget my job"). Operations come in the order the user said them; a key
-// set twice keeps its last value only. Assistant turns are ignored.
+// set twice keeps its last value only. Assistant turns are ignored, but
+// for one thing: a user turn that agrees ("yes", "sim") with the
+// assistant's question just before it ("Shall I keep answering in
+// Portuguese?", "Shall I call you Ana?") states what the question
+// proposed. Context turns (the section memory.ExtractionTranscript marks
+// as already read) are never read for facts on their own: they only
+// supply the question a first new turn may answer.
 func RuleOperations(transcript string) []Operation {
 	var ops []Operation
 	add := func(op Operation) {
@@ -96,8 +110,23 @@ func RuleOperations(transcript string) []Operation {
 		}
 		ops = append(ops, op)
 	}
-	for _, turn := range userTurns(transcript) {
-		for _, clause := range clauseSep.Split(turn, -1) {
+	context, recent := sections(transcript)
+	asked := "" // the assistant turn just before, when it is the last block
+	for _, b := range blocks(context) {
+		asked = b.assistantText()
+	}
+	for _, b := range blocks(recent) {
+		if !b.user {
+			asked = b.text
+			continue
+		}
+		if asked != "" && reYes.MatchString(strings.TrimSpace(b.text)) {
+			for _, op := range agreed(asked) {
+				add(op)
+			}
+		}
+		asked = ""
+		for _, clause := range clauseSep.Split(b.text, -1) {
 			for _, op := range clauseOperations(strings.TrimSpace(clause)) {
 				add(op)
 			}
@@ -109,29 +138,78 @@ func RuleOperations(transcript string) []Operation {
 	return ops
 }
 
-// userTurns returns the texts of the user blocks of a transcript. Blocks
-// are separated by blank lines and start with "User: " or "Assistant: "; a
-// block with neither continues the one before it. A text without any such
-// block is one user turn.
-func userTurns(transcript string) []string {
+// sections splits a transcript into its context section and its new
+// turns (memory.ExtractionTranscript): the context is empty when the
+// transcript has no context section. A forged heading inside a new turn
+// can only move turns into the context, which is read for nothing but a
+// question.
+func sections(transcript string) (context, recent string) {
+	sep := "\n\n" + memory.NewTurnsHeading + "\n\n"
+	if !strings.HasPrefix(transcript, memory.ContextHeading+"\n\n") {
+		return "", transcript
+	}
+	i := strings.LastIndex(transcript, sep)
+	if i < 0 {
+		return "", transcript
+	}
+	return transcript[len(memory.ContextHeading)+2 : i], transcript[i+len(sep):]
+}
+
+// block is one turn of a transcript.
+type block struct {
+	user bool
+	text string
+}
+
+// assistantText returns the text of an assistant block, "" for a user one.
+func (b block) assistantText() string {
+	if b.user {
+		return ""
+	}
+	return b.text
+}
+
+// blocks returns the turns of a transcript. Blocks are separated by blank
+// lines and start with "User: " or "Assistant: "; a block with neither
+// continues the one before it. A text without any such block is one user
+// turn; an empty text has none.
+func blocks(transcript string) []block {
+	if transcript == "" {
+		return nil
+	}
 	if !strings.HasPrefix(transcript, "User: ") && !strings.HasPrefix(transcript, "Assistant: ") &&
 		!strings.Contains(transcript, "\n\nUser: ") && !strings.Contains(transcript, "\n\nAssistant: ") {
-		return []string{transcript}
+		return []block{{user: true, text: transcript}}
 	}
-	var turns []string
-	inUser := false
-	for _, block := range strings.Split(transcript, "\n\n") {
+	var out []block
+	for _, part := range strings.Split(transcript, "\n\n") {
 		switch {
-		case strings.HasPrefix(block, "User: "):
-			inUser = true
-			turns = append(turns, strings.TrimPrefix(block, "User: "))
-		case strings.HasPrefix(block, "Assistant: "):
-			inUser = false
-		case inUser:
-			turns[len(turns)-1] += "\n\n" + block
+		case strings.HasPrefix(part, "User: "):
+			out = append(out, block{user: true, text: strings.TrimPrefix(part, "User: ")})
+		case strings.HasPrefix(part, "Assistant: "):
+			out = append(out, block{text: strings.TrimPrefix(part, "Assistant: ")})
+		case len(out) > 0:
+			out[len(out)-1].text += "\n\n" + part
 		}
 	}
-	return turns
+	return out
+}
+
+// agreed returns what the user stated by agreeing with the assistant's
+// question: a preferred language or a name it proposed. Only a question
+// (text with a "?") proposes anything.
+func agreed(question string) []Operation {
+	if !strings.Contains(question, "?") {
+		return nil
+	}
+	var ops []Operation
+	if m := reAskLang.FindStringSubmatch(question); m != nil && languages[strings.ToLower(m[1])] {
+		ops = append(ops, Operation{Op: "SET", Key: KeyLanguage, Value: titleCase(m[1])})
+	}
+	if m := reAskName.FindStringSubmatch(question); m != nil && !notNames[m[1]] {
+		ops = append(ops, Operation{Op: "SET", Key: KeyName, Value: m[1]})
+	}
+	return ops
 }
 
 // clauseOperations returns what one clause says; a forget wins over a set
