@@ -14,7 +14,9 @@
 //     the user did not approve is refused by the store itself and the model
 //     is told so;
 //  4. after the answer, sends the extraction message with the producer
-//     package, so that the extractor learns the facts the user stated.
+//     package, so that the extractor learns the facts the user stated: the
+//     turns since the last extraction, and the turns before them as
+//     context, so that a "yes" is read with the question it answers.
 //
 // The gateway reads and edits the facts through the Go packages (a
 // memory.Store over dynamorepo), not through the HTTP API: it runs in the
@@ -252,11 +254,14 @@ func (g *Gateway) Ask(ctx context.Context, t *Thread, text string, approve Appro
 	}
 
 	// After every answer: one message to the queue, with the turns since
-	// the last extraction; the extractor decides what to learn.
+	// the last extraction and, as context, the turns before them (the
+	// producer keeps the newest the extractor reads); the extractor
+	// decides what to learn.
 	reply.ExtractDue = g.cfg.Store.IsExtractDue(previous, len(t.turns))
 	err = g.cfg.Producer.Send(ctx, producer.Message{
 		TenantID: t.Scope.TenantID, UserID: t.Scope.UserID, ThreadID: t.ID,
 		PreviousTurnCount: previous, TurnCount: len(t.turns), Turns: t.turns[t.extracted:],
+		ContextTurns: t.turns[:t.extracted],
 	})
 	if reply.ExtractDue {
 		t.extracted = len(t.turns)

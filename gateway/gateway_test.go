@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -108,6 +109,14 @@ func TestAskRendersFactsAndSendsTheMessage(t *testing.T) {
 	// The first answer was extracted: the second carries the turns after it.
 	if second.PreviousTurnCount != 2 || second.TurnCount != 4 || len(second.Turns) != 2 || second.Turns[0].Text != "And now?" {
 		t.Errorf("second message = %+v, want turns 2→4 with the new turns only", second)
+	}
+	// The turns already extracted go along as context, never counted.
+	if first.ContextTurns != nil {
+		t.Errorf("first message has context %+v, want none", first.ContextTurns)
+	}
+	wantContext := []producer.Turn{{Role: "user", Text: "Hi"}, {Role: "assistant", Text: "Olá!"}}
+	if !reflect.DeepEqual(second.ContextTurns, wantContext) {
+		t.Errorf("second message's context = %+v, want %+v", second.ContextTurns, wantContext)
 	}
 }
 
