@@ -7,9 +7,10 @@
 // hand; then the conversation is cut into the gateway's calls (a user turn
 // and the turns that answer it), one message per call. As the gateway
 // does, each message carries the turns since the last message for which
-// an extraction was due, and the extraction runs only when
-// memory.Store.IsExtractDue(previousTurnCount, turnCount) says so. The
-// facts kept at the end are scored.
+// an extraction was due, with the turns before them as context turns
+// (the store keeps the newest within its ContextChars), and the
+// extraction runs only when memory.Store.IsExtractDue(previousTurnCount,
+// turnCount) says so. The facts kept at the end are scored.
 package harness
 
 import (
@@ -54,7 +55,7 @@ func Run(ctx context.Context, model memory.Model, cfg memory.Config, conv gold.C
 
 	var calls []score.Call
 	messages, due, count := 0, 0, 0
-	var pending []memory.Turn
+	var read, pending []memory.Turn
 	for _, call := range conv.Calls() {
 		prev := count
 		count += len(call)
@@ -68,12 +69,12 @@ func Run(ctx context.Context, model memory.Model, cfg memory.Config, conv gold.C
 		due++
 		cctx, cancel := context.WithTimeout(ctx, CallTimeout)
 		res, err := store.Extract(cctx, memory.ExtractRequest{Scope: sc, ThreadID: ThreadID,
-			PreviousTurnCount: prev, TurnCount: count, Turns: pending})
+			PreviousTurnCount: prev, TurnCount: count, Turns: pending, ContextTurns: read})
 		cancel()
 		if err != nil {
 			return score.Conversation{}, fmt.Errorf("%s: extract at turn %d: %w", conv.ID, count, err)
 		}
-		pending = nil
+		read, pending = append(read, pending...), nil
 		if res.ModelCalls == 0 {
 			continue
 		}

@@ -47,8 +47,16 @@ func TestRunSendsWhatTheGatewaySends(t *testing.T) {
 	if !strings.Contains(reqs[0].Transcript, "question A") || strings.Contains(reqs[0].Transcript, "question B") {
 		t.Errorf("first transcript = %q, want call 1 only", reqs[0].Transcript)
 	}
-	if tr := reqs[1].Transcript; strings.Contains(tr, "question A") || !strings.Contains(tr, "question B") || !strings.Contains(tr, "answer C") {
-		t.Errorf("second transcript = %q, want calls 2 and 3", tr)
+	if strings.Contains(reqs[0].Transcript, memory.ContextHeading) {
+		t.Errorf("first transcript = %q, want no context: nothing was read before", reqs[0].Transcript)
+	}
+	// The second reads calls 2 and 3, after call 1 as context.
+	context, recent, ok := strings.Cut(reqs[1].Transcript, memory.NewTurnsHeading)
+	if !ok || !strings.Contains(context, "question A") || !strings.Contains(context, "answer A") || strings.Contains(context, "question B") {
+		t.Errorf("second transcript = %q, want call 1 as context", reqs[1].Transcript)
+	}
+	if strings.Contains(recent, "question A") || !strings.Contains(recent, "question B") || !strings.Contains(recent, "answer C") {
+		t.Errorf("second transcript = %q, want calls 2 and 3 as the new turns", reqs[1].Transcript)
 	}
 	if !strings.Contains(reqs[0].System, `"home_city": "Lisbon"`) {
 		t.Errorf("the known fact is not in the prompt: %q", reqs[0].System)
