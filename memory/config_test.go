@@ -12,6 +12,8 @@ func TestConfigValidate(t *testing.T) {
 		{MaxFactChars: 5},
 		{ExtractEveryTurns: -2},
 		{TranscriptChars: 10},
+		{ContextChars: MinContextChars - 1},
+		{ContextChars: MaxContextChars + 1},
 		{MaxFacts: 500, MaxFactChars: 2000}, // Could not fit an item.
 		{Template: "no placeholders"},
 	}
