@@ -173,7 +173,7 @@ func (r *recorder) recordMessage(body string) {
 		return
 	}
 	r.add("user ID", m.UserID)
-	for _, t := range m.Turns {
+	for _, t := range append(m.Turns, m.ContextTurns...) {
 		r.add("turn text", t.Text)
 	}
 }
