@@ -145,6 +145,7 @@ func TestContextCostInTheDocs(t *testing.T) {
 	}
 	rows = append(rows, fmt.Sprintf("`memory.DefaultContextChars` = %s", thousands(memory.DefaultContextChars)))
 	for _, row := range rows {
+		t.Log(row)
 		if !strings.Contains(string(doc), row) {
 			t.Errorf("docs/extractor.md lacks the measured row\n%s", row)
 		}
