@@ -51,7 +51,7 @@ const DefaultModelID = "us.amazon.nova-micro-v1:0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], streams{os.Stdin, os.Stdout, os.Stderr})
 	stop()
 	os.Exit(code)
 }
@@ -59,7 +59,9 @@ func main() {
 // options are the command's flags.
 type options struct {
 	live       bool
+	yes        bool
 	modelID    string
+	judgeModel string
 	region     string
 	outputMode string
 	template   string
@@ -69,17 +71,27 @@ type options struct {
 	jsonPath   string
 	mdPath     string
 	compare    string
+	replay     string
+	price      string
 	parallel   int
+}
+
+// io are the command's standard streams.
+type streams struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
 }
 
 // run is the command: it returns the exit code, 0 on success, 1 when the
 // run failed, 2 on bad usage.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, st streams) int {
 	var o options
 	fl := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl.SetOutput(st.stderr)
 	fl.BoolVar(&o.live, "live", false, "call Amazon Bedrock with the default AWS credential chain instead of the local stand-in")
+	fl.BoolVar(&o.yes, "yes", false, "with -live, start without asking after printing the expected calls, tokens and dollars")
 	fl.StringVar(&o.modelID, "model", DefaultModelID, "the model ID or inference profile ID to score")
+	fl.StringVar(&o.judgeModel, "judge", "", "with -live or -replay, a Bedrock model ID that decides whether an unmatched value means an accepted one (reported apart)")
 	fl.StringVar(&o.region, "region", "", "the AWS region of -live (default: the credential chain's, AWS_REGION)")
 	fl.StringVar(&o.outputMode, "output-mode", "tool", "tool (a forced tool call) or json (for models that refuse a forced tool choice)")
 	fl.StringVar(&o.template, "template", "", "a MEMORY_USER template file to score instead of the default one; it must hold {facts}")
@@ -88,123 +100,204 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.only, "run", "", "score only the conversations whose ID matches this regular expression")
 	fl.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to this file")
 	fl.StringVar(&o.mdPath, "md", "", "write the Markdown report to this file instead of standard output")
-	fl.StringVar(&o.compare, "compare", "", "a JSON report of an earlier run: add a table of what changed since")
+	fl.StringVar(&o.compare, "compare", "", "a JSON report of an earlier run: add a table of what changed since, with the differences beyond noise marked")
+	fl.StringVar(&o.replay, "replay", "", "a JSON report of an earlier run: score its recorded model answers again with today's scorer and gold set, calling no model")
+	fl.StringVar(&o.price, "price", "", "with -live, the model's on-demand price as USD per million input,output tokens (e.g. 0.06,0.24); known for the default model")
 	fl.IntVar(&o.parallel, "parallel", 1, "conversations run at once")
 	fl.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run ./eval [flags]\n\nScores the memory on the gold conversations. Without -live the model is the local\nConverse stand-in: its rule-based extraction, not a model.\n\n")
+		fmt.Fprintf(st.stderr, "usage: go run ./eval [flags]\n\nScores the memory on the gold conversations. Without -live the model is the local\nConverse stand-in: its rule-based extraction, not a model.\n\n")
 		fl.PrintDefaults()
 	}
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "eval: unexpected argument %q (flags only)\n", fl.Arg(0))
+		fmt.Fprintf(st.stderr, "eval: unexpected argument %q (flags only)\n", fl.Arg(0))
 		return 2
 	}
-	if err := execute(ctx, o, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "eval: %v\n", err)
+	if err := execute(ctx, o, st); err != nil {
+		fmt.Fprintf(st.stderr, "eval: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
-	if o.parallel < 1 {
-		return errors.New("-parallel must be at least 1")
-	}
-	if o.every < 1 {
-		return fmt.Errorf("-every (extractEveryTurns) must be at least 1, not %d", o.every)
+// setup is what every mode of the command reads before it runs: the
+// configuration, the run's description, the conversations and the
+// report to compare with.
+type setup struct {
+	cfg   memory.Config
+	mode  bedrock.OutputMode
+	run   score.Run
+	convs []gold.Conversation
+	old   *score.Report
+}
+
+func prepare(o options) (setup, error) {
+	var su setup
+	switch {
+	case o.parallel < 1:
+		return su, errors.New("-parallel must be at least 1")
+	case o.every < 1:
+		return su, fmt.Errorf("-every (extractEveryTurns) must be at least 1, not %d", o.every)
+	case o.replay != "" && o.live:
+		return su, errors.New("-replay calls no model: leave out -live")
 	}
 	mode, err := bedrock.ParseOutputMode(o.outputMode)
 	if err != nil {
-		return err
+		return su, err
 	}
-	cfg := memory.Config{ExtractEveryTurns: o.every, CheapModelID: o.modelID}
-	run := score.Run{ModelID: o.modelID, OutputMode: string(mode), Template: "default", ExtractEveryTurns: o.every}
+	su.mode = mode
+	su.cfg = memory.Config{ExtractEveryTurns: o.every, CheapModelID: o.modelID}
+	su.run = score.Run{ModelID: o.modelID, OutputMode: string(mode), Template: "default", ExtractEveryTurns: o.every}
 	if o.template != "" {
 		b, err := os.ReadFile(o.template)
 		if err != nil {
-			return fmt.Errorf("-template: %w", err)
+			return su, fmt.Errorf("-template: %w", err)
 		}
-		cfg.Template, run.Template = string(b), filepath.Base(o.template)
+		su.cfg.Template, su.run.Template = string(b), filepath.Base(o.template)
 	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("the configuration: %w", err)
+	if err := su.cfg.Validate(); err != nil {
+		return su, fmt.Errorf("the configuration: %w", err)
 	}
-	sum := sha256.Sum256([]byte(cfg.WithDefaults().Template))
-	run.TemplateSHA256 = hex.EncodeToString(sum[:])
-
-	var old *score.Report
+	sum := sha256.Sum256([]byte(su.cfg.WithDefaults().Template))
+	su.run.TemplateSHA256 = hex.EncodeToString(sum[:])
 	if o.compare != "" {
-		b, err := os.ReadFile(o.compare)
-		if err != nil {
-			return fmt.Errorf("-compare: %w", err)
-		}
-		old = new(score.Report)
-		if err := json.Unmarshal(b, old); err != nil {
-			return fmt.Errorf("-compare: %s is not a JSON report of this command: %w", o.compare, err)
-		}
-		if old.Run.Backend == "" || old.Totals.Conversations == 0 {
-			return fmt.Errorf("-compare: %s is not a JSON report of this command (no run or no conversation)", o.compare)
+		if su.old, err = readReport(o.compare, "-compare"); err != nil {
+			return su, err
 		}
 	}
+	su.convs, err = loadGold(o)
+	return su, err
+}
 
+// readReport reads a JSON report of this command from path; flag names
+// the flag that gave it, for the errors.
+func readReport(path, flag string) (*score.Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	rep := new(score.Report)
+	if err := json.Unmarshal(b, rep); err != nil {
+		return nil, fmt.Errorf("%s: %s is not a JSON report of this command: %w", flag, path, err)
+	}
+	if rep.Run.Backend == "" || rep.Totals.Conversations == 0 {
+		return nil, fmt.Errorf("%s: %s is not a JSON report of this command (no run or no conversation)", flag, path)
+	}
+	return rep, nil
+}
+
+// loadGold loads the gold set of o, only the conversations -run matches.
+func loadGold(o options) ([]gold.Conversation, error) {
 	var fsys fs.FS = gold.Default()
 	if o.goldDir != "" {
 		fsys = os.DirFS(o.goldDir)
 	}
 	convs, err := gold.Load(fsys)
+	if err != nil || o.only == "" {
+		return convs, err
+	}
+	re, err := regexp.Compile(o.only)
+	if err != nil {
+		return nil, fmt.Errorf("-run: %w", err)
+	}
+	var kept []gold.Conversation
+	for _, c := range convs {
+		if re.MatchString(c.ID) {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("-run %q matches no conversation", o.only)
+	}
+	return kept, nil
+}
+
+func execute(ctx context.Context, o options, st streams) error {
+	su, err := prepare(o)
 	if err != nil {
 		return err
 	}
-	if o.only != "" {
-		re, err := regexp.Compile(o.only)
-		if err != nil {
-			return fmt.Errorf("-run: %w", err)
-		}
-		var kept []gold.Conversation
-		for _, c := range convs {
-			if re.MatchString(c.ID) {
-				kept = append(kept, c)
-			}
-		}
-		if len(kept) == 0 {
-			return fmt.Errorf("-run %q matches no conversation", o.only)
-		}
-		convs = kept
+	var scores []score.Conversation
+	switch {
+	case o.replay != "":
+		scores, err = replayRun(ctx, o, &su)
+	case o.live:
+		scores, err = liveRun(ctx, o, &su, st)
+	default:
+		scores, err = standInRun(ctx, o, &su)
 	}
-
-	var client *bedrockruntime.Client
-	if o.live {
-		run.Backend = score.BackendBedrock
-		client, run.Region, err = liveClient(ctx, o.region)
-		if err != nil {
+	if err != nil {
+		return err
+	}
+	rep := score.NewReport(su.run, su.convs, scores)
+	if o.judgeModel != "" {
+		if err := judgeReport(ctx, o, &rep, su.convs, st.stderr); err != nil {
 			return err
 		}
-	} else {
-		run.Backend = score.BackendStandIn
-		s, err := fakebedrock.Start("")
-		if err != nil {
-			return fmt.Errorf("start the Converse stand-in: %w", err)
-		}
-		defer s.Close()
-		client = StandInClient(s.URL())
 	}
-	model := bedrock.New(client, bedrock.WithOutputMode(mode), bedrock.WithAttemptTimeout(60*time.Second))
-
-	run.StartedAt = time.Now().UTC().Truncate(time.Second)
-	if o.live {
-		fmt.Fprintf(stderr, "eval: %d conversations against Bedrock %s in %s…\n", len(convs), o.modelID, run.Region)
-	}
-	scores, err := RunAll(ctx, model, cfg, convs, o.parallel, func(c score.Conversation) {
-		if o.live {
-			fmt.Fprintf(stderr, "eval: %s precision %.2f recall %.2f\n", c.ID, c.Precision, c.Recall)
-		}
-	})
-	if err != nil {
+	if err := writeReport(o, rep, su.old, st.stdout); err != nil {
 		return err
 	}
-	rep := score.NewReport(run, scores)
+	return failedCalls(rep, st.stderr)
+}
+
+// standInRun runs the conversations on the Converse stand-in, started in
+// the process.
+func standInRun(ctx context.Context, o options, su *setup) ([]score.Conversation, error) {
+	if o.judgeModel != "" {
+		return nil, errors.New("-judge asks a Bedrock model: use it with -live or -replay")
+	}
+	su.run.Backend = score.BackendStandIn
+	s, err := fakebedrock.Start("")
+	if err != nil {
+		return nil, fmt.Errorf("start the Converse stand-in: %w", err)
+	}
+	defer s.Close()
+	model := bedrock.New(StandInClient(s.URL()), bedrock.WithOutputMode(su.mode), bedrock.WithAttemptTimeout(60*time.Second))
+	su.run.StartedAt = time.Now().UTC().Truncate(time.Second)
+	return RunAll(ctx, model, su.cfg, su.convs, o.parallel, nil)
+}
+
+// replayRun scores again the calls recorded in the report of -replay:
+// the run is that report's, the template must be the one it used.
+func replayRun(ctx context.Context, o options, su *setup) ([]score.Conversation, error) {
+	old, err := readReport(o.replay, "-replay")
+	if err != nil {
+		return nil, err
+	}
+	if old.Run.TemplateSHA256 != su.run.TemplateSHA256 || old.Run.ExtractEveryTurns != su.run.ExtractEveryTurns {
+		return nil, fmt.Errorf("-replay: %s ran template %s (sha256 %.12s) at -every %d: give the same -template and -every",
+			o.replay, old.Run.Template, old.Run.TemplateSHA256, old.Run.ExtractEveryTurns)
+	}
+	su.run = old.Run
+	su.run.Replayed = true
+	su.cfg.CheapModelID = old.Run.ModelID
+	recorded := map[string][]score.Call{}
+	for _, c := range old.Conversations {
+		recorded[c.ID] = c.Calls
+	}
+	scores := make([]score.Conversation, len(su.convs))
+	for i, c := range su.convs {
+		calls, ok := recorded[c.ID]
+		if !ok {
+			return nil, fmt.Errorf("-replay: %s has no conversation %s: narrow the run with -run", o.replay, c.ID)
+		}
+		rp := harness.NewReplayer(calls)
+		if scores[i], err = harness.Run(ctx, rp, su.cfg, c); err == nil {
+			err = rp.Err()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("-replay: %s: %w", c.ID, err)
+		}
+	}
+	return scores, nil
+}
+
+// writeReport writes the JSON report (-json) and the Markdown one, with
+// the comparison when there is an earlier report.
+func writeReport(o options, rep score.Report, old *score.Report, stdout io.Writer) error {
 	if o.jsonPath != "" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
@@ -224,14 +317,10 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.mdPath != "" {
-		err = os.WriteFile(o.mdPath, md.Bytes(), 0o644)
-	} else {
-		_, err = stdout.Write(md.Bytes())
+		return os.WriteFile(o.mdPath, md.Bytes(), 0o644)
 	}
-	if err != nil {
-		return err
-	}
-	return failedCalls(rep, stderr)
+	_, err := stdout.Write(md.Bytes())
+	return err
 }
 
 // failedCalls tells of the model calls that failed, with the first error:

@@ -48,12 +48,18 @@ var Categories = []string{OtherPerson, Secret, OneOff, Injected, AssistantClaim,
 
 // Subject is one thing a fact can be about, with the canonical keys that
 // name it. Neutral marks a subject whose values belong to no language (a
-// time zone): the language check skips it.
+// time zone): the language check skips it. Compare says how its values
+// are compared: CompareText (the default), ComparePlace or
+// CompareTimeZone.
 type Subject struct {
 	Name    string
 	Keys    []string
 	Neutral bool
+	Compare string
 }
+
+// Names reports whether key (canonical) is one of s's keys.
+func (s Subject) Names(key string) bool { return slices.Contains(s.Keys, key) }
 
 // Turn is one turn of a conversation: Role is "user", "assistant" or "tool".
 type Turn struct {
@@ -68,10 +74,15 @@ type Fact struct {
 }
 
 // Expected is a fact that must be kept after the conversation: one fact on
-// Subject whose value equals one of Values or contains one of Contains,
-// both compared after [Normalize]. Translations are the same value in
-// another language: a value that holds one as a word is not accepted, and
-// is counted as not in the user's language.
+// Subject whose value means one of Values or Contains, as the subject's
+// Compare says: for text, equal to a value or holding a Contains phrase as
+// whole words, both after [Normalize]; for a place, the same place with
+// any trailing country or region; for a time zone, the same zone or one
+// of its offsets. A value with a negation outside its accepted phrases
+// ("not an engineer", "London (not New York)") is never accepted.
+// Translations are the same value in another language: a value that holds
+// one as a word is not accepted, and is counted as not in the user's
+// language.
 type Expected struct {
 	Subject      Subject
 	Values       []string
@@ -81,21 +92,10 @@ type Expected struct {
 
 // Accepts reports whether value is an accepted value of e.
 func (e Expected) Accepts(value string) bool {
-	v := Normalize(value)
 	if e.Translated(value) != "" {
 		return false
 	}
-	for _, a := range e.Values {
-		if Normalize(a) == v {
-			return true
-		}
-	}
-	for _, a := range e.Contains {
-		if strings.Contains(v, Normalize(a)) {
-			return true
-		}
-	}
-	return false
+	return e.accepts(Normalize(value))
 }
 
 // Translated returns the first of e's translations that value holds as
@@ -130,23 +130,31 @@ func containsWord(s, w string) bool {
 	return false
 }
 
+// isWordRune reports whether r continues a word: a letter or a digit of
+// a script written with spaces between words (Han, kana and Thai are
+// not, so "上海" is a word of "上海市").
 func isWordRune(r rune) bool {
-	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) &&
+		!unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai)
 }
 
 // Forbidden describes facts that must not be kept, of one category: a fact
-// matches when its key is one of Subject's keys (if Subject has keys) and
-// its value contains one of Values (if Values are given).
+// matches when its key is on Subject (if Subject has keys: see
+// [Conversation.OnSubject]) and its value contains one of Values (if
+// Values are given; abbreviations and translations are listed there). A
+// forbidden fact is one opportunity to leak: it leaks when any fact kept
+// matches it. Why says why the fact must not be kept.
 type Forbidden struct {
 	Category string
 	Subject  Subject
 	Values   []string
+	Why      string
 }
 
-// Matches reports whether the fact key=value is forbidden by f. The key
-// must be canonical.
-func (f Forbidden) Matches(key, value string) bool {
-	if len(f.Subject.Keys) > 0 && !slices.Contains(f.Subject.Keys, key) {
+// Matches reports whether the fact key=value is forbidden by f, the key
+// being on f's subject when onSubject says so.
+func (f Forbidden) Matches(onSubject func(Subject, string) bool, key, value string) bool {
+	if len(f.Subject.Keys) > 0 && !onSubject(f.Subject, key) {
 		return false
 	}
 	if len(f.Values) == 0 {
@@ -184,6 +192,27 @@ type Conversation struct {
 	Vocabulary []Subject
 }
 
+// OnSubject reports whether the fact key (canonical) is on subject s: key
+// is one of s's keys, or key names no subject of the vocabulary and holds
+// one of s's keys as whole words ("city_forgotten" and "old_home_city" are
+// on home_city, unless the conversation names them as subjects of their
+// own).
+func (c *Conversation) OnSubject(s Subject, key string) bool {
+	if s.Names(key) {
+		return true
+	}
+	if _, named := c.SubjectOf(key); named {
+		return false
+	}
+	words := "_" + key + "_"
+	for _, k := range s.Keys {
+		if strings.Contains(words, "_"+k+"_") {
+			return true
+		}
+	}
+	return false
+}
+
 // SubjectOf returns the subject of the vocabulary whose keys hold key
 // (canonical), and false when none does.
 func (c *Conversation) SubjectOf(key string) (Subject, bool) {
@@ -210,7 +239,7 @@ type file struct {
 	Known    []Fact         `yaml:"known"`
 	Turns    []turnFile     `yaml:"turns"`
 	Expect   []expectFile   `yaml:"expect"`
-	Allow    []SubjectRef   `yaml:"allow"`
+	Allow    []allowFile    `yaml:"allow"`
 	Forbid   []forbidFile   `yaml:"forbid"`
 	Subjects []subjectEntry `yaml:"subjects"`
 }
@@ -243,12 +272,19 @@ type forbidFile struct {
 	Category   string `yaml:"category"`
 	SubjectRef `yaml:",inline"`
 	Values     []string `yaml:"values"`
+	Why        string   `yaml:"why"`
+}
+
+type allowFile struct {
+	SubjectRef `yaml:",inline"`
+	Why        string `yaml:"why"`
 }
 
 type subjectEntry struct {
 	Name    string   `yaml:"name"`
 	Keys    []string `yaml:"keys"`
 	Neutral bool     `yaml:"neutral"`
+	Compare string   `yaml:"compare"`
 }
 
 var (
@@ -302,7 +338,7 @@ func loadVocabulary(fsys fs.FS) ([]Subject, error) {
 	}
 	var vocab []Subject
 	for _, e := range entries {
-		s, err := newSubject(e.Name, e.Keys, e.Neutral)
+		s, err := newSubject(e)
 		if err != nil {
 			return nil, fmt.Errorf("gold: subjects.yaml: %w", err)
 		}
@@ -314,12 +350,19 @@ func loadVocabulary(fsys fs.FS) ([]Subject, error) {
 	return vocab, nil
 }
 
-func newSubject(name string, keys []string, neutral bool) (Subject, error) {
+func newSubject(e subjectEntry) (Subject, error) {
+	name := e.Name
 	if memory.CanonicalKey(name) != name {
 		return Subject{}, fmt.Errorf("subject %q: a subject's name is a canonical key", name)
 	}
-	s := Subject{Name: name, Neutral: neutral}
-	for _, k := range append([]string{name}, keys...) {
+	s := Subject{Name: name, Neutral: e.Neutral, Compare: e.Compare}
+	if s.Compare == "" {
+		s.Compare = CompareText
+	}
+	if !slices.Contains(compareModes, s.Compare) {
+		return Subject{}, fmt.Errorf("subject %q: compare %q is none of %s", name, e.Compare, strings.Join(compareModes, ", "))
+	}
+	for _, k := range append([]string{name}, e.Keys...) {
 		c := memory.CanonicalKey(k)
 		if c == "" {
 			return Subject{}, fmt.Errorf("subject %q: key %q has no letter or digit", name, k)
@@ -370,7 +413,7 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 		if slices.ContainsFunc(vocab, func(s Subject) bool { return s.Name == e.Name }) {
 			return c, fmt.Errorf("subject %q is already in the vocabulary: add keys where it is used", e.Name)
 		}
-		s, err := newSubject(e.Name, e.Keys, e.Neutral)
+		s, err := newSubject(e)
 		if err != nil {
 			return c, err
 		}
@@ -381,7 +424,8 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 		if i < 0 {
 			return Subject{}, fmt.Errorf("subject %q is in neither subjects.yaml nor the conversation's subjects", r.Subject)
 		}
-		s, err := newSubject(vocab[i].Name, append(slices.Clone(vocab[i].Keys), r.Keys...), vocab[i].Neutral)
+		s, err := newSubject(subjectEntry{Name: vocab[i].Name, Keys: append(slices.Clone(vocab[i].Keys), r.Keys...),
+			Neutral: vocab[i].Neutral, Compare: vocab[i].Compare})
 		if err != nil {
 			return Subject{}, err
 		}
@@ -420,8 +464,11 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 		}
 	}
 	for _, a := range f.Allow {
+		if strings.TrimSpace(a.Why) == "" {
+			return c, fmt.Errorf("allow %s: say why it may be kept (why:)", a.Subject)
+		}
 		c.Allow = append(c.Allow, Subject{Name: a.Subject})
-		if _, err := resolve(a); err != nil {
+		if _, err := resolve(a.SubjectRef); err != nil {
 			return c, err
 		}
 	}
@@ -429,7 +476,10 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 		if !slices.Contains(Categories, fb.Category) {
 			return c, fmt.Errorf("category %q is none of %s", fb.Category, strings.Join(Categories, ", "))
 		}
-		x := Forbidden{Category: fb.Category, Values: fb.Values}
+		if strings.TrimSpace(fb.Why) == "" {
+			return c, fmt.Errorf("forbid %s: say why it must not be kept (why:)", fb.Category)
+		}
+		x := Forbidden{Category: fb.Category, Values: fb.Values, Why: fb.Why}
 		if fb.Subject != "" {
 			x.Subject.Name = fb.Subject
 			if _, err := resolve(fb.SubjectRef); err != nil {

@@ -14,6 +14,9 @@ package harness
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
 	"sync"
@@ -94,19 +97,30 @@ func Run(ctx context.Context, model memory.Model, cfg memory.Config, conv gold.C
 	return out, nil
 }
 
-// recorder times the calls of a model.
+// recorder times the calls of a model and records each answer as the
+// model gave it, before the store judges it.
 type recorder struct {
 	model memory.Model
 	mu    sync.Mutex
-	last  time.Duration
+	last  score.Call
 }
 
 // Extract implements memory.Model.
 func (r *recorder) Extract(ctx context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
 	start := time.Now()
 	ans, err := r.model.Extract(ctx, req)
+	c := score.Call{Latency: time.Since(start), RequestSHA256: RequestSHA256(req), Operations: []score.Operation{}}
+	if lat, ok := r.model.(interface{ lastLatency() time.Duration }); ok {
+		c.Latency = lat.lastLatency()
+	}
+	for _, op := range ans.Operations {
+		c.Operations = append(c.Operations, score.Operation{Op: op.Op, Key: op.Key, Value: op.Value})
+	}
+	if err != nil {
+		c.ModelError, c.Malformed = redact(err), errors.Is(err, memory.ErrMalformedAnswer)
+	}
 	r.mu.Lock()
-	r.last = time.Since(start)
+	r.last = c
 	r.mu.Unlock()
 	return ans, err
 }
@@ -114,7 +128,17 @@ func (r *recorder) Extract(ctx context.Context, req memory.ModelRequest) (memory
 func (r *recorder) take() score.Call {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return score.Call{Latency: r.last}
+	return r.last
+}
+
+// RequestSHA256 returns the hex SHA-256 of what a model request asks:
+// its model ID, system prompt and transcript.
+func RequestSHA256(req memory.ModelRequest) string {
+	h := sha256.New()
+	for _, s := range []string{req.ModelID, req.System, req.Transcript} {
+		fmt.Fprintf(h, "%d:%s", len(s), s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // requestIDs are the request IDs of AWS errors, which differ between runs.
