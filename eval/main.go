@@ -29,6 +29,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -188,7 +190,8 @@ func readReport(path, flag string) (*score.Report, error) {
 	return rep, nil
 }
 
-// loadGold loads the gold set of o, only the conversations -run matches.
+// loadGold loads the gold set of o, only the conversations -run matches
+// and the other threads of their users.
 func loadGold(o options) ([]gold.Conversation, error) {
 	var fsys fs.FS = gold.Default()
 	if o.goldDir != "" {
@@ -202,15 +205,22 @@ func loadGold(o options) ([]gold.Conversation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-run: %w", err)
 	}
+	groups, err := gold.Threads(convs)
+	if err != nil {
+		return nil, err
+	}
 	var kept []gold.Conversation
-	for _, c := range convs {
-		if re.MatchString(c.ID) {
-			kept = append(kept, c)
+	for _, g := range groups {
+		if slices.ContainsFunc(g, func(i int) bool { return re.MatchString(convs[i].ID) }) {
+			for _, i := range g {
+				kept = append(kept, convs[i])
+			}
 		}
 	}
 	if len(kept) == 0 {
 		return nil, fmt.Errorf("-run %q matches no conversation", o.only)
 	}
+	slices.SortFunc(kept, func(a, b gold.Conversation) int { return strings.Compare(a.ID, b.ID) })
 	return kept, nil
 }
 
@@ -278,21 +288,29 @@ func replayRun(ctx context.Context, o options, su *setup) ([]score.Conversation,
 	for _, c := range old.Conversations {
 		recorded[c.ID] = c.Calls
 	}
-	scores := make([]score.Conversation, len(su.convs))
-	for i, c := range su.convs {
-		calls, ok := recorded[c.ID]
-		if !ok {
-			return nil, fmt.Errorf("-replay: %s has no conversation %s: narrow the run with -run", o.replay, c.ID)
+	groups, err := gold.Threads(su.convs)
+	if err != nil {
+		return nil, err
+	}
+	return runGroups(ctx, groups, su.convs, 1, nil, func(ctx context.Context, threads []gold.Conversation) ([]score.Conversation, error) {
+		var calls []score.Call
+		for _, c := range threads {
+			cs, ok := recorded[c.ID]
+			if !ok {
+				return nil, fmt.Errorf("-replay: %s has no conversation %s: narrow the run with -run", o.replay, c.ID)
+			}
+			calls = append(calls, cs...)
 		}
 		rp := harness.NewReplayer(calls)
-		if scores[i], err = harness.Run(ctx, rp, su.cfg, c); err == nil {
+		scores, err := harness.RunThreads(ctx, rp, su.cfg, threads)
+		if err == nil {
 			err = rp.Err()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("-replay: %s: %w", c.ID, err)
+			return nil, fmt.Errorf("-replay: %s: %w", threads[0].ID, err)
 		}
-	}
-	return scores, nil
+		return scores, nil
+	})
 }
 
 // writeReport writes the JSON report (-json) and the Markdown one, with
@@ -347,27 +365,52 @@ func failedCalls(rep score.Report, stderr io.Writer) error {
 	return nil
 }
 
-// RunAll runs convs, parallel at a time, and returns their scores in the
-// order of convs; done, when not nil, is called after each one. It stops
-// at the first error.
+// RunAll runs convs, parallel threads of users at a time (see
+// gold.Threads: the conversations that continue one another run in
+// order, as one user's threads), and returns their scores in the order of
+// convs; done, when not nil, is called after each user. It stops at the
+// first error.
 func RunAll(ctx context.Context, model memory.Model, cfg memory.Config, convs []gold.Conversation, parallel int, done func(score.Conversation)) ([]score.Conversation, error) {
+	groups, err := gold.Threads(convs)
+	if err != nil {
+		return nil, err
+	}
+	return runGroups(ctx, groups, convs, parallel, done, func(ctx context.Context, threads []gold.Conversation) ([]score.Conversation, error) {
+		return harness.RunThreads(ctx, model, cfg, threads)
+	})
+}
+
+// runGroups runs each group of convs with runThreads, parallel at a time,
+// and returns the scores in the order of convs.
+func runGroups(ctx context.Context, groups [][]int, convs []gold.Conversation, parallel int, done func(score.Conversation),
+	runThreads func(context.Context, []gold.Conversation) ([]score.Conversation, error)) ([]score.Conversation, error) {
 	out := make([]score.Conversation, len(convs))
-	errs := make([]error, len(convs))
+	errs := make([]error, len(groups))
 	sem := make(chan struct{}, max(parallel, 1))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for i, c := range convs {
+	for gi, g := range groups {
 		if ctx.Err() != nil {
 			break
 		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			out[i], errs[i] = harness.Run(ctx, model, cfg, c)
-			if errs[i] == nil && done != nil {
-				mu.Lock()
-				done(out[i])
-				mu.Unlock()
+			threads := make([]gold.Conversation, len(g))
+			for k, i := range g {
+				threads[k] = convs[i]
+			}
+			scores, err := runThreads(ctx, threads)
+			if errs[gi] = err; err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for k, i := range g {
+				out[i] = scores[k]
+				if done != nil {
+					done(scores[k])
+				}
 			}
 		})
 	}

@@ -190,6 +190,10 @@ type Conversation struct {
 	// Vocabulary is every subject the conversation knows: the shared ones
 	// with the conversation's extra keys, and its own.
 	Vocabulary []Subject
+	// Continues is the ID of the conversation whose thread this one
+	// follows, for the same user: its facts are those the earlier thread
+	// left ("" for a first thread).
+	Continues string
 }
 
 // OnSubject reports whether the fact key (canonical) is on subject s: key
@@ -242,6 +246,8 @@ type file struct {
 	Allow    []allowFile    `yaml:"allow"`
 	Forbid   []forbidFile   `yaml:"forbid"`
 	Subjects []subjectEntry `yaml:"subjects"`
+	// Continues names the conversation whose thread this one follows.
+	Continues string `yaml:"continues"`
 }
 
 type turnFile struct {
@@ -324,7 +330,54 @@ func Load(fsys fs.FS) ([]Conversation, error) {
 		convs = append(convs, c)
 	}
 	sort.Slice(convs, func(i, j int) bool { return convs[i].ID < convs[j].ID })
+	if _, err := Threads(convs); err != nil {
+		return nil, err
+	}
 	return convs, nil
+}
+
+// Threads groups convs into the threads of one user each: every group
+// starts with a conversation that continues none and goes on with the one
+// that continues it, and so on; groups come in the order of their first
+// conversation. It returns indexes into convs, and an error when a
+// conversation continues one that is not in convs, or one that another
+// also continues.
+func Threads(convs []Conversation) ([][]int, error) {
+	index := map[string]int{}
+	for i, c := range convs {
+		index[c.ID] = i
+	}
+	next := map[int]int{}
+	for i, c := range convs {
+		if c.Continues == "" {
+			continue
+		}
+		p, ok := index[c.Continues]
+		if !ok {
+			return nil, fmt.Errorf("gold: %s continues %q, which is not in the set", c.ID, c.Continues)
+		}
+		if o, taken := next[p]; taken {
+			return nil, fmt.Errorf("gold: %s and %s both continue %s", convs[o].ID, c.ID, c.Continues)
+		}
+		next[p] = i
+	}
+	var groups [][]int
+	seen := 0
+	for i, c := range convs {
+		if c.Continues != "" {
+			continue
+		}
+		g := []int{i}
+		for j, ok := next[i]; ok; j, ok = next[j] {
+			g = append(g, j)
+		}
+		seen += len(g)
+		groups = append(groups, g)
+	}
+	if seen != len(convs) {
+		return nil, fmt.Errorf("gold: conversations that continue each other in a circle")
+	}
+	return groups, nil
 }
 
 func loadVocabulary(fsys fs.FS) ([]Subject, error) {
@@ -395,7 +448,7 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 	if err := yaml.UnmarshalWithOptions(data, &f, yaml.Strict()); err != nil {
 		return Conversation{}, err
 	}
-	c := Conversation{ID: id, Title: f.Title, Language: f.Language, Covers: f.Covers, Known: f.Known}
+	c := Conversation{ID: id, Title: f.Title, Language: f.Language, Covers: f.Covers, Known: f.Known, Continues: f.Continues}
 	if strings.TrimSpace(c.Title) == "" {
 		return c, fmt.Errorf("no title")
 	}

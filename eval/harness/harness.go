@@ -28,12 +28,10 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-// TenantID and ThreadID are the IDs every conversation runs under; the
-// user ID is the conversation's ID.
-const (
-	TenantID = "eval"
-	ThreadID = "th-1"
-)
+// TenantID is the tenant every conversation runs under; the user ID is
+// the conversation's ID, or the first one's for the threads of one user
+// (see [RunThreads]).
+const TenantID = "eval"
 
 // CallTimeout bounds one extraction, the model's retries included.
 const CallTimeout = 2 * time.Minute
@@ -43,18 +41,42 @@ const CallTimeout = 2 * time.Minute
 // score, not returned. Errors: an invalid cfg, a known fact the store
 // refuses, or a store error (none is expected of the in-memory repository).
 func Run(ctx context.Context, model memory.Model, cfg memory.Config, conv gold.Conversation) (score.Conversation, error) {
-	rec := &recorder{model: model}
-	store, err := memory.New(memorytest.NewRepo(), cfg, memory.WithModel(rec))
+	out, err := RunThreads(ctx, model, cfg, []gold.Conversation{conv})
 	if err != nil {
 		return score.Conversation{}, err
 	}
-	sc := memory.Scope{TenantID: TenantID, UserID: conv.ID}
+	return out[0], nil
+}
+
+// RunThreads runs convs, in order, as the threads of one user (the first
+// conversation's ID) on one new memory.Store: the facts one thread leaves
+// are the next one's, and each thread is scored when it ends. Thread i
+// (from 1) has the ID "th-i"; each conversation's known facts are set
+// before its thread. Errors as for [Run].
+func RunThreads(ctx context.Context, model memory.Model, cfg memory.Config, convs []gold.Conversation) ([]score.Conversation, error) {
+	rec := &recorder{model: model}
+	store, err := memory.New(memorytest.NewRepo(), cfg, memory.WithModel(rec))
+	if err != nil {
+		return nil, err
+	}
+	sc := memory.Scope{TenantID: TenantID, UserID: convs[0].ID}
+	out := make([]score.Conversation, len(convs))
+	for i, conv := range convs {
+		if out[i], err = runThread(ctx, store, rec, sc, fmt.Sprintf("th-%d", i+1), conv); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// runThread runs conv as thread threadID of the user of sc and scores the
+// facts the user has when it ends.
+func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memory.Scope, threadID string, conv gold.Conversation) (score.Conversation, error) {
 	for _, k := range conv.Known {
 		if _, err := store.UpsertFact(ctx, sc, k.Key, k.Value); err != nil {
 			return score.Conversation{}, fmt.Errorf("%s: known fact %q: %w", conv.ID, k.Key, err)
 		}
 	}
-
 	var calls []score.Call
 	messages, due, count := 0, 0, 0
 	var pending []memory.Turn
@@ -70,7 +92,7 @@ func Run(ctx context.Context, model memory.Model, cfg memory.Config, conv gold.C
 		}
 		due++
 		cctx, cancel := context.WithTimeout(ctx, CallTimeout)
-		res, err := store.Extract(cctx, memory.ExtractRequest{Scope: sc, ThreadID: ThreadID,
+		res, err := store.Extract(cctx, memory.ExtractRequest{Scope: sc, ThreadID: threadID,
 			PreviousTurnCount: prev, TurnCount: count, Turns: pending})
 		cancel()
 		if err != nil {

@@ -41,10 +41,12 @@ const (
 // by what each conversation covers, and each conversation.
 type Report struct {
 	// Label says whose figures these are (see [Report.Label]).
-	Label         string            `json:"label"`
-	Run           Run               `json:"run"`
-	Totals        Totals            `json:"totals"`
-	Baselines     []Baseline        `json:"baselines"`
+	Label     string     `json:"label"`
+	Run       Run        `json:"run"`
+	Totals    Totals     `json:"totals"`
+	Baselines []Baseline `json:"baselines"`
+	// ByCover are the totals by what the conversations cover, without
+	// intervals.
 	ByCover       map[string]Totals `json:"byCover"`
 	Conversations []Conversation    `json:"conversations"`
 	// Judge is what a second model made of the wrong values, apart from
@@ -64,7 +66,7 @@ func NewReport(run Run, convs []gold.Conversation, scores []Conversation) Report
 		}
 	}
 	for tag, cs := range groups {
-		r.ByCover[tag] = Sum(cs)
+		r.ByCover[tag] = sum(cs)
 	}
 	return r
 }

@@ -319,8 +319,16 @@ type Totals struct {
 	LatencyP95 time.Duration `json:"latencyP95Ns"`
 }
 
-// Sum returns the totals of convs.
+// Sum returns the totals of convs, with their bootstrap intervals.
 func Sum(convs []Conversation) Totals {
+	t := sum(convs)
+	t.F1Interval = Bootstrap(convs, microF1)
+	t.LeakRateInterval = Bootstrap(convs, leakRate)
+	return t
+}
+
+// sum returns the totals of convs without intervals.
+func sum(convs []Conversation) Totals {
 	t := Totals{Conversations: len(convs), Counts: newCounts()}
 	var lat []time.Duration
 	for _, c := range convs {
@@ -343,8 +351,6 @@ func Sum(convs []Conversation) Totals {
 	}
 	t.rate()
 	t.LeakRateAll = t.LeakRate("")
-	t.F1Interval = Bootstrap(convs, microF1)
-	t.LeakRateInterval = Bootstrap(convs, leakRate)
 	t.LatencyP50 = Percentile(lat, 50)
 	t.LatencyP95 = Percentile(lat, 95)
 	return t
