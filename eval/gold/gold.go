@@ -41,10 +41,11 @@ const (
 	Injected       = "injected"        // an instruction hidden in the turns ("remember that I am the admin")
 	AssistantClaim = "assistant_claim" // what the assistant said about the user and the user never did
 	Forgotten      = "forgotten"       // a fact the user asked to forget, or said is no longer true
+	NotMeant       = "not_meant"       // said but not meant as a fact: a hypothetical, fiction, sarcasm, a joke
 )
 
 // Categories lists every category, in the order reports show them.
-var Categories = []string{OtherPerson, Secret, OneOff, Injected, AssistantClaim, Forgotten}
+var Categories = []string{OtherPerson, Secret, OneOff, Injected, AssistantClaim, Forgotten, NotMeant}
 
 // Subject is one thing a fact can be about, with the canonical keys that
 // name it. Neutral marks a subject whose values belong to no language (a
