@@ -110,8 +110,11 @@ func TestBreakerStopsAfterFailuresInARow(t *testing.T) {
 	if err == nil || !errors.Is(cause, errStopped) || !strings.Contains(cause.Error(), "3 failed model calls in a row") || !strings.Contains(cause.Error(), "AccessDenied") {
 		t.Errorf("RunAll = %v, cause %v; want a stop after 3 failures with the last error", err, cause)
 	}
-	if n := model.Calls(); n > 6+1 {
-		t.Errorf("%d model calls; the run should stop at the sixth (2 failures, 1 success, 3 failures)", n)
+	// The sixth call trips the breaker (2 failures, 1 success, 3
+	// failures); the threads under way finish their calls on a cancelled
+	// context, and no other starts. A whole run makes hundreds.
+	if n := model.Calls(); n < 6 || n > 20 {
+		t.Errorf("%d model calls; the run should stop after the sixth", n)
 	}
 }
 
