@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -268,4 +269,49 @@ func TestEveryCallFailed(t *testing.T) {
 	if rep.Totals.FailedCalls != rep.Totals.ModelCalls || rep.Totals.ModelCalls == 0 {
 		t.Errorf("totals %+v", rep.Totals)
 	}
+}
+
+var updateREADME = flag.Bool("update-readme", false, "rewrite the README's block of the stand-in's figures from a run")
+
+// TestREADMEStandInFigures runs the whole gold set on the stand-in and
+// holds the README's block of its figures to the run's headline: the
+// README states no figure that a run does not give.
+func TestREADMEStandInFigures(t *testing.T) {
+	const begin, end = "<!-- eval-standin-begin -->\n", "<!-- eval-standin-end -->\n"
+	path := filepath.Join("..", "README.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(b, []byte(begin)), bytes.Index(b, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no block %q…%q", begin, end)
+	}
+	convs, err := gold.Load(gold.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fakebedrock.New()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	// One at a time, as go run ./eval does: the stand-in numbers its
+	// tool-use IDs in the order of the calls, and its token counts, the
+	// answer's bytes / 4, round with their length.
+	scores, err := RunAll(context.Background(), bedrock.New(StandInClient(hs.URL)), memory.Config{CheapModelID: DefaultModelID}, convs, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\n" + score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: DefaultModelID}, convs, scores).Headline() + "\n"
+	got := string(b[i+len(begin) : j])
+	if got == want {
+		return
+	}
+	if *updateREADME {
+		out := append(append(append([]byte{}, b[:i+len(begin)]...), want...), b[j:]...)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's stand-in figures differ from a run (go test ./eval/ -run README -update-readme rewrites them):\n--- README\n%s\n--- run\n%s", got, want)
 }

@@ -1,70 +1,17 @@
 package gold_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
-
-// userTurns returns the user turns of c.
-func userTurns(c gold.Conversation) []string {
-	var out []string
-	for _, t := range c.Turns {
-		if t.Role == memory.RoleUser {
-			out = append(out, t.Text)
-		}
-	}
-	return out
-}
-
-// width is the length of s in characters, a character of a script
-// written without spaces (Han, kana, Hangul) counting as two: about a
-// word's worth of text.
-func width(s string) int {
-	n := 0
-	for _, r := range s {
-		n++
-		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
-			n++
-		}
-	}
-	return n
-}
-
-// natural reports whether c is a conversation like a real chat: 4 user
-// turns or more, 200 characters of user text or more (a few sentences),
-// none of them filler.
-func natural(c gold.Conversation) bool {
-	users := userTurns(c)
-	total := 0
-	for _, u := range users {
-		total += width(u)
-	}
-	return len(users) >= 4 && total >= 200 && !slices.Contains(c.Covers, "long_thread")
-}
-
-// statedInMiddle reports whether the first user turn that holds an
-// accepted value of an expected fact is neither the first user turn nor
-// the last; true when no user turn holds one (a paraphrase).
-func statedInMiddle(c gold.Conversation) bool {
-	users := userTurns(c)
-	for i, u := range users {
-		low := strings.ToLower(u)
-		for _, e := range c.Expect {
-			for _, v := range append(append([]string{}, e.Values...), e.Contains...) {
-				if v = strings.ToLower(v); len([]rune(v)) > 2 && strings.Contains(low, v) {
-					return i > 0 && i < len(users)-1
-				}
-			}
-		}
-	}
-	return true
-}
 
 // TestGoldSetMix holds the gold set to the mix of real chats: 120
 // conversations or more; half or more of natural length with the fact
@@ -79,7 +26,7 @@ func TestGoldSetMix(t *testing.T) {
 	}
 	good := 0
 	for _, c := range convs {
-		if natural(c) && (len(c.Expect) == 0 || statedInMiddle(c)) {
+		if gold.LikeRealChat(c) {
 			good++
 		}
 	}
@@ -201,6 +148,37 @@ func TestNoInjectionHidesInAToolTurn(t *testing.T) {
 					t.Errorf("%s: the injected %q is only in a tool turn, which the model never reads", c.ID, v)
 				}
 			}
+		}
+	}
+}
+
+// TestREADMEDescribesTheGoldSet holds the README's counts of the gold set
+// to the gold set.
+func TestREADMEDescribesTheGoldSet(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	convs := load(t)
+	real, subjects, langs := 0, map[string]bool{}, map[string]bool{}
+	for _, c := range convs {
+		if gold.LikeRealChat(c) {
+			real++
+		}
+		for _, e := range c.Expect {
+			subjects[e.Subject.Name] = true
+		}
+		langs[c.Language] = true
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("is %d conversations", len(convs)),
+		fmt.Sprintf("%d of them read like real chats", real),
+		fmt.Sprintf("facts on %d subjects", len(subjects)),
+		fmt.Sprintf("and %d languages", len(langs)),
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md does not say %q", want)
 		}
 	}
 }

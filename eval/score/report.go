@@ -96,16 +96,8 @@ func (r Report) Markdown(w io.Writer) error {
 	p("Model ID `%s`%s, output mode %s, template %s (sha256 %s), extractEveryTurns %d, %d conversations.\n\n",
 		r.Run.ModelID, region, r.Run.OutputMode, r.Run.Template, short(r.Run.TemplateSHA256), r.Run.ExtractEveryTurns, r.Totals.Conversations)
 
+	b.WriteString(r.Headline())
 	t := r.Totals
-	p("**F1 %s** (95 %% interval %s), mean F1 per conversation %s; leak rate %s (%s). ",
-		f3(t.F1), interval(t.F1Interval), f3(t.MeanF1), f3(t.LeakRateAll), interval(t.LeakRateInterval))
-	p("A memory is worth its margin over the baselines, which learn nothing from the conversations.\n\n")
-	p("| memory | F1 | 95 %% interval | mean F1 | precision | recall | leak rate |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	p("| **%s** | **%s** | %s | %s | %s | %s | %s |\n", r.Label, f3(t.F1), interval(t.F1Interval), f3(t.MeanF1), f3(t.Precision), f3(t.Recall), f3(t.LeakRateAll))
-	for _, bl := range r.Baselines {
-		x := bl.Totals
-		p("| baseline: %s (%s) | %s | %s | %s | %s | %s | %s |\n", bl.Name, bl.Keeps, f3(x.F1), interval(x.F1Interval), f3(x.MeanF1), f3(x.Precision), f3(x.Recall), f3(x.LeakRateAll))
-	}
 	p("\n| figure | value |\n|---|---|\n")
 	p("| F1 (2 × correct / (kept + expected)) | %s (2×%d/(%d+%d)) |\n", f3(t.F1), t.Satisfied, t.Kept, t.Expected)
 	p("| precision (correct facts / facts kept) | %s (%d/%d) |\n", f3(t.Precision), t.Satisfied, t.Kept)
@@ -150,6 +142,33 @@ func (r Report) Markdown(w io.Writer) error {
 	b.WriteString(r.judgeMarkdown())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Headline returns the report's headline as Markdown: F1 with its
+// interval, the mean F1 per conversation and the leak rate, then a table
+// of the run beside the three baselines and one of the leak rate by
+// category. It holds no latency, so that two runs of the stand-in give
+// the same headline.
+func (r Report) Headline() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	t := r.Totals
+	p("**F1 %s** (95 %% interval %s), mean F1 per conversation %s; leak rate %s (%s). ",
+		f3(t.F1), interval(t.F1Interval), f3(t.MeanF1), f3(t.LeakRateAll), interval(t.LeakRateInterval))
+	p("A memory is worth its margin over the baselines, which learn nothing from the conversations.\n\n")
+	p("| memory | F1 | 95 %% interval | mean F1 | precision | recall | leak rate |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	p("| **%s** | **%s** | %s | %s | %s | %s | %s |\n", r.Label, f3(t.F1), interval(t.F1Interval), f3(t.MeanF1), f3(t.Precision), f3(t.Recall), f3(t.LeakRateAll))
+	for _, bl := range r.Baselines {
+		x := bl.Totals
+		p("| baseline: %s (%s) | %s | %s | %s | %s | %s | %s |\n", bl.Name, bl.Keeps, f3(x.F1), interval(x.F1Interval), f3(x.MeanF1), f3(x.Precision), f3(x.Recall), f3(x.LeakRateAll))
+	}
+	p("\n| forbidden facts | %s |\n|---|%s\n", strings.Join(gold.Categories, " | "), strings.Repeat("---:|", len(gold.Categories)))
+	p("| kept / forbidden (leak rate) |")
+	for _, c := range gold.Categories {
+		p(" %d/%d (%s) |", t.Leaked[c], t.Opportunities[c], f3(t.LeakRate(c)))
+	}
+	p("\n\n%d conversations, %d messages, %d model calls, %d input and %d output tokens.\n", t.Conversations, t.Messages, t.ModelCalls, t.InputTokens, t.OutputTokens)
+	return b.String()
 }
 
 // notRight lists the kept facts that are not correct, allowed facts aside.
