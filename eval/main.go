@@ -1,16 +1,22 @@
 // Command eval scores the memory: it runs the gold conversations of
 // eval/gold through the real memory.Store and the real bedrock client, and
-// writes a Markdown table and, on request, a JSON report that a later run
-// can be compared with.
+// writes a Markdown report headed by F1 with its bootstrap interval beside
+// three baselines, and, on request, a JSON report that records every
+// model answer, so that a later run can be compared with it (-compare)
+// and the answers scored again without a model call (-replay).
 //
 // By default the model is the Converse stand-in (internal/fakebedrock),
 // started in the process: its rule-based extraction, not a model, so its
 // figures only show that the harness runs and scores. With -live the
 // client calls Amazon Bedrock with the default AWS credential chain, for
-// any model ID given with -model.
+// any model ID given with -model, after printing the calls, tokens and
+// dollars it expects and asking (-yes does not ask); it stops after 3
+// failed calls in a row. -judge has a second model judge the values the
+// rules refused, reported apart.
 //
 //	go run ./eval                                   # the stand-in
-//	go run ./eval -live -model us.amazon.nova-lite-v1:0 -json nova-lite.json > nova-lite.md
+//	go run ./eval -live -model us.amazon.nova-lite-v1:0 -price 0.06,0.24 -json nova-lite.json > nova-lite.md
+//	go run ./eval -replay nova-lite.json            # scored again, no model call
 //	go run ./eval -live -model us.amazon.nova-lite-v1:0 -template my_template.txt -compare nova-lite.json
 package main
 
@@ -78,7 +84,8 @@ type options struct {
 	parallel   int
 }
 
-// io are the command's standard streams.
+// streams are the command's standard streams: stdin answers the
+// question of -live.
 type streams struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer

@@ -304,8 +304,10 @@ var (
 // naming the file and the problem for the first file that is not valid: an
 // unknown member, a turn that is not exactly one of user, assistant or
 // tool, a subject not in the vocabulary, a key on two subjects, an unknown
-// category, an expected fact without accepted value, a category filter
-// with neither keys nor values.
+// category or comparison, an expected fact without accepted value, a
+// category filter with neither keys nor values, an allowed or forbidden
+// fact that does not say why; or when the conversations do not continue
+// one another as [Threads] requires.
 func Load(fsys fs.FS) ([]Conversation, error) {
 	vocab, err := loadVocabulary(fsys)
 	if err != nil {
@@ -459,115 +461,155 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 	if len(c.Covers) == 0 {
 		return c, fmt.Errorf("covers is empty: say what the conversation tests")
 	}
-
-	// The vocabulary: shared subjects, with the conversation's own and
-	// the extra keys of its references.
-	vocab := slices.Clone(shared)
-	for _, e := range f.Subjects {
-		if slices.ContainsFunc(vocab, func(s Subject) bool { return s.Name == e.Name }) {
-			return c, fmt.Errorf("subject %q is already in the vocabulary: add keys where it is used", e.Name)
-		}
-		s, err := newSubject(e)
-		if err != nil {
+	vocab, err := ownVocabulary(shared, f.Subjects)
+	if err != nil {
+		return c, err
+	}
+	if err := c.parseTurns(f); err != nil {
+		return c, err
+	}
+	for _, step := range []func(file, *vocabulary) error{c.parseExpect, c.parseAllow, c.parseForbid} {
+		if err := step(f, &vocab); err != nil {
 			return c, err
 		}
-		vocab = append(vocab, s)
-	}
-	resolve := func(r SubjectRef) (Subject, error) {
-		i := slices.IndexFunc(vocab, func(s Subject) bool { return s.Name == r.Subject })
-		if i < 0 {
-			return Subject{}, fmt.Errorf("subject %q is in neither subjects.yaml nor the conversation's subjects", r.Subject)
-		}
-		s, err := newSubject(subjectEntry{Name: vocab[i].Name, Keys: append(slices.Clone(vocab[i].Keys), r.Keys...),
-			Neutral: vocab[i].Neutral, Compare: vocab[i].Compare})
-		if err != nil {
-			return Subject{}, err
-		}
-		vocab[i] = s
-		return s, nil
-	}
-
-	for i, t := range f.Turns {
-		turns, err := t.expand()
-		if err != nil {
-			return c, fmt.Errorf("turn %d: %w", i+1, err)
-		}
-		c.Turns = append(c.Turns, turns...)
-	}
-	if len(c.Turns) == 0 || c.Turns[0].Role != memory.RoleUser {
-		return c, fmt.Errorf("a conversation starts with a user turn")
-	}
-	for _, k := range c.Known {
-		if memory.CanonicalKey(k.Key) == "" || strings.TrimSpace(k.Value) == "" {
-			return c, fmt.Errorf("known fact %q: empty key or value", k.Key)
-		}
-	}
-	for _, e := range f.Expect {
-		if e.Subject == "" {
-			return c, fmt.Errorf("an expected fact without subject")
-		}
-		if len(e.Values)+len(e.Contains) == 0 {
-			return c, fmt.Errorf("expected %q: give values or contains", e.Subject)
-		}
-		if slices.ContainsFunc(c.Expect, func(x Expected) bool { return x.Subject.Name == e.Subject }) {
-			return c, fmt.Errorf("subject %q is expected twice", e.Subject)
-		}
-		c.Expect = append(c.Expect, Expected{Subject: Subject{Name: e.Subject}, Values: e.Values, Contains: e.Contains, Translations: e.Translations})
-		if _, err := resolve(e.SubjectRef); err != nil {
-			return c, err
-		}
-	}
-	for _, a := range f.Allow {
-		if strings.TrimSpace(a.Why) == "" {
-			return c, fmt.Errorf("allow %s: say why it may be kept (why:)", a.Subject)
-		}
-		c.Allow = append(c.Allow, Subject{Name: a.Subject})
-		if _, err := resolve(a.SubjectRef); err != nil {
-			return c, err
-		}
-	}
-	for _, fb := range f.Forbid {
-		if !slices.Contains(Categories, fb.Category) {
-			return c, fmt.Errorf("category %q is none of %s", fb.Category, strings.Join(Categories, ", "))
-		}
-		if strings.TrimSpace(fb.Why) == "" {
-			return c, fmt.Errorf("forbid %s: say why it must not be kept (why:)", fb.Category)
-		}
-		x := Forbidden{Category: fb.Category, Values: fb.Values, Why: fb.Why}
-		if fb.Subject != "" {
-			x.Subject.Name = fb.Subject
-			if _, err := resolve(fb.SubjectRef); err != nil {
-				return c, err
-			}
-		} else if len(fb.Keys) > 0 {
-			return c, fmt.Errorf("forbid %s: keys need a subject", fb.Category)
-		}
-		if fb.Subject == "" && len(fb.Values) == 0 {
-			return c, fmt.Errorf("forbid %s: give a subject, values or both", fb.Category)
-		}
-		c.Forbid = append(c.Forbid, x)
 	}
 	if err := distinctKeys(vocab); err != nil {
 		return c, err
 	}
 	// Subjects by name now that every reference added its keys.
-	byName := func(name string) Subject {
-		i := slices.IndexFunc(vocab, func(s Subject) bool { return s.Name == name })
-		return vocab[i]
-	}
 	for i := range c.Expect {
-		c.Expect[i].Subject = byName(c.Expect[i].Subject.Name)
+		c.Expect[i].Subject = vocab.byName(c.Expect[i].Subject.Name)
 	}
 	for i := range c.Allow {
-		c.Allow[i] = byName(c.Allow[i].Name)
+		c.Allow[i] = vocab.byName(c.Allow[i].Name)
 	}
 	for i := range c.Forbid {
 		if c.Forbid[i].Subject.Name != "" {
-			c.Forbid[i].Subject = byName(c.Forbid[i].Subject.Name)
+			c.Forbid[i].Subject = vocab.byName(c.Forbid[i].Subject.Name)
 		}
 	}
 	c.Vocabulary = vocab
 	return c, nil
+}
+
+// vocabulary is the subjects a conversation knows.
+type vocabulary []Subject
+
+// ownVocabulary returns the shared subjects with the conversation's own.
+func ownVocabulary(shared []Subject, own []subjectEntry) (vocabulary, error) {
+	vocab := vocabulary(slices.Clone(shared))
+	for _, e := range own {
+		if slices.ContainsFunc(vocab, func(s Subject) bool { return s.Name == e.Name }) {
+			return nil, fmt.Errorf("subject %q is already in the vocabulary: add keys where it is used", e.Name)
+		}
+		s, err := newSubject(e)
+		if err != nil {
+			return nil, err
+		}
+		vocab = append(vocab, s)
+	}
+	return vocab, nil
+}
+
+// resolve returns the subject r refers to, with the keys r adds, which
+// it adds to the vocabulary.
+func (v *vocabulary) resolve(r SubjectRef) (Subject, error) {
+	i := slices.IndexFunc(*v, func(s Subject) bool { return s.Name == r.Subject })
+	if i < 0 {
+		return Subject{}, fmt.Errorf("subject %q is in neither subjects.yaml nor the conversation's subjects", r.Subject)
+	}
+	old := (*v)[i]
+	s, err := newSubject(subjectEntry{Name: old.Name, Keys: append(slices.Clone(old.Keys), r.Keys...), Neutral: old.Neutral, Compare: old.Compare})
+	if err != nil {
+		return Subject{}, err
+	}
+	(*v)[i] = s
+	return s, nil
+}
+
+// byName returns the subject named name, which must be in v.
+func (v vocabulary) byName(name string) Subject {
+	return v[slices.IndexFunc(v, func(s Subject) bool { return s.Name == name })]
+}
+
+// parseTurns expands the turns of f and checks them and the known facts.
+func (c *Conversation) parseTurns(f file) error {
+	for i, t := range f.Turns {
+		turns, err := t.expand()
+		if err != nil {
+			return fmt.Errorf("turn %d: %w", i+1, err)
+		}
+		c.Turns = append(c.Turns, turns...)
+	}
+	if len(c.Turns) == 0 || c.Turns[0].Role != memory.RoleUser {
+		return fmt.Errorf("a conversation starts with a user turn")
+	}
+	for _, k := range c.Known {
+		if memory.CanonicalKey(k.Key) == "" || strings.TrimSpace(k.Value) == "" {
+			return fmt.Errorf("known fact %q: empty key or value", k.Key)
+		}
+	}
+	return nil
+}
+
+// parseExpect reads the expected facts of f.
+func (c *Conversation) parseExpect(f file, vocab *vocabulary) error {
+	for _, e := range f.Expect {
+		if e.Subject == "" {
+			return fmt.Errorf("an expected fact without subject")
+		}
+		if len(e.Values)+len(e.Contains) == 0 {
+			return fmt.Errorf("expected %q: give values or contains", e.Subject)
+		}
+		if slices.ContainsFunc(c.Expect, func(x Expected) bool { return x.Subject.Name == e.Subject }) {
+			return fmt.Errorf("subject %q is expected twice", e.Subject)
+		}
+		c.Expect = append(c.Expect, Expected{Subject: Subject{Name: e.Subject}, Values: e.Values, Contains: e.Contains, Translations: e.Translations})
+		if _, err := vocab.resolve(e.SubjectRef); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseAllow reads the allowed subjects of f, each with its why.
+func (c *Conversation) parseAllow(f file, vocab *vocabulary) error {
+	for _, a := range f.Allow {
+		if strings.TrimSpace(a.Why) == "" {
+			return fmt.Errorf("allow %s: say why it may be kept (why:)", a.Subject)
+		}
+		c.Allow = append(c.Allow, Subject{Name: a.Subject})
+		if _, err := vocab.resolve(a.SubjectRef); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseForbid reads the forbidden facts of f, each with its why.
+func (c *Conversation) parseForbid(f file, vocab *vocabulary) error {
+	for _, fb := range f.Forbid {
+		if !slices.Contains(Categories, fb.Category) {
+			return fmt.Errorf("category %q is none of %s", fb.Category, strings.Join(Categories, ", "))
+		}
+		if strings.TrimSpace(fb.Why) == "" {
+			return fmt.Errorf("forbid %s: say why it must not be kept (why:)", fb.Category)
+		}
+		x := Forbidden{Category: fb.Category, Values: fb.Values, Why: fb.Why}
+		if fb.Subject != "" {
+			x.Subject.Name = fb.Subject
+			if _, err := vocab.resolve(fb.SubjectRef); err != nil {
+				return err
+			}
+		} else if len(fb.Keys) > 0 {
+			return fmt.Errorf("forbid %s: keys need a subject", fb.Category)
+		}
+		if fb.Subject == "" && len(fb.Values) == 0 {
+			return fmt.Errorf("forbid %s: give a subject, values or both", fb.Category)
+		}
+		c.Forbid = append(c.Forbid, x)
+	}
+	return nil
 }
 
 // fillerUser and fillerAssistant are the turns of a filler pair: a

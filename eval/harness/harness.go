@@ -9,7 +9,13 @@
 // does, each message carries the turns since the last message for which
 // an extraction was due, and the extraction runs only when
 // memory.Store.IsExtractDue(previousTurnCount, turnCount) says so. The
-// facts kept at the end are scored.
+// facts kept at the end are scored. Conversations that continue one
+// another run as the threads of one user (RunThreads), and a Replayer
+// gives the store the answers a report recorded instead of a model's.
+//
+// Tool turns are sent as the gateway sends them, but memory.Transcript
+// never gives them to the model: the memory learns only what the user
+// stated.
 package harness
 
 import (
