@@ -39,7 +39,9 @@ var negations = map[string]bool{
 }
 
 // negationRunes are negations of the languages written without spaces.
-var negationRunes = []string{"不是", "不再", "没有", "沒有", "非", "じゃない", "ではない", "元"}
+// ("非" and "元" are left out: they begin words that negate nothing, such
+// as "非常" and "元気").
+var negationRunes = []string{"不是", "不再", "没有", "沒有", "じゃない", "ではない"}
 
 // Negated reports whether s (a value, or what is left of it once the
 // accepted phrases are taken out) holds a negation.

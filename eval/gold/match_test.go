@@ -106,3 +106,11 @@ func TestForbiddenSubjectWhateverTheKey(t *testing.T) {
 		}
 	}
 }
+
+func TestNegatedLeavesWordsThatNegateNothing(t *testing.T) {
+	for _, s := range []string{"非常に短く", "元気", "notes in bullet points", "nonna's recipes"} {
+		if gold.Negated(s) {
+			t.Errorf("Negated(%q) = true, want false", s)
+		}
+	}
+}

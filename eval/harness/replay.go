@@ -45,6 +45,10 @@ func (r *Replayer) Extract(ctx context.Context, req memory.ModelRequest) (memory
 	}
 	c := r.calls[r.next]
 	r.next++
+	if c.RequestSHA256 == "" {
+		r.fail(fmt.Errorf("%w: call %d recorded no request (a report older than -replay)", ErrNotReplayable, r.next))
+		return memory.ModelAnswer{}, r.err
+	}
 	if sum := RequestSHA256(req); c.RequestSHA256 != sum {
 		r.fail(fmt.Errorf("%w: the request of call %d differs from the one recorded", ErrNotReplayable, r.next))
 		return memory.ModelAnswer{}, r.err
