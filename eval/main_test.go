@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -314,4 +315,22 @@ func TestREADMEStandInFigures(t *testing.T) {
 		return
 	}
 	t.Errorf("README.md's stand-in figures differ from a run (go test ./eval/ -run README -update-readme rewrites them):\n--- README\n%s\n--- run\n%s", got, want)
+}
+
+// TestREADMEStatesTheConstants holds the README's numbers of the live
+// run's stop and of the bootstrap to the code's.
+func TestREADMEStatesTheConstants(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("after %d model calls that failed in a row", FailuresInARow),
+		fmt.Sprintf("(%d,%03d resamples", score.Resamples/1000, score.Resamples%1000),
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md does not say %q", want)
+		}
+	}
 }
