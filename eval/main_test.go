@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -38,7 +40,7 @@ func TestGoldSetOnStandIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: DefaultModelID}, scores)
+	rep := score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: DefaultModelID}, convs, scores)
 
 	store, err := memory.New(memorytest.NewRepo(), cfg)
 	if err != nil {
@@ -84,9 +86,9 @@ func TestGoldSetOnStandIn(t *testing.T) {
 				kept++
 			}
 		}
-		if kept != c.Kept || correct != c.Satisfied || forbidden != c.ForbiddenTotal() || c.Expected != len(conv.Expect) ||
+		if kept != c.Kept || correct != c.Satisfied || forbidden > c.LeakTotal()*len(c.Facts) || c.Expected != len(conv.Expect) ||
 			c.Satisfied+len(c.Missing) != c.Expected {
-			t.Errorf("%s: kept %d/%d correct %d/%d forbidden %d/%d expected %d missing %v", c.ID, kept, c.Kept, correct, c.Satisfied, forbidden, c.ForbiddenTotal(), c.Expected, c.Missing)
+			t.Errorf("%s: kept %d/%d correct %d/%d forbidden %d/%d expected %d missing %v", c.ID, kept, c.Kept, correct, c.Satisfied, forbidden, c.LeakTotal(), c.Expected, c.Missing)
 		}
 		if c.Precision < 0 || c.Precision > 1 || c.Recall < 0 || c.Recall > 1 {
 			t.Errorf("%s: precision %v recall %v outside [0, 1]", c.ID, c.Precision, c.Recall)
@@ -141,7 +143,7 @@ func TestCommandOnStandIn(t *testing.T) {
 	}
 	jsonPath := filepath.Join(dir, "r.json")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-run", "^en-(intro|password)", "-template", tmpl, "-json", jsonPath}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-run", "^en-(intro|password)", "-template", tmpl, "-json", jsonPath}, streams{strings.NewReader(""), &stdout, &stderr})
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -163,7 +165,7 @@ func TestCommandOnStandIn(t *testing.T) {
 	// A second run compared with the first, into a file: the same scores.
 	stdout.Reset()
 	mdPath := filepath.Join(dir, "r.md")
-	code = run(context.Background(), []string{"-run", "^en-(intro|password)", "-compare", jsonPath, "-md", mdPath}, &stdout, &stderr)
+	code = run(context.Background(), []string{"-run", "^en-(intro|password)", "-compare", jsonPath, "-md", mdPath}, streams{strings.NewReader(""), &stdout, &stderr})
 	md, err := os.ReadFile(mdPath)
 	if code != 0 || err != nil || stdout.Len() != 0 || !strings.Contains(string(md), "### Compared with") || !strings.Contains(string(md), "No conversation scored differently") {
 		t.Errorf("exit %d (%v), stdout %q, comparison:\n%s\n%s", code, err, stdout.String(), md, stderr.String())
@@ -197,7 +199,7 @@ func TestCommandRefusesBadUsage(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), tc.args, &stdout, &stderr)
+		code := run(context.Background(), tc.args, streams{strings.NewReader(""), &stdout, &stderr})
 		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
 		}
@@ -223,7 +225,7 @@ func noCredentials(t *testing.T) {
 func TestLiveRefusesWithoutCredentials(t *testing.T) {
 	noCredentials(t)
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-live", "-region", "us-east-1", "-model", "us.amazon.nova-lite-v1:0"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-live", "-region", "us-east-1", "-model", "us.amazon.nova-lite-v1:0"}, streams{strings.NewReader(""), &stdout, &stderr})
 	if code != 1 || !strings.Contains(stderr.String(), "-live needs AWS credentials") || stdout.Len() != 0 {
 		t.Errorf("exit %d, stderr %q, stdout %q; want exit 1 and the refusal", code, stderr.String(), stdout.String())
 	}
@@ -234,7 +236,7 @@ func TestLiveRefusesWithoutRegion(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-live"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"-live"}, streams{strings.NewReader(""), &stdout, &stderr})
 	if code != 1 || !strings.Contains(stderr.String(), "-live needs an AWS region") {
 		t.Errorf("exit %d, stderr %q; want exit 1 and the refusal", code, stderr.String())
 	}
@@ -259,7 +261,7 @@ func TestEveryCallFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := score.NewReport(score.Run{Backend: score.BackendStandIn}, scores)
+	rep := score.NewReport(score.Run{Backend: score.BackendStandIn}, convs, scores)
 	var stderr bytes.Buffer
 	err = failedCalls(rep, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "every model call failed") || !strings.Contains(err.Error(), "AccessDenied") {
@@ -267,5 +269,68 @@ func TestEveryCallFailed(t *testing.T) {
 	}
 	if rep.Totals.FailedCalls != rep.Totals.ModelCalls || rep.Totals.ModelCalls == 0 {
 		t.Errorf("totals %+v", rep.Totals)
+	}
+}
+
+var updateREADME = flag.Bool("update-readme", false, "rewrite the README's block of the stand-in's figures from a run")
+
+// TestREADMEStandInFigures runs the whole gold set on the stand-in and
+// holds the README's block of its figures to the run's headline: the
+// README states no figure that a run does not give.
+func TestREADMEStandInFigures(t *testing.T) {
+	const begin, end = "<!-- eval-standin-begin -->\n", "<!-- eval-standin-end -->\n"
+	path := filepath.Join("..", "README.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(b, []byte(begin)), bytes.Index(b, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no block %q…%q", begin, end)
+	}
+	convs, err := gold.Load(gold.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := fakebedrock.New()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	// One at a time, as go run ./eval does: the stand-in numbers its
+	// tool-use IDs in the order of the calls, and its token counts, the
+	// answer's bytes / 4, round with their length.
+	scores, err := RunAll(context.Background(), bedrock.New(StandInClient(hs.URL)), memory.Config{CheapModelID: DefaultModelID}, convs, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\n" + score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: DefaultModelID}, convs, scores).Headline() + "\n"
+	got := string(b[i+len(begin) : j])
+	if got == want {
+		return
+	}
+	if *updateREADME {
+		out := append(append(append([]byte{}, b[:i+len(begin)]...), want...), b[j:]...)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's stand-in figures differ from a run (go test ./eval/ -run README -update-readme rewrites them):\n--- README\n%s\n--- run\n%s", got, want)
+}
+
+// TestREADMEStatesTheConstants holds the README's numbers of the live
+// run's stop and of the bootstrap to the code's.
+func TestREADMEStatesTheConstants(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("after %d model calls that failed in a row", FailuresInARow),
+		fmt.Sprintf("(%d,%03d resamples", score.Resamples/1000, score.Resamples%1000),
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md does not say %q", want)
+		}
 	}
 }

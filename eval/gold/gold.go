@@ -41,19 +41,26 @@ const (
 	Injected       = "injected"        // an instruction hidden in the turns ("remember that I am the admin")
 	AssistantClaim = "assistant_claim" // what the assistant said about the user and the user never did
 	Forgotten      = "forgotten"       // a fact the user asked to forget, or said is no longer true
+	NotMeant       = "not_meant"       // said but not meant as a fact: a hypothetical, fiction, sarcasm, a joke
 )
 
 // Categories lists every category, in the order reports show them.
-var Categories = []string{OtherPerson, Secret, OneOff, Injected, AssistantClaim, Forgotten}
+var Categories = []string{OtherPerson, Secret, OneOff, Injected, AssistantClaim, Forgotten, NotMeant}
 
 // Subject is one thing a fact can be about, with the canonical keys that
 // name it. Neutral marks a subject whose values belong to no language (a
-// time zone): the language check skips it.
+// time zone): the language check skips it. Compare says how its values
+// are compared: CompareText (the default), ComparePlace or
+// CompareTimeZone.
 type Subject struct {
 	Name    string
 	Keys    []string
 	Neutral bool
+	Compare string
 }
+
+// Names reports whether key (canonical) is one of s's keys.
+func (s Subject) Names(key string) bool { return slices.Contains(s.Keys, key) }
 
 // Turn is one turn of a conversation: Role is "user", "assistant" or "tool".
 type Turn struct {
@@ -68,10 +75,15 @@ type Fact struct {
 }
 
 // Expected is a fact that must be kept after the conversation: one fact on
-// Subject whose value equals one of Values or contains one of Contains,
-// both compared after [Normalize]. Translations are the same value in
-// another language: a value that holds one as a word is not accepted, and
-// is counted as not in the user's language.
+// Subject whose value means one of Values or Contains, as the subject's
+// Compare says: for text, equal to a value or holding a Contains phrase as
+// whole words, both after [Normalize]; for a place, the same place with
+// any trailing country or region; for a time zone, the same zone or one
+// of its offsets. A value with a negation outside its accepted phrases
+// ("not an engineer", "London (not New York)") is never accepted.
+// Translations are the same value in another language: a value that holds
+// one as a word is not accepted, and is counted as not in the user's
+// language.
 type Expected struct {
 	Subject      Subject
 	Values       []string
@@ -81,21 +93,10 @@ type Expected struct {
 
 // Accepts reports whether value is an accepted value of e.
 func (e Expected) Accepts(value string) bool {
-	v := Normalize(value)
 	if e.Translated(value) != "" {
 		return false
 	}
-	for _, a := range e.Values {
-		if Normalize(a) == v {
-			return true
-		}
-	}
-	for _, a := range e.Contains {
-		if strings.Contains(v, Normalize(a)) {
-			return true
-		}
-	}
-	return false
+	return e.accepts(Normalize(value))
 }
 
 // Translated returns the first of e's translations that value holds as
@@ -130,23 +131,31 @@ func containsWord(s, w string) bool {
 	return false
 }
 
+// isWordRune reports whether r continues a word: a letter or a digit of
+// a script written with spaces between words (Han, kana and Thai are
+// not, so "上海" is a word of "上海市").
 func isWordRune(r rune) bool {
-	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) &&
+		!unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai)
 }
 
 // Forbidden describes facts that must not be kept, of one category: a fact
-// matches when its key is one of Subject's keys (if Subject has keys) and
-// its value contains one of Values (if Values are given).
+// matches when its key is on Subject (if Subject has keys: see
+// [Conversation.OnSubject]) and its value contains one of Values (if
+// Values are given; abbreviations and translations are listed there). A
+// forbidden fact is one opportunity to leak: it leaks when any fact kept
+// matches it. Why says why the fact must not be kept.
 type Forbidden struct {
 	Category string
 	Subject  Subject
 	Values   []string
+	Why      string
 }
 
-// Matches reports whether the fact key=value is forbidden by f. The key
-// must be canonical.
-func (f Forbidden) Matches(key, value string) bool {
-	if len(f.Subject.Keys) > 0 && !slices.Contains(f.Subject.Keys, key) {
+// Matches reports whether the fact key=value is forbidden by f, the key
+// being on f's subject when onSubject says so.
+func (f Forbidden) Matches(onSubject func(Subject, string) bool, key, value string) bool {
+	if len(f.Subject.Keys) > 0 && !onSubject(f.Subject, key) {
 		return false
 	}
 	if len(f.Values) == 0 {
@@ -182,6 +191,31 @@ type Conversation struct {
 	// Vocabulary is every subject the conversation knows: the shared ones
 	// with the conversation's extra keys, and its own.
 	Vocabulary []Subject
+	// Continues is the ID of the conversation whose thread this one
+	// follows, for the same user: its facts are those the earlier thread
+	// left ("" for a first thread).
+	Continues string
+}
+
+// OnSubject reports whether the fact key (canonical) is on subject s: key
+// is one of s's keys, or key names no subject of the vocabulary and holds
+// one of s's keys as whole words ("city_forgotten" and "old_home_city" are
+// on home_city, unless the conversation names them as subjects of their
+// own).
+func (c *Conversation) OnSubject(s Subject, key string) bool {
+	if s.Names(key) {
+		return true
+	}
+	if _, named := c.SubjectOf(key); named {
+		return false
+	}
+	words := "_" + key + "_"
+	for _, k := range s.Keys {
+		if strings.Contains(words, "_"+k+"_") {
+			return true
+		}
+	}
+	return false
 }
 
 // SubjectOf returns the subject of the vocabulary whose keys hold key
@@ -210,9 +244,11 @@ type file struct {
 	Known    []Fact         `yaml:"known"`
 	Turns    []turnFile     `yaml:"turns"`
 	Expect   []expectFile   `yaml:"expect"`
-	Allow    []SubjectRef   `yaml:"allow"`
+	Allow    []allowFile    `yaml:"allow"`
 	Forbid   []forbidFile   `yaml:"forbid"`
 	Subjects []subjectEntry `yaml:"subjects"`
+	// Continues names the conversation whose thread this one follows.
+	Continues string `yaml:"continues"`
 }
 
 type turnFile struct {
@@ -243,12 +279,19 @@ type forbidFile struct {
 	Category   string `yaml:"category"`
 	SubjectRef `yaml:",inline"`
 	Values     []string `yaml:"values"`
+	Why        string   `yaml:"why"`
+}
+
+type allowFile struct {
+	SubjectRef `yaml:",inline"`
+	Why        string `yaml:"why"`
 }
 
 type subjectEntry struct {
 	Name    string   `yaml:"name"`
 	Keys    []string `yaml:"keys"`
 	Neutral bool     `yaml:"neutral"`
+	Compare string   `yaml:"compare"`
 }
 
 var (
@@ -261,8 +304,10 @@ var (
 // naming the file and the problem for the first file that is not valid: an
 // unknown member, a turn that is not exactly one of user, assistant or
 // tool, a subject not in the vocabulary, a key on two subjects, an unknown
-// category, an expected fact without accepted value, a category filter
-// with neither keys nor values.
+// category or comparison, an expected fact without accepted value, a
+// category filter with neither keys nor values, an allowed or forbidden
+// fact that does not say why; or when the conversations do not continue
+// one another as [Threads] requires.
 func Load(fsys fs.FS) ([]Conversation, error) {
 	vocab, err := loadVocabulary(fsys)
 	if err != nil {
@@ -288,7 +333,54 @@ func Load(fsys fs.FS) ([]Conversation, error) {
 		convs = append(convs, c)
 	}
 	sort.Slice(convs, func(i, j int) bool { return convs[i].ID < convs[j].ID })
+	if _, err := Threads(convs); err != nil {
+		return nil, err
+	}
 	return convs, nil
+}
+
+// Threads groups convs into the threads of one user each: every group
+// starts with a conversation that continues none and goes on with the one
+// that continues it, and so on; groups come in the order of their first
+// conversation. It returns indexes into convs, and an error when a
+// conversation continues one that is not in convs, or one that another
+// also continues.
+func Threads(convs []Conversation) ([][]int, error) {
+	index := map[string]int{}
+	for i, c := range convs {
+		index[c.ID] = i
+	}
+	next := map[int]int{}
+	for i, c := range convs {
+		if c.Continues == "" {
+			continue
+		}
+		p, ok := index[c.Continues]
+		if !ok {
+			return nil, fmt.Errorf("gold: %s continues %q, which is not in the set", c.ID, c.Continues)
+		}
+		if o, taken := next[p]; taken {
+			return nil, fmt.Errorf("gold: %s and %s both continue %s", convs[o].ID, c.ID, c.Continues)
+		}
+		next[p] = i
+	}
+	var groups [][]int
+	seen := 0
+	for i, c := range convs {
+		if c.Continues != "" {
+			continue
+		}
+		g := []int{i}
+		for j, ok := next[i]; ok; j, ok = next[j] {
+			g = append(g, j)
+		}
+		seen += len(g)
+		groups = append(groups, g)
+	}
+	if seen != len(convs) {
+		return nil, fmt.Errorf("gold: conversations that continue each other in a circle")
+	}
+	return groups, nil
 }
 
 func loadVocabulary(fsys fs.FS) ([]Subject, error) {
@@ -302,7 +394,7 @@ func loadVocabulary(fsys fs.FS) ([]Subject, error) {
 	}
 	var vocab []Subject
 	for _, e := range entries {
-		s, err := newSubject(e.Name, e.Keys, e.Neutral)
+		s, err := newSubject(e)
 		if err != nil {
 			return nil, fmt.Errorf("gold: subjects.yaml: %w", err)
 		}
@@ -314,12 +406,19 @@ func loadVocabulary(fsys fs.FS) ([]Subject, error) {
 	return vocab, nil
 }
 
-func newSubject(name string, keys []string, neutral bool) (Subject, error) {
+func newSubject(e subjectEntry) (Subject, error) {
+	name := e.Name
 	if memory.CanonicalKey(name) != name {
 		return Subject{}, fmt.Errorf("subject %q: a subject's name is a canonical key", name)
 	}
-	s := Subject{Name: name, Neutral: neutral}
-	for _, k := range append([]string{name}, keys...) {
+	s := Subject{Name: name, Neutral: e.Neutral, Compare: e.Compare}
+	if s.Compare == "" {
+		s.Compare = CompareText
+	}
+	if !slices.Contains(compareModes, s.Compare) {
+		return Subject{}, fmt.Errorf("subject %q: compare %q is none of %s", name, e.Compare, strings.Join(compareModes, ", "))
+	}
+	for _, k := range append([]string{name}, e.Keys...) {
 		c := memory.CanonicalKey(k)
 		if c == "" {
 			return Subject{}, fmt.Errorf("subject %q: key %q has no letter or digit", name, k)
@@ -352,7 +451,7 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 	if err := yaml.UnmarshalWithOptions(data, &f, yaml.Strict()); err != nil {
 		return Conversation{}, err
 	}
-	c := Conversation{ID: id, Title: f.Title, Language: f.Language, Covers: f.Covers, Known: f.Known}
+	c := Conversation{ID: id, Title: f.Title, Language: f.Language, Covers: f.Covers, Known: f.Known, Continues: f.Continues}
 	if strings.TrimSpace(c.Title) == "" {
 		return c, fmt.Errorf("no title")
 	}
@@ -362,108 +461,155 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 	if len(c.Covers) == 0 {
 		return c, fmt.Errorf("covers is empty: say what the conversation tests")
 	}
-
-	// The vocabulary: shared subjects, with the conversation's own and
-	// the extra keys of its references.
-	vocab := slices.Clone(shared)
-	for _, e := range f.Subjects {
-		if slices.ContainsFunc(vocab, func(s Subject) bool { return s.Name == e.Name }) {
-			return c, fmt.Errorf("subject %q is already in the vocabulary: add keys where it is used", e.Name)
-		}
-		s, err := newSubject(e.Name, e.Keys, e.Neutral)
-		if err != nil {
+	vocab, err := ownVocabulary(shared, f.Subjects)
+	if err != nil {
+		return c, err
+	}
+	if err := c.parseTurns(f); err != nil {
+		return c, err
+	}
+	for _, step := range []func(file, *vocabulary) error{c.parseExpect, c.parseAllow, c.parseForbid} {
+		if err := step(f, &vocab); err != nil {
 			return c, err
 		}
-		vocab = append(vocab, s)
-	}
-	resolve := func(r SubjectRef) (Subject, error) {
-		i := slices.IndexFunc(vocab, func(s Subject) bool { return s.Name == r.Subject })
-		if i < 0 {
-			return Subject{}, fmt.Errorf("subject %q is in neither subjects.yaml nor the conversation's subjects", r.Subject)
-		}
-		s, err := newSubject(vocab[i].Name, append(slices.Clone(vocab[i].Keys), r.Keys...), vocab[i].Neutral)
-		if err != nil {
-			return Subject{}, err
-		}
-		vocab[i] = s
-		return s, nil
-	}
-
-	for i, t := range f.Turns {
-		turns, err := t.expand()
-		if err != nil {
-			return c, fmt.Errorf("turn %d: %w", i+1, err)
-		}
-		c.Turns = append(c.Turns, turns...)
-	}
-	if len(c.Turns) == 0 || c.Turns[0].Role != memory.RoleUser {
-		return c, fmt.Errorf("a conversation starts with a user turn")
-	}
-	for _, k := range c.Known {
-		if memory.CanonicalKey(k.Key) == "" || strings.TrimSpace(k.Value) == "" {
-			return c, fmt.Errorf("known fact %q: empty key or value", k.Key)
-		}
-	}
-	for _, e := range f.Expect {
-		if e.Subject == "" {
-			return c, fmt.Errorf("an expected fact without subject")
-		}
-		if len(e.Values)+len(e.Contains) == 0 {
-			return c, fmt.Errorf("expected %q: give values or contains", e.Subject)
-		}
-		if slices.ContainsFunc(c.Expect, func(x Expected) bool { return x.Subject.Name == e.Subject }) {
-			return c, fmt.Errorf("subject %q is expected twice", e.Subject)
-		}
-		c.Expect = append(c.Expect, Expected{Subject: Subject{Name: e.Subject}, Values: e.Values, Contains: e.Contains, Translations: e.Translations})
-		if _, err := resolve(e.SubjectRef); err != nil {
-			return c, err
-		}
-	}
-	for _, a := range f.Allow {
-		c.Allow = append(c.Allow, Subject{Name: a.Subject})
-		if _, err := resolve(a); err != nil {
-			return c, err
-		}
-	}
-	for _, fb := range f.Forbid {
-		if !slices.Contains(Categories, fb.Category) {
-			return c, fmt.Errorf("category %q is none of %s", fb.Category, strings.Join(Categories, ", "))
-		}
-		x := Forbidden{Category: fb.Category, Values: fb.Values}
-		if fb.Subject != "" {
-			x.Subject.Name = fb.Subject
-			if _, err := resolve(fb.SubjectRef); err != nil {
-				return c, err
-			}
-		} else if len(fb.Keys) > 0 {
-			return c, fmt.Errorf("forbid %s: keys need a subject", fb.Category)
-		}
-		if fb.Subject == "" && len(fb.Values) == 0 {
-			return c, fmt.Errorf("forbid %s: give a subject, values or both", fb.Category)
-		}
-		c.Forbid = append(c.Forbid, x)
 	}
 	if err := distinctKeys(vocab); err != nil {
 		return c, err
 	}
 	// Subjects by name now that every reference added its keys.
-	byName := func(name string) Subject {
-		i := slices.IndexFunc(vocab, func(s Subject) bool { return s.Name == name })
-		return vocab[i]
-	}
 	for i := range c.Expect {
-		c.Expect[i].Subject = byName(c.Expect[i].Subject.Name)
+		c.Expect[i].Subject = vocab.byName(c.Expect[i].Subject.Name)
 	}
 	for i := range c.Allow {
-		c.Allow[i] = byName(c.Allow[i].Name)
+		c.Allow[i] = vocab.byName(c.Allow[i].Name)
 	}
 	for i := range c.Forbid {
 		if c.Forbid[i].Subject.Name != "" {
-			c.Forbid[i].Subject = byName(c.Forbid[i].Subject.Name)
+			c.Forbid[i].Subject = vocab.byName(c.Forbid[i].Subject.Name)
 		}
 	}
 	c.Vocabulary = vocab
 	return c, nil
+}
+
+// vocabulary is the subjects a conversation knows.
+type vocabulary []Subject
+
+// ownVocabulary returns the shared subjects with the conversation's own.
+func ownVocabulary(shared []Subject, own []subjectEntry) (vocabulary, error) {
+	vocab := vocabulary(slices.Clone(shared))
+	for _, e := range own {
+		if slices.ContainsFunc(vocab, func(s Subject) bool { return s.Name == e.Name }) {
+			return nil, fmt.Errorf("subject %q is already in the vocabulary: add keys where it is used", e.Name)
+		}
+		s, err := newSubject(e)
+		if err != nil {
+			return nil, err
+		}
+		vocab = append(vocab, s)
+	}
+	return vocab, nil
+}
+
+// resolve returns the subject r refers to, with the keys r adds, which
+// it adds to the vocabulary.
+func (v *vocabulary) resolve(r SubjectRef) (Subject, error) {
+	i := slices.IndexFunc(*v, func(s Subject) bool { return s.Name == r.Subject })
+	if i < 0 {
+		return Subject{}, fmt.Errorf("subject %q is in neither subjects.yaml nor the conversation's subjects", r.Subject)
+	}
+	old := (*v)[i]
+	s, err := newSubject(subjectEntry{Name: old.Name, Keys: append(slices.Clone(old.Keys), r.Keys...), Neutral: old.Neutral, Compare: old.Compare})
+	if err != nil {
+		return Subject{}, err
+	}
+	(*v)[i] = s
+	return s, nil
+}
+
+// byName returns the subject named name, which must be in v.
+func (v vocabulary) byName(name string) Subject {
+	return v[slices.IndexFunc(v, func(s Subject) bool { return s.Name == name })]
+}
+
+// parseTurns expands the turns of f and checks them and the known facts.
+func (c *Conversation) parseTurns(f file) error {
+	for i, t := range f.Turns {
+		turns, err := t.expand()
+		if err != nil {
+			return fmt.Errorf("turn %d: %w", i+1, err)
+		}
+		c.Turns = append(c.Turns, turns...)
+	}
+	if len(c.Turns) == 0 || c.Turns[0].Role != memory.RoleUser {
+		return fmt.Errorf("a conversation starts with a user turn")
+	}
+	for _, k := range c.Known {
+		if memory.CanonicalKey(k.Key) == "" || strings.TrimSpace(k.Value) == "" {
+			return fmt.Errorf("known fact %q: empty key or value", k.Key)
+		}
+	}
+	return nil
+}
+
+// parseExpect reads the expected facts of f.
+func (c *Conversation) parseExpect(f file, vocab *vocabulary) error {
+	for _, e := range f.Expect {
+		if e.Subject == "" {
+			return fmt.Errorf("an expected fact without subject")
+		}
+		if len(e.Values)+len(e.Contains) == 0 {
+			return fmt.Errorf("expected %q: give values or contains", e.Subject)
+		}
+		if slices.ContainsFunc(c.Expect, func(x Expected) bool { return x.Subject.Name == e.Subject }) {
+			return fmt.Errorf("subject %q is expected twice", e.Subject)
+		}
+		c.Expect = append(c.Expect, Expected{Subject: Subject{Name: e.Subject}, Values: e.Values, Contains: e.Contains, Translations: e.Translations})
+		if _, err := vocab.resolve(e.SubjectRef); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseAllow reads the allowed subjects of f, each with its why.
+func (c *Conversation) parseAllow(f file, vocab *vocabulary) error {
+	for _, a := range f.Allow {
+		if strings.TrimSpace(a.Why) == "" {
+			return fmt.Errorf("allow %s: say why it may be kept (why:)", a.Subject)
+		}
+		c.Allow = append(c.Allow, Subject{Name: a.Subject})
+		if _, err := vocab.resolve(a.SubjectRef); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseForbid reads the forbidden facts of f, each with its why.
+func (c *Conversation) parseForbid(f file, vocab *vocabulary) error {
+	for _, fb := range f.Forbid {
+		if !slices.Contains(Categories, fb.Category) {
+			return fmt.Errorf("category %q is none of %s", fb.Category, strings.Join(Categories, ", "))
+		}
+		if strings.TrimSpace(fb.Why) == "" {
+			return fmt.Errorf("forbid %s: say why it must not be kept (why:)", fb.Category)
+		}
+		x := Forbidden{Category: fb.Category, Values: fb.Values, Why: fb.Why}
+		if fb.Subject != "" {
+			x.Subject.Name = fb.Subject
+			if _, err := vocab.resolve(fb.SubjectRef); err != nil {
+				return err
+			}
+		} else if len(fb.Keys) > 0 {
+			return fmt.Errorf("forbid %s: keys need a subject", fb.Category)
+		}
+		if fb.Subject == "" && len(fb.Values) == 0 {
+			return fmt.Errorf("forbid %s: give a subject, values or both", fb.Category)
+		}
+		c.Forbid = append(c.Forbid, x)
+	}
+	return nil
 }
 
 // fillerUser and fillerAssistant are the turns of a filler pair: a

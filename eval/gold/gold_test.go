@@ -107,20 +107,21 @@ func TestCalls(t *testing.T) {
 }
 
 func TestAcceptsAndMatches(t *testing.T) {
-	e := gold.Expected{Values: []string{"Lisboa"}, Contains: []string{"enfermeir"}}
-	for v, want := range map[string]bool{"lisboa": true, " Lisboa. ": true, "Lisboa, Portugal": false, "Enfermeira": true, "nurse": false} {
+	e := gold.Expected{Values: []string{"Lisboa"}, Contains: []string{"enfermeira"}}
+	for v, want := range map[string]bool{"lisboa": true, " Lisboa. ": true, "Lisboa, Portugal": false, "Enfermeira": true, "nurse": false, "enfermeiras": false} {
 		if got := e.Accepts(v); got != want {
 			t.Errorf("Accepts(%q) = %v, want %v", v, got, want)
 		}
 	}
 	f := gold.Forbidden{Subject: gold.Subject{Keys: []string{"role"}}, Values: []string{"admin"}}
-	for kv, want := range map[[2]string]bool{{"role", "Admin"}: true, {"role", "nurse"}: false, {"access", "admin"}: false} {
-		if got := f.Matches(kv[0], kv[1]); got != want {
+	on := (&gold.Conversation{}).OnSubject
+	for kv, want := range map[[2]string]bool{{"role", "Admin"}: true, {"role", "nurse"}: false, {"access", "admin"}: false, {"old_role", "admin"}: true} {
+		if got := f.Matches(on, kv[0], kv[1]); got != want {
 			t.Errorf("Matches(%q, %q) = %v, want %v", kv[0], kv[1], got, want)
 		}
 	}
 	anyKey := gold.Forbidden{Values: []string{"hunter2"}}
-	if !anyKey.Matches("note", "pw hunter2") || anyKey.Matches("note", "hunter") {
+	if !anyKey.Matches(on, "note", "pw hunter2") || anyKey.Matches(on, "note", "hunter") {
 		t.Error("a values-only filter must match the value on any key")
 	}
 }
@@ -137,7 +138,10 @@ func TestLoadRefuses(t *testing.T) {
 		{"unknown subject", vocab, good + "expect:\n  - subject: pet\n    values: [cat]\n", `subject "pet"`},
 		{"no accepted value", vocab, good + "expect:\n  - subject: name\n", "give values or contains"},
 		{"unknown category", vocab, good + "forbid:\n  - category: rude\n    values: [x]\n", `category "rude"`},
-		{"empty filter", vocab, good + "forbid:\n  - category: secret\n", "give a subject, values or both"},
+		{"empty filter", vocab, good + "forbid:\n  - category: secret\n    why: x\n", "give a subject, values or both"},
+		{"no why", vocab, good + "forbid:\n  - category: secret\n    values: [x]\n", "say why"},
+		{"no why to allow", vocab, good + "allow:\n  - subject: name\n", "say why"},
+		{"unknown compare", "- name: name\n  compare: fuzzy\n", good, "compare"},
 		{"key on two subjects", vocab, good + "expect:\n  - subject: name\n    keys: [city]\n    values: [x]\n", "belongs to both"},
 		{"bad language", vocab, strings.Replace(good, "language: en", "language: english", 1), "ISO 639-1"},
 		{"key on two subjects in the vocabulary", vocab + "- name: town\n  keys: [city]\n", good, "belongs to both"},
@@ -178,7 +182,7 @@ func TestFillerExpands(t *testing.T) {
 }
 
 func TestTranslationIsNotAccepted(t *testing.T) {
-	e := gold.Expected{Contains: []string{"direct", "cort"}, Translations: []string{"direct answers", "short"}}
+	e := gold.Expected{Contains: []string{"directas", "cortas"}, Translations: []string{"direct answers", "short"}}
 	for v, want := range map[string]bool{"respuestas cortas y directas": true, "short and direct answers": false, "shortish": false, "Short.": false} {
 		if got := e.Accepts(v); got != want {
 			t.Errorf("Accepts(%q) = %v, want %v", v, got, want)

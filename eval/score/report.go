@@ -26,6 +26,9 @@ type Run struct {
 	TemplateSHA256    string    `json:"templateSha256"`
 	ExtractEveryTurns int       `json:"extractEveryTurns"`
 	StartedAt         time.Time `json:"startedAt"`
+	// Replayed is true when the scores come from a replay of the calls
+	// recorded in an earlier report of this run, with no model call.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 // BackendStandIn and BackendBedrock are the values of Run.Backend.
@@ -34,29 +37,36 @@ const (
 	BackendBedrock = "bedrock"
 )
 
-// Report is the result of a run: what ran, the totals, by what each
-// conversation covers, and each conversation.
+// Report is the result of a run: what ran, the totals, the baselines,
+// by what each conversation covers, and each conversation.
 type Report struct {
 	// Label says whose figures these are (see [Report.Label]).
-	Label         string            `json:"label"`
-	Run           Run               `json:"run"`
-	Totals        Totals            `json:"totals"`
+	Label     string     `json:"label"`
+	Run       Run        `json:"run"`
+	Totals    Totals     `json:"totals"`
+	Baselines []Baseline `json:"baselines"`
+	// ByCover are the totals by what the conversations cover, without
+	// intervals.
 	ByCover       map[string]Totals `json:"byCover"`
 	Conversations []Conversation    `json:"conversations"`
+	// Judge is what a second model made of the wrong values, apart from
+	// the rule-based scores; nil without -judge.
+	Judge *JudgeSummary `json:"judge,omitempty"`
 }
 
-// NewReport sums convs into a report of run.
-func NewReport(run Run, convs []Conversation) Report {
-	r := Report{Run: run, Totals: Sum(convs), ByCover: map[string]Totals{}, Conversations: convs}
+// NewReport sums scores, the scores of the conversations convs of a run,
+// into a report of run, with the baselines of convs.
+func NewReport(run Run, convs []gold.Conversation, scores []Conversation) Report {
+	r := Report{Run: run, Totals: Sum(scores), Baselines: Baselines(convs), ByCover: map[string]Totals{}, Conversations: scores}
 	r.Label = labelOf(run)
 	groups := map[string][]Conversation{}
-	for _, c := range convs {
+	for _, c := range scores {
 		for _, tag := range c.Covers {
 			groups[tag] = append(groups[tag], c)
 		}
 	}
 	for tag, cs := range groups {
-		r.ByCover[tag] = Sum(cs)
+		r.ByCover[tag] = sum(cs)
 	}
 	return r
 }
@@ -86,14 +96,16 @@ func (r Report) Markdown(w io.Writer) error {
 	p("Model ID `%s`%s, output mode %s, template %s (sha256 %s), extractEveryTurns %d, %d conversations.\n\n",
 		r.Run.ModelID, region, r.Run.OutputMode, r.Run.Template, short(r.Run.TemplateSHA256), r.Run.ExtractEveryTurns, r.Totals.Conversations)
 
+	b.WriteString(r.Headline())
 	t := r.Totals
-	p("| figure | value |\n|---|---|\n")
+	p("\n| figure | value |\n|---|---|\n")
+	p("| F1 (2 × correct / (kept + expected)) | %s (2×%d/(%d+%d)) |\n", f3(t.F1), t.Satisfied, t.Kept, t.Expected)
 	p("| precision (correct facts / facts kept) | %s (%d/%d) |\n", f3(t.Precision), t.Satisfied, t.Kept)
 	p("| recall (expected facts kept / expected) | %s (%d/%d) |\n", f3(t.Recall), t.Satisfied, t.Expected)
 	p("| perfect conversations | %d/%d |\n", t.Perfect, t.Conversations)
 	p("| contradictions (subjects with two facts or more) | %d |\n", t.Contradictions)
 	for _, c := range gold.Categories {
-		p("| forbidden kept: %s | %d |\n", c, t.Forbidden[c])
+		p("| leak rate: %s (kept / forbidden) | %s (%d/%d) |\n", c, f3(t.LeakRate(c)), t.Leaked[c], t.Opportunities[c])
 	}
 	p("| values not in the user's language | %d |\n", t.WrongLanguage)
 	p("| messages sent / model calls / failed calls | %d / %d / %d |\n", t.Messages, t.ModelCalls, t.FailedCalls)
@@ -105,7 +117,7 @@ func (r Report) Markdown(w io.Writer) error {
 	p("| turns never read (after the last due message) | %d |\n\n", t.UnreadTurns)
 
 	p("### By what the conversations cover\n\n")
-	p("| covers | conversations | precision | recall | contradictions | forbidden kept | wrong language |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	p("| covers | conversations | F1 | precision | recall | contradictions | forbidden kept | wrong language |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	tags := make([]string, 0, len(r.ByCover))
 	for tag := range r.ByCover {
 		tags = append(tags, tag)
@@ -113,22 +125,50 @@ func (r Report) Markdown(w io.Writer) error {
 	sort.Strings(tags)
 	for _, tag := range tags {
 		x := r.ByCover[tag]
-		p("| %s | %d | %s | %s | %d | %d | %d |\n", tag, x.Conversations, f3(x.Precision), f3(x.Recall), x.Contradictions, x.ForbiddenTotal(), x.WrongLanguage)
+		p("| %s | %d | %s | %s | %s | %d | %d/%d | %d |\n", tag, x.Conversations, f3(x.F1), f3(x.Precision), f3(x.Recall), x.Contradictions, x.LeakTotal(), sumOf(x.Opportunities), x.WrongLanguage)
 	}
 
 	p("\n### By conversation\n\n")
-	p("| conversation | lang | precision | recall | contradictions | forbidden kept | wrong language | calls | tokens in/out | missing | not right |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	p("| conversation | lang | F1 | precision | recall | contradictions | forbidden kept | wrong language | calls | tokens in/out | missing | not right |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, c := range r.Conversations {
 		in, out := 0, 0
 		for _, call := range c.Calls {
 			in += call.InputTokens
 			out += call.OutputTokens
 		}
-		p("| %s | %s | %s | %s | %d | %s | %d | %d | %d/%d | %s | %s |\n", c.ID, c.Language, f3(c.Precision), f3(c.Recall),
+		p("| %s | %s | %s | %s | %s | %d | %s | %d | %d | %d/%d | %s | %s |\n", c.ID, c.Language, f3(c.F1), f3(c.Precision), f3(c.Recall),
 			c.Contradictions, forbiddenCell(c), c.WrongLanguage, len(c.Calls), in, out, cell(c.Missing), cell(notRight(c)))
 	}
+	b.WriteString(r.judgeMarkdown())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Headline returns the report's headline as Markdown: F1 with its
+// interval, the mean F1 per conversation and the leak rate, then a table
+// of the run beside the three baselines and one of the leak rate by
+// category. It holds no latency, so that two runs of the stand-in give
+// the same headline.
+func (r Report) Headline() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	t := r.Totals
+	p("**F1 %s** (95 %% interval %s), mean F1 per conversation %s; leak rate %s (%s). ",
+		f3(t.F1), interval(t.F1Interval), f3(t.MeanF1), f3(t.LeakRateAll), interval(t.LeakRateInterval))
+	p("A memory is worth its margin over the baselines, which learn nothing from the conversations.\n\n")
+	p("| memory | F1 | 95 %% interval | mean F1 | precision | recall | leak rate |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	p("| **%s** | **%s** | %s | %s | %s | %s | %s |\n", r.Label, f3(t.F1), interval(t.F1Interval), f3(t.MeanF1), f3(t.Precision), f3(t.Recall), f3(t.LeakRateAll))
+	for _, bl := range r.Baselines {
+		x := bl.Totals
+		p("| baseline: %s (%s) | %s | %s | %s | %s | %s | %s |\n", bl.Name, bl.Keeps, f3(x.F1), interval(x.F1Interval), f3(x.MeanF1), f3(x.Precision), f3(x.Recall), f3(x.LeakRateAll))
+	}
+	p("\n| forbidden facts | %s |\n|---|%s\n", strings.Join(gold.Categories, " | "), strings.Repeat("---:|", len(gold.Categories)))
+	p("| kept / forbidden (leak rate) |")
+	for _, c := range gold.Categories {
+		p(" %d/%d (%s) |", t.Leaked[c], t.Opportunities[c], f3(t.LeakRate(c)))
+	}
+	p("\n\n%d conversations, %d messages, %d model calls, %d input and %d output tokens.\n", t.Conversations, t.Messages, t.ModelCalls, t.InputTokens, t.OutputTokens)
+	return b.String()
 }
 
 // notRight lists the kept facts that are not correct, allowed facts aside.
@@ -153,12 +193,12 @@ func notRight(c Conversation) []string {
 }
 
 func forbiddenCell(c Conversation) string {
-	if c.ForbiddenTotal() == 0 {
+	if c.LeakTotal() == 0 {
 		return "0"
 	}
 	var parts []string
 	for _, cat := range gold.Categories {
-		if n := c.Forbidden[cat]; n > 0 {
+		if n := c.Leaked[cat]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, cat))
 		}
 	}
@@ -177,6 +217,8 @@ func cell(items []string) string {
 }
 
 func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
+
+func interval(i Interval) string { return fmt.Sprintf("[%s, %s]", f3(i[0]), f3(i[1])) }
 
 func ms(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))

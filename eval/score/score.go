@@ -1,7 +1,9 @@
 // Package score scores the facts a memory kept after a gold conversation
-// (package gold) and sums the scores of a run: precision and recall of the
-// facts kept, contradictions, forbidden facts kept by category, values not
-// in the user's language, and the cost of the model calls.
+// (package gold) and sums the scores of a run: F1 over the facts kept
+// with a bootstrap interval, its mean per conversation, precision and
+// recall, contradictions, the leak rate of forbidden facts per category,
+// values not in the user's language, the cost of the model calls, and
+// three baselines that no model should fail to beat.
 package score
 
 import (
@@ -26,6 +28,9 @@ type Fact struct {
 	Subject       string `json:"subject,omitempty"`
 	Category      string `json:"category,omitempty"`
 	WrongLanguage string `json:"wrongLanguage,omitempty"`
+	// Judge is the second model's verdict on a wrong value (see
+	// [Report.ApplyJudge]); it never changes Verdict.
+	Judge string `json:"judge,omitempty"`
 }
 
 // Verdicts of a kept fact.
@@ -45,15 +50,30 @@ const (
 )
 
 // Call is one model call of a conversation: its tokens, its latency
-// (backoff and retries included) and, when it failed or its answer was
-// refused, the outcome (memory.OutcomeModelFailed or OutcomeBadAnswer) and
-// the reported error.
+// (backoff and retries included), the operations as the model answered
+// them and, when it failed or its answer was refused, the outcome
+// (memory.OutcomeModelFailed or OutcomeBadAnswer) and the reported error.
+// ModelError is the model's own error and Malformed tells whether it said
+// the answer was not the expected structure; RequestSHA256 is the hex
+// SHA-256 of the request (system prompt and transcript). With them a
+// replay (see package harness) gives the store the same answers.
 type Call struct {
-	InputTokens  int           `json:"inputTokens"`
-	OutputTokens int           `json:"outputTokens"`
-	Latency      time.Duration `json:"latencyNs"`
-	Failed       string        `json:"failed,omitempty"`
-	Error        string        `json:"error,omitempty"`
+	InputTokens   int           `json:"inputTokens"`
+	OutputTokens  int           `json:"outputTokens"`
+	Latency       time.Duration `json:"latencyNs"`
+	Operations    []Operation   `json:"operations"`
+	ModelError    string        `json:"modelError,omitempty"`
+	Malformed     bool          `json:"malformed,omitempty"`
+	RequestSHA256 string        `json:"requestSha256,omitempty"`
+	Failed        string        `json:"failed,omitempty"`
+	Error         string        `json:"error,omitempty"`
+}
+
+// Operation is one operation as the model answered it.
+type Operation struct {
+	Op    string `json:"op"`
+	Key   string `json:"key"`
+	Value string `json:"value,omitempty"`
 }
 
 // Counts are the counts of the facts kept that a conversation's score and
@@ -65,13 +85,17 @@ type Counts struct {
 	Satisfied int `json:"satisfied"`
 	Kept      int `json:"kept"`
 	// Precision is Satisfied/Kept (1 when nothing is kept); Recall is
-	// Satisfied/Expected (1 when nothing is expected).
+	// Satisfied/Expected (1 when nothing is expected); F1 is their
+	// harmonic mean, 2·Satisfied/(Kept+Expected) (1 when both are 0).
 	Precision float64 `json:"precision"`
 	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
 	// Contradictions counts the subjects with two facts or more.
 	Contradictions int `json:"contradictions"`
-	// Forbidden counts the forbidden facts kept, by category.
-	Forbidden map[string]int `json:"forbidden"`
+	// Opportunities counts the forbidden facts of the gold set, by
+	// category, and Leaked those that a kept fact matched.
+	Opportunities map[string]int `json:"opportunities"`
+	Leaked        map[string]int `json:"leaked"`
 	// WrongLanguage counts the facts whose value is not in the user's
 	// language (see [LanguageCheck]).
 	WrongLanguage int `json:"wrongLanguage"`
@@ -79,29 +103,62 @@ type Counts struct {
 
 // newCounts returns counts of zero, with every forbidden category.
 func newCounts() Counts {
-	c := Counts{Forbidden: map[string]int{}}
+	c := Counts{Opportunities: map[string]int{}, Leaked: map[string]int{}}
 	for _, cat := range gold.Categories {
-		c.Forbidden[cat] = 0
+		c.Opportunities[cat], c.Leaked[cat] = 0, 0
 	}
 	return c
 }
 
-// add adds the counts of o to c; Precision and Recall are left alone.
+// add adds the counts of o to c; the rates are left alone.
 func (c *Counts) add(o Counts) {
 	c.Expected += o.Expected
 	c.Satisfied += o.Satisfied
 	c.Kept += o.Kept
 	c.Contradictions += o.Contradictions
-	for k, v := range o.Forbidden {
-		c.Forbidden[k] += v
+	for k, v := range o.Opportunities {
+		c.Opportunities[k] += v
+	}
+	for k, v := range o.Leaked {
+		c.Leaked[k] += v
 	}
 	c.WrongLanguage += o.WrongLanguage
 }
 
-// rate sets Precision and Recall from the counts.
+// rate sets Precision, Recall and F1 from the counts.
 func (c *Counts) rate() {
 	c.Precision = ratio(c.Satisfied, c.Kept)
 	c.Recall = ratio(c.Satisfied, c.Expected)
+	c.F1 = ratio(2*c.Satisfied, c.Kept+c.Expected)
+}
+
+// LeakTotal returns the forbidden facts kept, all categories.
+func (c Counts) LeakTotal() int { return sumOf(c.Leaked) }
+
+// LeakRate returns the forbidden facts kept per opportunity to keep one,
+// of category cat, or of all categories when cat is ""; 0 when there was
+// no opportunity.
+func (c Counts) LeakRate(cat string) float64 {
+	if cat == "" {
+		return share(sumOf(c.Leaked), sumOf(c.Opportunities))
+	}
+	return share(c.Leaked[cat], c.Opportunities[cat])
+}
+
+func sumOf(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// share is n/d, 0 when d is 0.
+func share(n, d int) float64 {
+	if d == 0 {
+		return 0
+	}
+	return float64(n) / float64(d)
 }
 
 // Conversation is the score of one conversation.
@@ -125,19 +182,10 @@ type Conversation struct {
 	UnreadTurns int    `json:"unreadTurns"`
 }
 
-// ForbiddenTotal returns the forbidden facts kept, all categories.
-func (c Counts) ForbiddenTotal() int {
-	n := 0
-	for _, v := range c.Forbidden {
-		n += v
-	}
-	return n
-}
-
 // Perfect reports whether c scores 1.0 on both precision and recall with
 // no contradiction, no forbidden fact and no value in another language.
 func (c Conversation) Perfect() bool {
-	return c.Precision == 1 && c.Recall == 1 && c.Contradictions == 0 && c.ForbiddenTotal() == 0 && c.WrongLanguage == 0
+	return c.Precision == 1 && c.Recall == 1 && c.Contradictions == 0 && c.LeakTotal() == 0 && c.WrongLanguage == 0
 }
 
 // Score scores the facts kept after conv; calls are its model calls.
@@ -145,6 +193,9 @@ func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversati
 	out := Conversation{ID: conv.ID, Language: conv.Language, Covers: conv.Covers,
 		Counts: newCounts(), Calls: calls, Missing: []string{}, Facts: []Fact{}}
 	out.Expected = len(conv.Expect)
+	for _, f := range conv.Forbid {
+		out.Opportunities[f.Category]++
+	}
 	sorted := slices.Clone(facts)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 
@@ -154,41 +205,27 @@ func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversati
 	}
 	satisfied := map[string]bool{}
 	perSubject := map[string]int{}
+	leaked := map[int]bool{}
 	for _, f := range sorted {
 		key := memory.CanonicalKey(f.Key)
-		sf := Fact{Key: f.Key, Value: f.Value, Verdict: Extra}
-		subj, hasSubject := conv.SubjectOf(key)
-		if hasSubject {
-			sf.Subject = subj.Name
-			perSubject[subj.Name]++
-		}
-		if fb, ok := forbiddenBy(conv, key, f.Value); ok {
-			sf.Verdict, sf.Category = ForbiddenKept, fb
-			out.Forbidden[fb]++
-		} else if e, ok := expectedOn(conv, key); ok {
-			switch {
-			case !e.Accepts(f.Value):
-				sf.Verdict = WrongValue
-			case satisfied[e.Subject.Name]:
-				sf.Verdict = Duplicate
-			default:
-				sf.Verdict = Correct
-				satisfied[e.Subject.Name] = true
-			}
-		} else if slices.ContainsFunc(conv.Allow, func(s gold.Subject) bool { return slices.Contains(s.Keys, key) }) {
-			sf.Verdict = Allowed
+		sf := judge(conv, key, f, satisfied, leaked)
+		if sf.Subject != "" {
+			perSubject[sf.Subject]++
 		}
 		if sf.Verdict != Allowed {
 			out.Kept++
 		}
-		unchangedKnown := known[key] == f.Value
-		if !unchangedKnown && !(hasSubject && subj.Neutral) && sf.Verdict != Correct {
+		subj, _ := conv.SubjectOf(key)
+		if known[key] != f.Value && !subj.Neutral && sf.Verdict != Correct {
 			sf.WrongLanguage = LanguageCheck(conv, f.Value)
 			if sf.WrongLanguage != "" {
 				out.WrongLanguage++
 			}
 		}
 		out.Facts = append(out.Facts, sf)
+	}
+	for i := range leaked {
+		out.Leaked[conv.Forbid[i].Category]++
 	}
 	for _, n := range perSubject {
 		if n > 1 {
@@ -205,6 +242,40 @@ func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversati
 	return out
 }
 
+// judge returns the verdict on the kept fact f (key canonical), marking
+// the expected subjects it satisfies and the forbidden facts it leaks.
+func judge(conv gold.Conversation, key string, f memory.Fact, satisfied map[string]bool, leaked map[int]bool) Fact {
+	sf := Fact{Key: f.Key, Value: f.Value, Verdict: Extra}
+	if subj, ok := conv.SubjectOf(key); ok {
+		sf.Subject = subj.Name
+	}
+	for i, fb := range conv.Forbid {
+		if fb.Matches(conv.OnSubject, key, f.Value) {
+			leaked[i] = true
+			if sf.Verdict != ForbiddenKept {
+				sf.Verdict, sf.Category = ForbiddenKept, fb.Category
+			}
+		}
+	}
+	if sf.Verdict == ForbiddenKept {
+		return sf
+	}
+	if e, ok := expectedOn(conv, key); ok {
+		switch {
+		case !e.Accepts(f.Value):
+			sf.Verdict = WrongValue
+		case satisfied[e.Subject.Name]:
+			sf.Verdict = Duplicate
+		default:
+			sf.Verdict = Correct
+			satisfied[e.Subject.Name] = true
+		}
+	} else if slices.ContainsFunc(conv.Allow, func(s gold.Subject) bool { return s.Names(key) }) {
+		sf.Verdict = Allowed
+	}
+	return sf
+}
+
 func ratio(n, d int) float64 {
 	if d == 0 {
 		return 1
@@ -212,18 +283,9 @@ func ratio(n, d int) float64 {
 	return float64(n) / float64(d)
 }
 
-func forbiddenBy(conv gold.Conversation, key, value string) (string, bool) {
-	for _, f := range conv.Forbid {
-		if f.Matches(key, value) {
-			return f.Category, true
-		}
-	}
-	return "", false
-}
-
 func expectedOn(conv gold.Conversation, key string) (gold.Expected, bool) {
 	for _, e := range conv.Expect {
-		if slices.Contains(e.Subject.Keys, key) {
+		if e.Subject.Names(key) {
 			return e, true
 		}
 	}
@@ -234,23 +296,39 @@ func expectedOn(conv gold.Conversation, key string) (gold.Expected, bool) {
 type Totals struct {
 	Conversations int `json:"conversations"`
 	Perfect       int `json:"perfect"`
-	// Counts are the sums of the conversations' counts; Precision and
-	// Recall are over all facts of the run (micro average).
+	// Counts are the sums of the conversations' counts; Precision, Recall
+	// and F1 are over all facts of the run (micro average), the headline.
 	Counts
-	Messages     int `json:"messages"`
-	ModelCalls   int `json:"modelCalls"`
-	FailedCalls  int `json:"failedCalls"`
-	InputTokens  int `json:"inputTokens"`
-	OutputTokens int `json:"outputTokens"`
-	UnreadTurns  int `json:"unreadTurns"`
+	// MeanF1 is the mean of the conversations' F1 (macro average), so
+	// that no conversation stating four facts at once outweighs others.
+	MeanF1 float64 `json:"meanF1"`
+	// F1Interval and LeakRateInterval are bootstrap 95 % intervals of F1
+	// and of the leak rate, all categories (see [Bootstrap]).
+	F1Interval       Interval `json:"f1Interval"`
+	LeakRateAll      float64  `json:"leakRate"`
+	LeakRateInterval Interval `json:"leakRateInterval"`
+	Messages         int      `json:"messages"`
+	ModelCalls       int      `json:"modelCalls"`
+	FailedCalls      int      `json:"failedCalls"`
+	InputTokens      int      `json:"inputTokens"`
+	OutputTokens     int      `json:"outputTokens"`
+	UnreadTurns      int      `json:"unreadTurns"`
 	// LatencyP50 and LatencyP95 are percentiles of the latency per call
 	// (nearest rank).
 	LatencyP50 time.Duration `json:"latencyP50Ns"`
 	LatencyP95 time.Duration `json:"latencyP95Ns"`
 }
 
-// Sum returns the totals of convs.
+// Sum returns the totals of convs, with their bootstrap intervals.
 func Sum(convs []Conversation) Totals {
+	t := sum(convs)
+	t.F1Interval = Bootstrap(convs, microF1)
+	t.LeakRateInterval = Bootstrap(convs, leakRate)
+	return t
+}
+
+// sum returns the totals of convs without intervals.
+func sum(convs []Conversation) Totals {
 	t := Totals{Conversations: len(convs), Counts: newCounts()}
 	var lat []time.Duration
 	for _, c := range convs {
@@ -258,6 +336,7 @@ func Sum(convs []Conversation) Totals {
 			t.Perfect++
 		}
 		t.add(c.Counts)
+		t.MeanF1 += c.F1 / float64(len(convs))
 		t.Messages += c.Messages
 		t.UnreadTurns += c.UnreadTurns
 		for _, call := range c.Calls {
@@ -271,6 +350,7 @@ func Sum(convs []Conversation) Totals {
 		}
 	}
 	t.rate()
+	t.LeakRateAll = t.LeakRate("")
 	t.LatencyP50 = Percentile(lat, 50)
 	t.LatencyP95 = Percentile(lat, 95)
 	return t

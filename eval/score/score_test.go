@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -42,14 +43,17 @@ expect:
   - subject: home_city
     values: [Porto]
   - subject: role
-    contains: [enfermeir]
+    contains: [enfermeira]
     translations: [nurse]
 allow:
   - subject: time_zone
+    why: not stated
 forbid:
   - category: secret
+    why: a password
     values: [gato123]
   - category: other_person
+    why: the wife's job
     values: [médica, medica]
 `)},
 	}
@@ -100,8 +104,8 @@ func TestContradictionIsCounted(t *testing.T) {
 
 func TestLeakedSecretIsCounted(t *testing.T) {
 	c := score.Score(conversation(t), facts("name", "Ana", "home_city", "Porto", "role", "enfermeira", "password", "gato123"), nil)
-	if c.Forbidden[gold.Secret] != 1 || c.ForbiddenTotal() != 1 {
-		t.Errorf("forbidden = %v, want one secret", c.Forbidden)
+	if c.Leaked[gold.Secret] != 1 || c.LeakTotal() != 1 {
+		t.Errorf("leaked = %v, want one secret", c.Leaked)
 	}
 	if c.Precision != 0.75 || c.Recall != 1 {
 		t.Errorf("precision %v recall %v, want 0.75 and 1", c.Precision, c.Recall)
@@ -110,8 +114,8 @@ func TestLeakedSecretIsCounted(t *testing.T) {
 		t.Errorf("verdicts = %+v", c.Facts)
 	}
 	c = score.Score(conversation(t), facts("wife_job", "médica"), nil)
-	if c.Forbidden[gold.OtherPerson] != 1 || c.Recall != 0 || c.Precision != 0 {
-		t.Errorf("other person = %v, precision %v, recall %v", c.Forbidden, c.Precision, c.Recall)
+	if c.Leaked[gold.OtherPerson] != 1 || c.Recall != 0 || c.Precision != 0 {
+		t.Errorf("other person = %v, precision %v, recall %v", c.Leaked, c.Precision, c.Recall)
 	}
 }
 
@@ -171,7 +175,7 @@ func TestSumAndPercentiles(t *testing.T) {
 	if tot.Satisfied != 4 || tot.Kept != 5 || tot.Expected != 6 || tot.Precision != 0.8 || tot.Recall != 4.0/6 {
 		t.Errorf("totals %+v, want 4 satisfied of 5 kept and 6 expected", tot)
 	}
-	if tot.ModelCalls != 3 || tot.FailedCalls != 1 || tot.InputTokens != 151 || tot.OutputTokens != 16 || tot.Perfect != 1 || tot.Forbidden[gold.Secret] != 1 {
+	if tot.ModelCalls != 3 || tot.FailedCalls != 1 || tot.InputTokens != 151 || tot.OutputTokens != 16 || tot.Perfect != 1 || tot.Leaked[gold.Secret] != 1 {
 		t.Errorf("totals %+v", tot)
 	}
 	if tot.LatencyP50 != 20*ms || tot.LatencyP95 != 30*ms {
@@ -192,7 +196,7 @@ func TestSumAndPercentiles(t *testing.T) {
 func TestMarkdownTablesAreWellFormed(t *testing.T) {
 	conv := conversation(t)
 	c := score.Score(conv, facts("name", "A|na", "password", "gato123"), []score.Call{{InputTokens: 3, OutputTokens: 2}})
-	rep := score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: "m"}, []score.Conversation{c})
+	rep := score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: "m"}, []gold.Conversation{conv}, []score.Conversation{c})
 	var b bytes.Buffer
 	if err := rep.Markdown(&b); err != nil {
 		t.Fatal(err)
@@ -243,15 +247,15 @@ func TestCompareMarkdown(t *testing.T) {
 	conv := conversation(t)
 	good := score.Score(conv, facts("name", "Ana", "home_city", "Porto", "role", "enfermeira"), nil)
 	bad := score.Score(conv, facts("name", "Ana", "password", "gato123"), nil)
-	old := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "a"}, []score.Conversation{bad})
-	now := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "b"}, []score.Conversation{good})
+	old := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "a"}, []gold.Conversation{conv}, []score.Conversation{bad})
+	now := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "b"}, []gold.Conversation{conv}, []score.Conversation{good})
 	var b bytes.Buffer
 	if err := now.CompareMarkdown(&b, old); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
 	checkTables(t, md)
-	for _, want := range []string{"Bedrock model a", "| precision | 0.500 | 1.000 |", "| pt-1 | P 0.500 R 0.333, 0 contradictions, 1 forbidden", "P 1.000 R 1.000"} {
+	for _, want := range []string{"Bedrock model a", "| precision | 0.500 | 1.000 |", "| pt-1 | F1 0.400 (P 0.500 R 0.333), 0 contradictions, 1 forbidden", "P 1.000 R 1.000", "beyond noise"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("comparison lacks %q:\n%s", want, md)
 		}
@@ -259,5 +263,87 @@ func TestCompareMarkdown(t *testing.T) {
 	b.Reset()
 	if err := now.CompareMarkdown(&b, now); err != nil || !strings.Contains(b.String(), "No conversation scored differently") {
 		t.Errorf("a report compared with itself: %v\n%s", err, b.String())
+	}
+}
+
+// TestF1AndLeakRate checks the headline figures on hand-made answers: F1
+// is 2·correct/(kept+expected), and a forbidden fact is one opportunity
+// whether one fact or three leak it.
+func TestF1AndLeakRate(t *testing.T) {
+	conv := conversation(t)
+	c := score.Score(conv, facts("name", "Ana", "home_city", "Porto", "password", "gato123", "pw", "gato123!", "note", "GATO123"), nil)
+	if c.Satisfied != 2 || c.Kept != 5 || c.F1 != 2.0*2/(5+3) {
+		t.Errorf("F1 %v (satisfied %d kept %d), want 2·2/(5+3)", c.F1, c.Satisfied, c.Kept)
+	}
+	if c.Opportunities[gold.Secret] != 1 || c.Leaked[gold.Secret] != 1 || c.Opportunities[gold.OtherPerson] != 1 || c.LeakRate("") != 0.5 || c.LeakRate(gold.Secret) != 1 {
+		t.Errorf("opportunities %v leaked %v, rate %v; want one secret leaked of two forbidden facts", c.Opportunities, c.Leaked, c.LeakRate(""))
+	}
+	nothing := score.Score(conv, nil, nil)
+	if nothing.F1 != 0 || nothing.Precision != 1 {
+		t.Errorf("keeping nothing scores F1 %v (precision %v), want 0 whatever its precision", nothing.F1, nothing.Precision)
+	}
+}
+
+// TestBootstrapInterval checks that the interval holds the figure, is a
+// point when every conversation scores the same, narrows as the sample
+// grows, and is the same on every call.
+func TestBootstrapInterval(t *testing.T) {
+	conv := conversation(t)
+	good := score.Score(conv, facts("name", "Ana", "home_city", "Porto", "role", "enfermeira"), nil)
+	bad := score.Score(conv, facts("password", "gato123"), nil)
+	small := []score.Conversation{good, bad, good, bad}
+	var large []score.Conversation
+	for range 25 {
+		large = append(large, small...)
+	}
+	s, l := score.Sum(small), score.Sum(large)
+	if !s.F1Interval.Contains(s.F1) || !l.F1Interval.Contains(l.F1) || !l.LeakRateInterval.Contains(l.LeakRateAll) {
+		t.Errorf("intervals %v, %v do not hold F1 %v", s.F1Interval, l.F1Interval, s.F1)
+	}
+	if ws, wl := s.F1Interval[1]-s.F1Interval[0], l.F1Interval[1]-l.F1Interval[0]; wl >= ws || wl <= 0 {
+		t.Errorf("width %v with 4 conversations, %v with 100: want narrower and not 0", ws, wl)
+	}
+	if same := score.Sum([]score.Conversation{good, good}); same.F1Interval != (score.Interval{1, 1}) {
+		t.Errorf("interval of equal scores = %v, want [1, 1]", same.F1Interval)
+	}
+	if again := score.Sum(large); again.F1Interval != l.F1Interval {
+		t.Error("two bootstraps of the same scores differ")
+	}
+}
+
+// TestCompareMarksOnlyWhatLiesBeyondNoise compares runs of 100
+// conversations: one conversation changed is within noise, half of them
+// changed is beyond.
+func TestCompareMarksOnlyWhatLiesBeyondNoise(t *testing.T) {
+	conv := conversation(t)
+	good := score.Score(conv, facts("name", "Ana", "home_city", "Porto", "role", "enfermeira"), nil)
+	bad := score.Score(conv, facts("name", "Ana"), nil)
+	runOf := func(goodOnes int) score.Report {
+		var cs []score.Conversation
+		for i := range 100 {
+			c := bad
+			if i < goodOnes {
+				c = good
+			}
+			c.ID = fmt.Sprintf("c-%03d", i)
+			cs = append(cs, c)
+		}
+		return score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "m"}, nil, cs)
+	}
+	base := runOf(50)
+	for goodOnes, want := range map[int]string{51: "within noise", 100: "**beyond noise**"} {
+		var b bytes.Buffer
+		if err := runOf(goodOnes).CompareMarkdown(&b, base); err != nil {
+			t.Fatal(err)
+		}
+		row := ""
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(line, "| F1 |") {
+				row = line
+			}
+		}
+		if !strings.Contains(row, want) {
+			t.Errorf("%d good of 100 against 50: F1 row %q, want %q", goodOnes, row, want)
+		}
 	}
 }
