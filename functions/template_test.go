@@ -326,7 +326,7 @@ func TestQueues(t *testing.T) {
 		if r["Type"] == "AWS::CloudWatch::Alarm" {
 			p := props(r)
 			for _, d := range asList(p["Dimensions"]) {
-				alarmed[fmt.Sprint(p["MetricName"], " ", get(d.(map[string]any), "Value"))] = true
+				alarmed[fmt.Sprint(p["MetricName"], " ", asMap(d)["Value"])] = true
 			}
 		}
 	}
