@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/usermemory/usermemory/internal/motoserver"
+)
+
+// TestDocsAreGenerated measures again, at the default profile, and holds
+// docs/cost.md and docs/scale.md to what it computes: the text between
+// their markers must be the command's output.
+func TestDocsAreGenerated(t *testing.T) {
+	endpoint := motoserver.Endpoint(t)
+	root := filepath.Join("..", "..")
+	docs, err := render(context.Background(), endpoint, defaultProfile(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range docs {
+		b, err := os.ReadFile(filepath.Join(root, "docs", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := generated(string(b))
+		if !ok {
+			t.Errorf("docs/%s has no markers %q … %q", name, beginGenerated, endGenerated)
+			continue
+		}
+		if got != want {
+			gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+			for i := range max(len(gl), len(wl)) {
+				g, w := at(gl, i), at(wl, i)
+				if g != w {
+					t.Errorf("docs/%s differs from the computation at line %d of its generated part:\n doc: %s\n now: %s\nrun  ./scripts/with-moto.sh go run ./scripts/cost -write .", name, i+1, g, w)
+					break
+				}
+			}
+		}
+	}
+}
+
+func at(l []string, i int) string {
+	if i < len(l) {
+		return l[i]
+	}
+	return "(nothing)"
+}
+
+// TestReplaceGenerated checks that what replaceGenerated writes,
+// generated reads back, and that a doc without markers is refused.
+func TestReplaceGenerated(t *testing.T) {
+	doc := "# T\n\n" + beginGenerated + "\n\nold\n" + endGenerated + "\n\nafter\n"
+	out, err := replaceGenerated(doc, "new\ntable\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := generated(out); !ok || got != "new\ntable\n" {
+		t.Errorf("generated(%q) = %q, %v; want the new text", out, got, ok)
+	}
+	if !strings.HasSuffix(out, endGenerated+"\n\nafter\n") || !strings.HasPrefix(out, "# T\n\n"+beginGenerated) {
+		t.Errorf("the text around the markers changed: %q", out)
+	}
+	if _, err := replaceGenerated("# no markers\n", "x"); err == nil {
+		t.Error("a doc without markers was accepted")
+	}
+}
+
+// TestHuman checks the two significant digits of the tables.
+func TestHuman(t *testing.T) {
+	for n, want := range map[float64]string{5.6000001: "5.6", 56: "56", 555.6: "560", 22_600: "23 k", 1_800_000: "1.8 M", 0: "0", 2_700: "2700"} {
+		if got := human(n); got != want {
+			t.Errorf("human(%v) = %q, want %q", n, got, want)
+		}
+	}
+}
