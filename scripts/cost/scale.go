@@ -152,7 +152,7 @@ func limits(p profile, st stack, u perUser) []limit {
 		{bedrockRPM.name, fmt.Sprintf("%.0f / %.0f requests a minute", bedrockRPM.us, bedrockRPM.nonUS), bedrockRPM.url,
 			at(bedrockRPM.us/60, u.extractions), at(bedrockRPM.nonUS/60, u.extractions), "a quota increase; raise `ExtractEveryTurns`"},
 		{bedrockTPM.name + ", reserved", fmt.Sprintf("%s / %s tokens a minute, %.0f reserved a call", human(bedrockTPM.us), human(bedrockTPM.nonUS), u.reservedTokens), bedrockTPM.url,
-			at(bedrockTPM.us/60/u.reservedTokens, u.extractions), at(bedrockTPM.nonUS/60/u.reservedTokens, u.extractions), "ask for `maxTokens` by need (bedrock); a quota increase"},
+			at(bedrockTPM.us/60/u.reservedTokens, u.extractions), at(bedrockTPM.nonUS/60/u.reservedTokens, u.extractions), "a quota increase; `ExtractEveryTurns` higher"},
 		both(limit{"Read route throttle (`ReadRateLimit`)", fmt.Sprintf("%.0f requests/s a route", st.params["ReadRateLimit"]), "template.yaml",
 			at(st.params["ReadRateLimit"], u.reads), 0, "raise the parameter; read the facts with the Go packages"}),
 		both(limit{"Reads' reserved concurrency (`ReadReservedConcurrency`)", fmt.Sprintf("%.0f at %.0f ms a read", st.params["ReadReservedConcurrency"], apiSeconds*1000), "template.yaml",
