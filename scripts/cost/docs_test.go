@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/usermemory/usermemory/internal/motoserver"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 )
 
 // TestDocsAreGenerated measures again, at the default profile, and holds
@@ -16,10 +21,11 @@ import (
 func TestDocsAreGenerated(t *testing.T) {
 	endpoint := motoserver.Endpoint(t)
 	root := filepath.Join("..", "..")
-	docs, err := render(context.Background(), endpoint, defaultProfile(), root)
+	docs, limits, err := render(context.Background(), endpoint, defaultProfile(), root)
 	if err != nil {
 		t.Fatal(err)
 	}
+	templateSaysWhereItBinds(t, root, limits)
 	for name, want := range docs {
 		b, err := os.ReadFile(filepath.Join(root, "docs", name))
 		if err != nil {
@@ -39,6 +45,47 @@ func TestDocsAreGenerated(t *testing.T) {
 					break
 				}
 			}
+		}
+	}
+}
+
+// bindsAt reads "about N daily users" or "about N million daily users".
+var bindsAt = regexp.MustCompile(`about ([0-9][0-9,.]*)( million)? daily users`)
+
+// templateSaysWhereItBinds holds template.yaml's parameter descriptions
+// to the computation: a limit a parameter sets that binds below a million
+// daily users says at how many, within 5 %, and a figure it gives is the
+// computed one.
+func templateSaysWhereItBinds(t *testing.T, root string, limits []limit) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := samtemplate.Decode(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, _ := raw["Parameters"].(map[string]any)
+	for _, l := range limits {
+		if l.param == "" {
+			continue
+		}
+		p, _ := params[l.param].(map[string]any)
+		desc := strings.Join(strings.Fields(fmt.Sprint(p["Description"])), " ")
+		m := bindsAt.FindStringSubmatch(desc)
+		if m == nil {
+			if l.us < 1e6 {
+				t.Errorf("template.yaml: %s binds at %.0f daily users, and its description does not say so (\"about N daily users\"): %q", l.param, l.us, desc)
+			}
+			continue
+		}
+		n, _ := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+		if m[2] != "" {
+			n *= 1e6
+		}
+		if math.Abs(n-l.us) > 0.05*l.us {
+			t.Errorf("template.yaml: %s says it binds at about %s%s daily users; computed %.0f", l.param, m[1], m[2], l.us)
 		}
 	}
 }

@@ -93,7 +93,7 @@ func run(ctx context.Context, p profile, root string, write bool) error {
 	if endpoint == "" {
 		return fmt.Errorf("USERMEMORY_AWS_ENDPOINT is not set: run  ./scripts/with-moto.sh go run ./scripts/cost")
 	}
-	docs, err := render(ctx, endpoint, p, root)
+	docs, _, err := render(ctx, endpoint, p, root)
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,10 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	// One day of answers, as a gateway sends them (producer.Build, the
 	// turns since the last extraction), through the store as the
 	// extractor runs it.
-	pr := producer.New(nopSQS{}, "https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo")
+	// A fixed clock, as the store's: the message's sentAt has the same
+	// length at every run.
+	sent := producer.WithClock(func() time.Time { return clockStart })
+	pr := producer.New(nopSQS{}, "https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo", sent)
 	perThread := p.answersPerDay / p.threadsPerDay
 	var msgBytes []int
 	callsBefore := stand.calls
@@ -370,7 +373,7 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	for i := range 6 {
 		long.Turns = append(long.Turns, producer.Turn{Role: []string{"user", "assistant"}[i%2], Text: text(30000)})
 	}
-	whole, err := producer.New(nopSQS{}, "https://q/1/q.fifo", producer.WithTranscriptChars(0)).Build(long)
+	whole, err := producer.New(nopSQS{}, "https://q/1/q.fifo", producer.WithTranscriptChars(0), sent).Build(long)
 	if err != nil {
 		return err
 	}

@@ -133,6 +133,7 @@ func peakPerUser(p profile, r reportInput) perUser {
 // limit is a limit of the service and the daily users at which it binds,
 // for a US deploy and for one outside the US.
 type limit struct {
+	param                string // the template parameter that sets it, if one does
 	name, figure, source string
 	us, nonUS            float64 // daily users
 	remedy               string
@@ -147,23 +148,23 @@ func limits(p profile, st stack, u perUser) []limit {
 		writes += u.extractions * 2 // the counter: Allow and Record, 1 WRU each
 	}
 	ls := []limit{
-		both(limit{"Extractor concurrency (`ExtractorMaxConcurrency`)", fmt.Sprintf("%.0f at %.0f s an extraction", conc, dueSeconds), "template.yaml",
+		both(limit{"ExtractorMaxConcurrency", "Extractor concurrency (`ExtractorMaxConcurrency`)", fmt.Sprintf("%.0f at %.0f s an extraction", conc, dueSeconds), "template.yaml",
 			at(conc/dueSeconds, u.extractions), 0, "raise it with the Bedrock quota; messages wait meanwhile (`ExtractionQueueAgeAlarm`)"}),
-		{bedrockRPM.name, fmt.Sprintf("%.0f / %.0f requests a minute", bedrockRPM.us, bedrockRPM.nonUS), bedrockRPM.url,
+		{"", bedrockRPM.name, fmt.Sprintf("%.0f / %.0f requests a minute", bedrockRPM.us, bedrockRPM.nonUS), bedrockRPM.url,
 			at(bedrockRPM.us/60, u.extractions), at(bedrockRPM.nonUS/60, u.extractions), "a quota increase; raise `ExtractEveryTurns`"},
-		{bedrockTPM.name + ", reserved", fmt.Sprintf("%s / %s tokens a minute, %.0f reserved a call", human(bedrockTPM.us), human(bedrockTPM.nonUS), u.reservedTokens), bedrockTPM.url,
+		{"", bedrockTPM.name + ", reserved", fmt.Sprintf("%s / %s tokens a minute, %.0f reserved a call", human(bedrockTPM.us), human(bedrockTPM.nonUS), u.reservedTokens), bedrockTPM.url,
 			at(bedrockTPM.us/60/u.reservedTokens, u.extractions), at(bedrockTPM.nonUS/60/u.reservedTokens, u.extractions), "a quota increase; `ExtractEveryTurns` higher"},
-		both(limit{"Read route throttle (`ReadRateLimit`)", fmt.Sprintf("%.0f requests/s a route", st.params["ReadRateLimit"]), "template.yaml",
+		both(limit{"ReadRateLimit", "Read route throttle (`ReadRateLimit`)", fmt.Sprintf("%.0f requests/s a route", st.params["ReadRateLimit"]), "template.yaml",
 			at(st.params["ReadRateLimit"], u.reads), 0, "raise the parameter; read the facts with the Go packages"}),
-		both(limit{"Reads' reserved concurrency (`ReadReservedConcurrency`)", fmt.Sprintf("%.0f at %.0f ms a read", st.params["ReadReservedConcurrency"], apiSeconds*1000), "template.yaml",
+		both(limit{"ReadReservedConcurrency", "Reads' reserved concurrency (`ReadReservedConcurrency`)", fmt.Sprintf("%.0f at %.0f ms a read", st.params["ReadReservedConcurrency"], apiSeconds*1000), "template.yaml",
 			at(st.params["ReadReservedConcurrency"]/apiSeconds, u.reads), 0, "raise the parameter"}),
-		both(limit{lambdaAccount.name, "1,000", lambdaAccount.url,
+		both(limit{"", lambdaAccount.name, "1,000", lambdaAccount.url,
 			at(lambdaAccount.us, u.extractions*dueSeconds+(u.messages-u.extractions)*notDueSeconds+u.reads*apiSeconds), 0, "a quota increase"}),
-		both(limit{eventSourceMax.name, "1,000 a queue", eventSourceMax.url, at(eventSourceMax.us/dueSeconds, u.extractions), 0, "N queues (below)"}),
-		both(limit{apiAccount.name, "10,000 requests/s", apiAccount.url, at(apiAccount.us, u.reads+u.edits), 0, "a quota increase; Go reads"}),
-		both(limit{tableFirstWrites.name, "4,000 WRU/s", tableFirstWrites.url, at(tableFirstWrites.us, writes), 0, "warm throughput before launch"}),
-		both(limit{tableQuota.name, "40,000 WRU/s", tableQuota.url, at(tableQuota.us, writes), 0, "a quota increase"}),
-		both(limit{sqsFIFO.name, "70,000 sends/s", sqsFIFO.url, at(sqsFIFO.us, u.messages), 0, "none needed"}),
+		both(limit{"", eventSourceMax.name, "1,000 a queue", eventSourceMax.url, at(eventSourceMax.us/dueSeconds, u.extractions), 0, "N queues (below)"}),
+		both(limit{"", apiAccount.name, "10,000 requests/s", apiAccount.url, at(apiAccount.us, u.reads+u.edits), 0, "a quota increase; Go reads"}),
+		both(limit{"", tableFirstWrites.name, "4,000 WRU/s", tableFirstWrites.url, at(tableFirstWrites.us, writes), 0, "warm throughput before launch"}),
+		both(limit{"", tableQuota.name, "40,000 WRU/s", tableQuota.url, at(tableQuota.us, writes), 0, "a quota increase"}),
+		both(limit{"", sqsFIFO.name, "70,000 sends/s", sqsFIFO.url, at(sqsFIFO.us, u.messages), 0, "none needed"}),
 	}
 	sort.SliceStable(ls, func(i, j int) bool { return ls[i].us < ls[j].us })
 	return ls
@@ -241,21 +242,24 @@ func round2(n float64) float64 {
 }
 
 // render measures at profile p and returns the generated parts of
-// docs/cost.md and docs/scale.md, by file name.
-func render(ctx context.Context, endpoint string, p profile, root string) (map[string]string, error) {
+// docs/cost.md and docs/scale.md, by file name, and the limits in the
+// order they bind.
+func render(ctx context.Context, endpoint string, p profile, root string) (map[string]string, []limit, error) {
 	st, err := loadStack(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cost, scale strings.Builder
+	var ls []limit
 	err = measure(ctx, endpoint, p, func(cfg memory.Config, r reportInput) {
 		report(&cost, p, cfg, r, st)
 		scaleDoc(&scale, p, cfg, r, st)
+		ls = limits(p, st, peakPerUser(p, r))
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return map[string]string{"cost.md": cost.String(), "scale.md": scale.String()}, nil
+	return map[string]string{"cost.md": cost.String(), "scale.md": scale.String()}, ls, nil
 }
 
 // replaceGenerated returns doc with the text between its markers replaced
