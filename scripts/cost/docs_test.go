@@ -124,3 +124,19 @@ func TestHuman(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricNamesAreTheExtractors holds the metric names the stack's cost
+// counts to those of the extractor's embedded-metric line.
+func TestMetricNamesAreTheExtractors(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "functions", "extractor", "observe.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`\{"Name": "([A-Za-z]+)", "Unit"`).FindAllStringSubmatch(string(src), -1) {
+		names = append(names, m[1])
+	}
+	if fmt.Sprint(names) != fmt.Sprint(extractorMetricNames) {
+		t.Errorf("functions/extractor writes the metrics %v; scripts/cost counts %v", names, extractorMetricNames)
+	}
+}
