@@ -1083,7 +1083,7 @@ func TestEveryOutcomeReachesAPerson(t *testing.T) {
 			t.Errorf("docs/runbook.md has an entry for %s, not an alarm of the template", id)
 		}
 	}
-	for _, id := range []string{"ExtractionQueueAgeAlarm", "ExtractorRefusedAlarm", "ApiServerErrorsAlarm", "ApiLatencyAlarm", "TableThrottlesAlarm"} {
+	for _, id := range []string{"ExtractionQueueAgeAlarm", "ExtractorRefusedAlarm", "ApiServerErrorsAlarm", "ApiClientErrorsAlarm", "ApiLatencyAlarm", "TableThrottlesAlarm"} {
 		if alarms[id] == nil {
 			t.Errorf("no %s", id)
 		}
