@@ -1092,6 +1092,20 @@ func TestEveryOutcomeReachesAPerson(t *testing.T) {
 	if fmt.Sprint(sub["Endpoint"]) != fmt.Sprint(ref("AlarmEmail")) || fmt.Sprint(sub["TopicArn"]) != fmt.Sprint(ref("AlarmTopic")) {
 		t.Errorf("AlarmEmailSubscription %v: want the AlarmEmail parameter subscribed to AlarmTopic", sub)
 	}
+	tmpl := loadStackTemplate(t)
+	for email, subscribed := range map[string]bool{"": false, "ops@example.com": true} {
+		o := deployment("us-east-1", map[string]string{"AlarmEmail": email})
+		if err := tmpl.Check(o); err != nil {
+			t.Errorf("AlarmEmail %q refused: %v", email, err)
+			continue
+		}
+		if _, got := resolve(t, tmpl, o).Properties["AlarmEmailSubscription"]; got != subscribed {
+			t.Errorf("AlarmEmail %q: subscription made = %v, want %v", email, got, subscribed)
+		}
+	}
+	if tmpl.Check(deployment("us-east-1", map[string]string{"AlarmEmail": "not an address"})) == nil {
+		t.Error(`AlarmEmail "not an address" accepted`)
+	}
 }
 
 // TestQueueAgeAlarmIsPastRetries holds the queue-age alarm's default
@@ -1110,5 +1124,39 @@ func TestQueueAgeAlarmIsPastRetries(t *testing.T) {
 	}
 	if fmt.Sprint(props(tpl.Resources()["ExtractionQueueAgeAlarm"])["Threshold"]) != fmt.Sprint(ref("ExtractionDelayAlarmSeconds")) {
 		t.Error("ExtractionQueueAgeAlarm's threshold is not the parameter ExtractionDelayAlarmSeconds")
+	}
+}
+
+// TestLimitsAreParameters checks that the route throttles and the fact
+// API's reserved concurrency follow their parameters: reads take the
+// default route settings, every editing route the edit limits, and 0
+// reserves no concurrency.
+func TestLimitsAreParameters(t *testing.T) {
+	tmpl := loadStackTemplate(t)
+	app := resolve(t, tmpl, deployment("us-east-1", map[string]string{"ReadRateLimit": "700", "EditRateLimit": "7", "EditReservedConcurrency": "0"}))
+	api := app.Properties["HttpApi"]
+	if got := toFloat(get(api, "DefaultRouteSettings", "ThrottlingRateLimit")); got != 700 {
+		t.Errorf("default route rate %v, want ReadRateLimit 700", got)
+	}
+	routes := asMap(api["RouteSettings"])
+	for _, r := range app.APIs["HttpApi"].Routes {
+		rs, edit := routes[r.Key()], r.Method != "GET"
+		if edit != (rs != nil) {
+			t.Errorf("route %s: settings %v; want its own only when it edits", r.Key(), rs)
+		}
+		if edit && toFloat(asMap(rs)["ThrottlingRateLimit"]) != 7 {
+			t.Errorf("route %s: rate %v, want EditRateLimit 7", r.Key(), asMap(rs)["ThrottlingRateLimit"])
+		}
+	}
+	if len(routes) != len(app.APIs["HttpApi"].Routes)-2 {
+		t.Errorf("route settings %v name routes the API does not have", slices.Sorted(maps.Keys(routes)))
+	}
+	if f := app.Functions["GetFactsFunction"]; f.ReservedConcurrency != 20 {
+		t.Errorf("GetFactsFunction reserved concurrency %d, want the default 20", f.ReservedConcurrency)
+	}
+	for _, id := range []string{"PutFactFunction", "DeleteFactFunction", "ClearFactsFunction", "EraseUserFunction"} {
+		if f := app.Functions[id]; f.ReservedConcurrency != 0 {
+			t.Errorf("%s reserved concurrency %d with EditReservedConcurrency 0, want none", id, f.ReservedConcurrency)
+		}
 	}
 }
