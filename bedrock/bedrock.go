@@ -100,8 +100,17 @@ const (
 	// DefaultDeadlineMargin is the time left before the caller's deadline
 	// under which no retry starts: a retry needs time to be answered.
 	DefaultDeadlineMargin = 1 * time.Second
+	// FirstMaxTokens is the maxTokens of a call's first request. Bedrock
+	// reserves input + maxTokens of the tokens-per-minute quota while a
+	// request runs, and an answer uses a few dozen tokens (one SET is
+	// about 40): asking for 1,024 rather than the caps' 4,096 lets the
+	// same quota admit about three times the calls (docs/scale.md).
+	FirstMaxTokens = 1024
 	// MinMaxTokens and MaxMaxTokens bound the maxTokens derived from the
-	// request's MaxOperations (256 + 64 per operation).
+	// request's MaxOperations (256 + 64 per operation), asked for again
+	// only when an answer stopped at FirstMaxTokens (stop reason
+	// max_tokens): the largest answers still fit, at the cost of a second
+	// request for them alone.
 	MinMaxTokens = 1024
 	MaxMaxTokens = 4096
 )
@@ -158,8 +167,9 @@ type Option func(*Model)
 // OutputTool.
 func WithOutputMode(m OutputMode) Option { return func(x *Model) { x.mode = m } }
 
-// WithMaxTokens fixes maxTokens; by default it is 256 + 64 per allowed
-// operation, within [MinMaxTokens, MaxMaxTokens].
+// WithMaxTokens fixes maxTokens; by default a call asks for
+// FirstMaxTokens, and once more for [MaxTokensFor] when the answer stopped
+// there.
 func WithMaxTokens(n int) Option { return func(x *Model) { x.maxTokens = n } }
 
 // WithMaxAttempts sets the most Converse calls one Extract makes, first
@@ -268,7 +278,18 @@ func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (
 	if err != nil {
 		return memory.ModelAnswer{}, err
 	}
-	ans := memory.ModelAnswer{Usage: usageOf(out.Usage)}
+	usage := usageOf(out.Usage)
+	if need := MaxTokensFor(req.MaxOperations); m.maxTokens == 0 && out.StopReason == types.StopReasonMaxTokens &&
+		aws.ToInt32(in.InferenceConfig.MaxTokens) < need {
+		// The answer outgrew the first request's maxTokens: ask once
+		// more for what the caps allow.
+		in.InferenceConfig.MaxTokens = aws.Int32(need)
+		if out, err = m.converse(ctx, in, c); err != nil {
+			return memory.ModelAnswer{}, err
+		}
+		usage = addUsage(usage, usageOf(out.Usage))
+	}
+	ans := memory.ModelAnswer{Usage: usage}
 	c.StopReason = string(out.StopReason)
 	var input []byte
 	if m.mode == OutputJSON {
@@ -289,11 +310,18 @@ func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (
 	return ans, nil
 }
 
-// maxTokensFor returns the maxTokens of a call allowing maxOps operations.
+// maxTokensFor returns the maxTokens of a call's first request.
 func (m *Model) maxTokensFor(maxOps int) int32 {
 	if m.maxTokens > 0 {
 		return int32(min(m.maxTokens, 1<<20))
 	}
+	return min(FirstMaxTokens, MaxTokensFor(maxOps))
+}
+
+// MaxTokensFor returns the maxTokens that an answer of up to maxOps
+// operations is given when it outgrew FirstMaxTokens: 256 + 64 per
+// operation, within [MinMaxTokens, MaxMaxTokens].
+func MaxTokensFor(maxOps int) int32 {
 	return int32(min(max(256+64*min(maxOps, 1<<16), MinMaxTokens), MaxMaxTokens))
 }
 
@@ -686,6 +714,16 @@ func usageOf(u *types.TokenUsage) memory.Usage {
 		OutputTokens:     int(aws.ToInt32(u.OutputTokens)),
 		CacheReadTokens:  int(aws.ToInt32(u.CacheReadInputTokens)),
 		CacheWriteTokens: int(aws.ToInt32(u.CacheWriteInputTokens)),
+	}
+}
+
+// addUsage returns the usage of two requests of one call.
+func addUsage(a, b memory.Usage) memory.Usage {
+	return memory.Usage{
+		InputTokens:      a.InputTokens + b.InputTokens,
+		OutputTokens:     a.OutputTokens + b.OutputTokens,
+		CacheReadTokens:  a.CacheReadTokens + b.CacheReadTokens,
+		CacheWriteTokens: a.CacheWriteTokens + b.CacheWriteTokens,
 	}
 }
 

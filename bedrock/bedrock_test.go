@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -220,9 +221,8 @@ func TestMaxTokens(t *testing.T) {
 		opts   []bedrock.Option
 		want   int
 	}{
-		{"few operations get the floor", 8, nil, 1024},
-		{"scaled", 20, nil, 256 + 64*20},
-		{"capped", 100, nil, 4096},
+		{"few operations", 8, nil, bedrock.FirstMaxTokens},
+		{"many operations: the first request still asks for FirstMaxTokens", 100, nil, bedrock.FirstMaxTokens},
 		{"fixed by option", 100, []bedrock.Option{bedrock.WithMaxTokens(300)}, 300},
 	}
 	for _, tt := range tests {
@@ -240,6 +240,51 @@ func TestMaxTokens(t *testing.T) {
 				t.Errorf("calls = %+v, want one with maxTokens %d and temperature 0", c, tt.want)
 			}
 		})
+	}
+}
+
+// TestMaxTokensAskedAgain checks that an answer that stopped at
+// FirstMaxTokens is asked for once more with MaxTokensFor the request's
+// operations, its usage counted with the first's, and that a request whose
+// operations need no more is not repeated.
+func TestMaxTokensAskedAgain(t *testing.T) {
+	if bedrock.FirstMaxTokens > 1024 {
+		t.Fatalf("FirstMaxTokens %d: the default stays at most 1,024", bedrock.FirstMaxTokens)
+	}
+	for _, tt := range []struct {
+		maxOps int
+		want   []int
+	}{
+		{20, []int{1024, 256 + 64*20}},
+		{100, []int{1024, bedrock.MaxMaxTokens}},
+		{8, []int{1024}},
+	} {
+		s, url := standIn(t)
+		m, o := newModel(url)
+		req := request(anaTranscript)
+		req.MaxOperations, req.Tool = tt.maxOps, memory.OperationsTool(tt.maxOps, 200)
+		s.Script(fakebedrock.Step{StopReason: "max_tokens"})
+		ans, err := m.Extract(context.Background(), req)
+		c := calls(t, s)
+		var got []int
+		for _, x := range c {
+			got = append(got, x.MaxTokens)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%d operations: maxTokens of the requests %v, want %v", tt.maxOps, got, tt.want)
+		}
+		if len(tt.want) == 1 {
+			if err == nil {
+				t.Errorf("%d operations: a max_tokens stop was accepted", tt.maxOps)
+			}
+			continue
+		}
+		if err != nil || len(ans.Operations) == 0 {
+			t.Fatalf("%d operations: Extract = %+v, %v; want the second answer", tt.maxOps, ans, err)
+		}
+		if last := o.last(t); last.Attempts != 2 || ans.Usage.InputTokens <= last.Usage.InputTokens/2 {
+			t.Errorf("%d operations: call %+v, usage %+v: want 2 attempts and both requests' tokens", tt.maxOps, last, ans.Usage)
+		}
 	}
 }
 

@@ -58,7 +58,9 @@ func TestStoreExtractThroughStandIn(t *testing.T) {
 				t.Errorf("second extraction = %s %v", res.Outcome, got)
 			}
 
-			s.Script(fakebedrock.Step{StopReason: "max_tokens"})
+			// Stopped at max_tokens twice: at FirstMaxTokens, and again at
+			// what the caps allow.
+			s.Script(fakebedrock.Step{StopReason: "max_tokens"}, fakebedrock.Step{StopReason: "max_tokens"})
 			res = extract("th-3", 0, 2, memory.Turn{Role: memory.RoleUser, Text: "I moved to Porto"})
 			if res.Outcome != memory.OutcomeBadAnswer || memory.ErrorCode(res.Reported) != memory.CodeBadAnswer || keys(res.Facts)["home_city"] != "" {
 				t.Errorf("malformed answer = %s %v %v, want bad_answer and nothing written", res.Outcome, res.Reported, keys(res.Facts))
@@ -74,8 +76,8 @@ func TestStoreExtractThroughStandIn(t *testing.T) {
 			if res.Outcome != memory.OutcomeChanged || keys(res.Facts)["home_city"] != "Porto" {
 				t.Errorf("third extraction = %s %v", res.Outcome, keys(res.Facts))
 			}
-			if n, _ := s.Calls(); n != 5 {
-				t.Errorf("stand-in calls = %d, want 5", n)
+			if n, _ := s.Calls(); n != 6 {
+				t.Errorf("stand-in calls = %d, want 6", n)
 			}
 		})
 	}

@@ -326,7 +326,7 @@ func TestQueues(t *testing.T) {
 		if r["Type"] == "AWS::CloudWatch::Alarm" {
 			p := props(r)
 			for _, d := range asList(p["Dimensions"]) {
-				alarmed[fmt.Sprint(p["MetricName"], " ", get(d.(map[string]any), "Value"))] = true
+				alarmed[fmt.Sprint(p["MetricName"], " ", asMap(d)["Value"])] = true
 			}
 		}
 	}
@@ -792,10 +792,7 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 			return true
 		})
 	}
-	for _, o := range []memory.Outcome{memory.OutcomeDisabled, memory.OutcomeNoTurns, memory.OutcomeDuplicate, memory.OutcomeFenced,
-		memory.OutcomeRefused, memory.OutcomeModelFailed, memory.OutcomeBadAnswer, memory.OutcomeUnchanged, memory.OutcomeChanged} {
-		outcomes[string(o)] = true
-	}
+	maps.Copy(outcomes, storeOutcomes(t))
 	if namespace == "" || !metrics["Records"] || len(dimensionSets) == 0 {
 		t.Fatalf("read namespace %q, metrics %v, dimension sets %v from functions/extractor: the reader is out of date", namespace, metrics, dimensionSets)
 	}
@@ -960,4 +957,206 @@ func TestSamconfigDeploys(t *testing.T) {
 		t.Errorf("samconfig.toml's parameters: the functions refuse to start: %v", err)
 	}
 	t.Logf("%s: CHEAP_MODEL_ID=%s", region[1], extractorEnv(t, app)["CHEAP_MODEL_ID"])
+}
+
+// storeOutcomes returns the values of the memory.Outcome constants, read
+// from memory's source so that a new outcome is seen without a list here.
+func storeOutcomes(t *testing.T) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	files, _ := filepath.Glob(filepath.Join(httpapitest.Root(t), "memory", "*.go"))
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			spec, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			if typ, _ := spec.Type.(*ast.Ident); typ == nil || typ.Name != "Outcome" {
+				return true
+			}
+			for _, v := range spec.Values {
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					s, _ := strconv.Unquote(lit.Value)
+					out[s] = true
+				}
+			}
+			return true
+		})
+	}
+	if !out[string(memory.OutcomeChanged)] || !out[string(memory.OutcomeRefused)] {
+		t.Fatalf("read the outcomes %v from memory: the reader is out of date", slices.Sorted(maps.Keys(out)))
+	}
+	return out
+}
+
+// runbook is docs/runbook.md read for the test: the alarms its entries
+// name (### headings, several IDs separated by commas), and its table of
+// outcomes: the alarms of each (backquoted IDs) and the reason when none.
+type runbook struct {
+	entries map[string]bool
+	alarms  map[string][]string
+	reasons map[string]string
+}
+
+var (
+	runbookRow   = regexp.MustCompile("^\\| `([a-z_]+)` \\|([^|]*)\\|([^|]*)\\|$")
+	backquoteIDs = regexp.MustCompile("`([A-Za-z0-9]+)`")
+)
+
+func readRunbook(t *testing.T) runbook {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", "runbook.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := runbook{entries: map[string]bool{}, alarms: map[string][]string{}, reasons: map[string]string{}}
+	for _, line := range strings.Split(string(b), "\n") {
+		if h, ok := strings.CutPrefix(line, "### "); ok {
+			for _, id := range strings.Split(h, ",") {
+				rb.entries[strings.TrimSpace(id)] = true
+			}
+		}
+		if m := runbookRow.FindStringSubmatch(line); m != nil {
+			for _, id := range backquoteIDs.FindAllStringSubmatch(m[2], -1) {
+				rb.alarms[m[1]] = append(rb.alarms[m[1]], id[1])
+			}
+			rb.reasons[m[1]] = strings.TrimSpace(m[3])
+		}
+	}
+	return rb
+}
+
+// TestEveryOutcomeReachesAPerson holds "nothing stops in silence": every
+// outcome the extractor reports (memory's Outcome constants and its own,
+// read from the code) has an alarm of the template in docs/runbook.md's
+// table, or a written reason why none; every alarm has a runbook entry
+// and publishes to the topic, which a parameter can subscribe a person to.
+func TestEveryOutcomeReachesAPerson(t *testing.T) {
+	tpl := httpapitest.LoadTemplate(t)
+	rb := readRunbook(t)
+	_, _, _, outcomes := extractorMetrics(t)
+	alarms := map[string]map[string]any{}
+	for id, r := range tpl.Resources() {
+		if r["Type"] == "AWS::CloudWatch::Alarm" {
+			alarms[id] = props(r)
+		}
+	}
+	for _, o := range slices.Sorted(maps.Keys(outcomes)) {
+		named, reason := rb.alarms[o], rb.reasons[o]
+		if _, listed := rb.reasons[o]; !listed {
+			t.Errorf("outcome %s is not in docs/runbook.md's table: give it an alarm or a reason why none", o)
+			continue
+		}
+		if len(named) == 0 && (reason == "" || reason == "—") {
+			t.Errorf("outcome %s has neither an alarm nor a reason in docs/runbook.md", o)
+		}
+		for _, id := range named {
+			if alarms[id] == nil {
+				t.Errorf("outcome %s: docs/runbook.md names %s, not an alarm of the template", o, id)
+			}
+		}
+	}
+	for o := range rb.reasons {
+		if !outcomes[o] {
+			t.Errorf("docs/runbook.md lists outcome %s, which the code does not report", o)
+		}
+	}
+	for id, p := range alarms {
+		if !rb.entries[id] {
+			t.Errorf("alarm %s has no entry (### %s) in docs/runbook.md", id, id)
+		}
+		for _, d := range asList(p["Dimensions"]) {
+			if o := asMap(d); o["Name"] == "outcome" && !slices.Contains(rb.alarms[fmt.Sprint(o["Value"])], id) {
+				t.Errorf("%s watches outcome %v, but docs/runbook.md's table does not name it there", id, o["Value"])
+			}
+		}
+	}
+	for id := range rb.entries {
+		if alarms[id] == nil {
+			t.Errorf("docs/runbook.md has an entry for %s, not an alarm of the template", id)
+		}
+	}
+	for _, id := range []string{"ExtractionQueueAgeAlarm", "ExtractorRefusedAlarm", "ApiServerErrorsAlarm", "ApiClientErrorsAlarm", "ApiLatencyAlarm", "TableThrottlesAlarm"} {
+		if alarms[id] == nil {
+			t.Errorf("no %s", id)
+		}
+	}
+	sub := props(tpl.Resources()["AlarmEmailSubscription"])
+	if fmt.Sprint(sub["Endpoint"]) != fmt.Sprint(ref("AlarmEmail")) || fmt.Sprint(sub["TopicArn"]) != fmt.Sprint(ref("AlarmTopic")) {
+		t.Errorf("AlarmEmailSubscription %v: want the AlarmEmail parameter subscribed to AlarmTopic", sub)
+	}
+	tmpl := loadStackTemplate(t)
+	for email, subscribed := range map[string]bool{"": false, "ops@example.com": true} {
+		o := deployment("us-east-1", map[string]string{"AlarmEmail": email})
+		if err := tmpl.Check(o); err != nil {
+			t.Errorf("AlarmEmail %q refused: %v", email, err)
+			continue
+		}
+		if _, got := resolve(t, tmpl, o).Properties["AlarmEmailSubscription"]; got != subscribed {
+			t.Errorf("AlarmEmail %q: subscription made = %v, want %v", email, got, subscribed)
+		}
+	}
+	if tmpl.Check(deployment("us-east-1", map[string]string{"AlarmEmail": "not an address"})) == nil {
+		t.Error(`AlarmEmail "not an address" accepted`)
+	}
+}
+
+// TestQueueAgeAlarmIsPastRetries holds the queue-age alarm's default
+// threshold to the queue: a message that fails every time ages for the
+// visibility timeout times maxReceiveCount before the dead-letter queue
+// takes it, so a lower threshold would call retries a backlog.
+func TestQueueAgeAlarmIsPastRetries(t *testing.T) {
+	tpl := httpapitest.LoadTemplate(t)
+	tmpl := loadStackTemplate(t)
+	app := resolve(t, tmpl, deployment("us-east-1", nil))
+	q := app.Properties["ExtractionQueue"]
+	retries := toFloat(q["VisibilityTimeout"]) * toFloat(get(q, "RedrivePolicy", "maxReceiveCount"))
+	alarm := app.Properties["ExtractionQueueAgeAlarm"]
+	if th := toFloat(alarm["Threshold"]); th < retries || retries == 0 {
+		t.Errorf("ExtractionQueueAgeAlarm threshold %v s < visibility × receives = %v s", th, retries)
+	}
+	if fmt.Sprint(props(tpl.Resources()["ExtractionQueueAgeAlarm"])["Threshold"]) != fmt.Sprint(ref("ExtractionDelayAlarmSeconds")) {
+		t.Error("ExtractionQueueAgeAlarm's threshold is not the parameter ExtractionDelayAlarmSeconds")
+	}
+}
+
+// TestLimitsAreParameters checks that the route throttles and the fact
+// API's reserved concurrency follow their parameters: reads take the
+// default route settings, every editing route the edit limits, and 0
+// reserves no concurrency.
+func TestLimitsAreParameters(t *testing.T) {
+	tmpl := loadStackTemplate(t)
+	app := resolve(t, tmpl, deployment("us-east-1", map[string]string{"ReadRateLimit": "700", "EditRateLimit": "7", "EditReservedConcurrency": "0"}))
+	api := app.Properties["HttpApi"]
+	if got := toFloat(get(api, "DefaultRouteSettings", "ThrottlingRateLimit")); got != 700 {
+		t.Errorf("default route rate %v, want ReadRateLimit 700", got)
+	}
+	routes := asMap(api["RouteSettings"])
+	for _, r := range app.APIs["HttpApi"].Routes {
+		rs, edit := routes[r.Key()], r.Method != "GET"
+		if edit != (rs != nil) {
+			t.Errorf("route %s: settings %v; want its own only when it edits", r.Key(), rs)
+		}
+		if edit && toFloat(asMap(rs)["ThrottlingRateLimit"]) != 7 {
+			t.Errorf("route %s: rate %v, want EditRateLimit 7", r.Key(), asMap(rs)["ThrottlingRateLimit"])
+		}
+	}
+	if len(routes) != len(app.APIs["HttpApi"].Routes)-2 {
+		t.Errorf("route settings %v name routes the API does not have", slices.Sorted(maps.Keys(routes)))
+	}
+	if f := app.Functions["GetFactsFunction"]; f.ReservedConcurrency != 20 {
+		t.Errorf("GetFactsFunction reserved concurrency %d, want the default 20", f.ReservedConcurrency)
+	}
+	for _, id := range []string{"PutFactFunction", "DeleteFactFunction", "ClearFactsFunction", "EraseUserFunction"} {
+		if f := app.Functions[id]; f.ReservedConcurrency != 0 {
+			t.Errorf("%s reserved concurrency %d with EditReservedConcurrency 0, want none", id, f.ReservedConcurrency)
+		}
+	}
 }

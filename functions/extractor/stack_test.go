@@ -171,7 +171,8 @@ func TestStackModelFailures(t *testing.T) {
 		{"throttled", []fakebedrock.Step{fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle(), fakebedrock.Throttle()}, true, "model_failed"},
 		{"access denied", []fakebedrock.Step{fakebedrock.AccessDenied()}, false, "model_failed"},
 		{"malformed tool input", []fakebedrock.Step{{Input: json.RawMessage(`{"operations":"none"}`)}}, false, "bad_answer"},
-		{"stop reason max_tokens", []fakebedrock.Step{{StopReason: "max_tokens"}}, false, "bad_answer"},
+		// Asked twice: at bedrock.FirstMaxTokens, and at what the caps allow.
+		{"stop reason max_tokens", []fakebedrock.Step{{StopReason: "max_tokens"}, {StopReason: "max_tokens"}}, false, "bad_answer"},
 		{"tool choice refused", []fakebedrock.Step{fakebedrock.ToolChoiceRefused()}, false, "model_failed"},
 	}
 	for _, tt := range tests {

@@ -15,7 +15,9 @@ type noValue struct{}
 // template.yaml uses (Ref, Fn::GetAtt, Fn::Sub; Fn::Select and Fn::Split
 // to take the stack's unique ID for the queue names), and the conditions
 // and mappings of a region-dependent setting (Condition, Fn::If,
-// Fn::Equals, Fn::Not, Fn::FindInMap), and in the assertions of Rules,
+// Fn::Equals, Fn::Not, Fn::FindInMap, with the DefaultValue of
+// AWS::LanguageExtensions; as CloudFormation does, every Fn::FindInMap is
+// evaluated in both branches of an Fn::If), and in the assertions of Rules,
 // which [Template.Check] evaluates, Fn::Contains. Any other fails the
 // template's resolution, naming the function.
 var Intrinsics = []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Select", "Fn::Split", "Condition", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap", "Fn::Contains"}
@@ -154,10 +156,16 @@ func (e *evaluator) intrinsic(name string, arg any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c {
-			return e.resolve(raw[1])
+		taken, other := raw[1], raw[2]
+		if !c {
+			taken, other = other, taken
 		}
-		return e.resolve(raw[2])
+		// CloudFormation resolves Fn::FindInMap in both branches: a key
+		// missing from the branch not taken fails the stack too.
+		if err := e.checkMaps(other); err != nil {
+			return nil, fmt.Errorf("Fn::If on %v, the branch not taken: %w", raw[0], err)
+		}
+		return e.resolve(taken)
 	case "Fn::Equals":
 		l, err := e.list(arg, 2, name)
 		if err != nil {
@@ -193,21 +201,66 @@ func (e *evaluator) intrinsic(name string, arg any) (any, error) {
 		}
 		return false, nil
 	case "Fn::FindInMap":
-		l, err := e.list(arg, 3, name)
-		if err != nil {
-			return nil, err
-		}
-		m, _ := e.t.raw["Mappings"].(map[string]any)
-		top, _ := m[fmt.Sprint(l[0])].(map[string]any)
-		second, _ := top[fmt.Sprint(l[1])].(map[string]any)
-		v, ok := second[fmt.Sprint(l[2])]
-		if !ok {
-			return nil, fmt.Errorf("Fn::FindInMap: no %v", l)
-		}
-		return e.resolve(v)
+		return e.findInMap(arg)
 	}
 	return nil, fmt.Errorf("%s is not evaluated by the local template reader, which knows %s only: "+
 		"if the template needs it, add it to internal/samtemplate/eval.go with a test", name, strings.Join(Intrinsics, ", "))
+}
+
+// findInMap evaluates Fn::FindInMap [map, top key, second key] and, with
+// the AWS::LanguageExtensions transform, [map, top key, second key,
+// {DefaultValue: v}], which returns v when a key is missing.
+func (e *evaluator) findInMap(arg any) (any, error) {
+	raw, ok := arg.([]any)
+	if !ok || (len(raw) != 3 && len(raw) != 4) {
+		return nil, fmt.Errorf("Fn::FindInMap wants [map, top key, second key] and an optional {DefaultValue}, not %v", arg)
+	}
+	l, err := e.list(raw[:3], 3, "Fn::FindInMap")
+	if err != nil {
+		return nil, err
+	}
+	m, _ := e.t.raw["Mappings"].(map[string]any)
+	top, _ := m[fmt.Sprint(l[0])].(map[string]any)
+	second, _ := top[fmt.Sprint(l[1])].(map[string]any)
+	if v, ok := second[fmt.Sprint(l[2])]; ok {
+		return e.resolve(v)
+	}
+	if len(raw) == 3 {
+		return nil, fmt.Errorf("Fn::FindInMap: no %v (CloudFormation: Unable to get mapping)", l)
+	}
+	if !e.t.HasTransform(LanguageExtensions) {
+		return nil, fmt.Errorf("Fn::FindInMap with a DefaultValue needs the %s transform", LanguageExtensions)
+	}
+	opts, _ := raw[3].(map[string]any)
+	d, ok := opts["DefaultValue"]
+	if !ok || len(opts) != 1 {
+		return nil, fmt.Errorf("Fn::FindInMap: the fourth argument is {DefaultValue: v}, not %v", raw[3])
+	}
+	return e.resolve(d)
+}
+
+// checkMaps evaluates every Fn::FindInMap in v, as CloudFormation does in
+// a branch of Fn::If it does not take, and returns the first failure.
+func (e *evaluator) checkMaps(v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+		if arg, ok := v["Fn::FindInMap"]; ok && len(v) == 1 {
+			_, err := e.findInMap(arg)
+			return err
+		}
+		for _, x := range v {
+			if err := e.checkMaps(x); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if err := e.checkMaps(x); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (e *evaluator) list(arg any, n int, name string) ([]any, error) {

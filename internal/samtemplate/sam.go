@@ -78,6 +78,27 @@ type resource struct {
 	name      string // physical name
 }
 
+// LanguageExtensions is the transform that lets Fn::FindInMap take a
+// DefaultValue, which the evaluator honours only when the template
+// declares it.
+const LanguageExtensions = "AWS::LanguageExtensions"
+
+// HasTransform reports whether the template declares the transform name,
+// alone or in its list of transforms.
+func (t *Template) HasTransform(name string) bool {
+	switch v := t.raw["Transform"].(type) {
+	case string:
+		return v == name
+	case []any:
+		for _, x := range v {
+			if fmt.Sprint(x) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Load reads and parses the template at path.
 func Load(path string) (*Template, error) {
 	src, err := os.ReadFile(path)

@@ -1,6 +1,7 @@
 package samtemplate
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -448,5 +449,69 @@ Resources:
 	}}}}}}}
 	if diff := cmp.Diff(want, app.Properties["Role"]); diff != "" {
 		t.Errorf("the role's properties (-want +got):\n%s", diff)
+	}
+}
+
+// TestFindInMapInBothBranches holds the evaluator to CloudFormation's
+// Fn::FindInMap: a missing key fails even in the branch of Fn::If not
+// taken, and a DefaultValue, with the AWS::LanguageExtensions transform
+// only, stands in for it.
+func TestFindInMapInBothBranches(t *testing.T) {
+	const tmpl = `
+Transform: %s
+Parameters:
+  Override: {Type: String, Default: ""}
+Mappings:
+  Geo:
+    eu-west-1: {Prefix: eu}
+Conditions:
+  FromMap: !Equals [!Ref Override, ""]
+Resources:
+  F:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: .
+      Environment:
+        Variables:
+          X: !If [FromMap, %s, !Ref Override]
+`
+	const (
+		plain      = `!FindInMap [Geo, !Ref AWS::Region, Prefix]`
+		withDef    = `!FindInMap [Geo, !Ref AWS::Region, Prefix, {DefaultValue: none}]`
+		extensions = `[AWS::LanguageExtensions, AWS::Serverless-2016-10-31]`
+		serverless = `AWS::Serverless-2016-10-31`
+	)
+	tests := []struct {
+		name, transform, find, region, override string
+		want, wantErr                           string
+	}{
+		{"mapped, taken", serverless, plain, "eu-west-1", "", "eu", ""},
+		{"mapped, not taken", serverless, plain, "eu-west-1", "m.x", "m.x", ""},
+		{"unmapped, taken", serverless, plain, "sa-east-1", "", "", "Unable to get mapping"},
+		{"unmapped, not taken: CloudFormation fails too", serverless, plain, "sa-east-1", "m.x", "", "branch not taken"},
+		{"default, not taken", extensions, withDef, "sa-east-1", "m.x", "m.x", ""},
+		{"default, taken", extensions, withDef, "sa-east-1", "", "none", ""},
+		{"default without the transform", serverless, withDef, "sa-east-1", "m.x", "", "needs the AWS::LanguageExtensions transform"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tp, err := Parse([]byte(fmt.Sprintf(tmpl, tt.transform, tt.find)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			app, err := tp.Resolve(Options{Region: tt.region, AccountID: "123456789012", StackName: "s", Parameters: map[string]string{"Override": tt.override}})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := app.Functions["F"].Env["X"]; got != tt.want {
+				t.Errorf("X = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

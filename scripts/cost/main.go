@@ -4,11 +4,17 @@
 // real Bedrock model adapter (over a stand-in of the Converse API that
 // records each request) and the real producer, counts every DynamoDB
 // request, measures the stored item, the prompt and every message, and
-// prices them for a usage profile. docs/cost.md is its output.
+// prices them for a usage profile. It also turns the figures into the load
+// that 10 thousand to 10 million daily users make and the daily users at
+// which each limit binds, from template.yaml's parameters and a table of
+// quotas and prices with their sources. docs/cost.md and docs/scale.md
+// hold its output between markers; -write puts it there, and a test fails
+// when they differ.
 //
 // Usage (moto_server is started for it by the script):
 //
 //	./scripts/with-moto.sh go run ./scripts/cost [-answers 20] [-threads 4] [-facts 30]
+//	./scripts/with-moto.sh go run ./scripts/cost -write .   # the docs, at the default profile
 package main
 
 import (
@@ -17,6 +23,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -46,25 +53,69 @@ type profile struct {
 	facts          int     // facts the user has
 	pageVisitsWeek float64 // memory page visits a week: one GET and one PUT each
 	httpReads      bool    // the gateway reads the facts over HTTP before every call
+	budget         bool    // a tenant daily budget is set: its counter is written
 	userChars      int     // characters of a user turn
 	assistantChars int     // characters of an assistant turn
 	days           float64 // days a month
 }
 
 func main() {
-	p := profile{days: 30}
-	flag.IntVar(&p.answersPerDay, "answers", 20, "answers a day (gateway messages)")
-	flag.IntVar(&p.threadsPerDay, "threads", 4, "threads a day the answers spread over")
-	flag.IntVar(&p.facts, "facts", 30, "facts of the user")
-	flag.Float64Var(&p.pageVisitsWeek, "page-visits", 1, "memory page visits a week")
-	flag.BoolVar(&p.httpReads, "http-reads", true, "the gateway reads the facts through the HTTP API before every call (false: with the Go packages)")
-	flag.IntVar(&p.userChars, "user-chars", 300, "characters of a user turn")
-	flag.IntVar(&p.assistantChars, "assistant-chars", 1200, "characters of an assistant turn")
+	p := defaultProfile()
+	flag.IntVar(&p.answersPerDay, "answers", p.answersPerDay, "answers a day (gateway messages)")
+	flag.IntVar(&p.threadsPerDay, "threads", p.threadsPerDay, "threads a day the answers spread over")
+	flag.IntVar(&p.facts, "facts", p.facts, "facts of the user")
+	flag.Float64Var(&p.pageVisitsWeek, "page-visits", p.pageVisitsWeek, "memory page visits a week")
+	flag.BoolVar(&p.httpReads, "http-reads", p.httpReads, "the gateway reads the facts through the HTTP API before every call (false: with the Go packages)")
+	flag.BoolVar(&p.budget, "budget", p.budget, "a tenant daily budget is set (TenantDailyModelCalls > 0): its counter's writes are counted")
+	flag.IntVar(&p.userChars, "user-chars", p.userChars, "characters of a user turn")
+	flag.IntVar(&p.assistantChars, "assistant-chars", p.assistantChars, "characters of an assistant turn")
+	write := flag.String("write", "", "the repository's root: write docs/cost.md and docs/scale.md between their markers instead of printing")
+	root := flag.String("root", ".", "the repository's root, for template.yaml")
 	flag.Parse()
-	if err := run(context.Background(), p); err != nil {
+	if *write != "" {
+		*root = *write
+	}
+	if err := run(context.Background(), p, *root, *write != ""); err != nil {
 		fmt.Fprintln(os.Stderr, "cost:", err)
 		os.Exit(1)
 	}
+}
+
+// defaultProfile is the profile docs/cost.md and docs/scale.md are
+// written for.
+func defaultProfile() profile {
+	return profile{answersPerDay: 20, threadsPerDay: 4, facts: 30, pageVisitsWeek: 1, httpReads: true, budget: true,
+		userChars: 300, assistantChars: 1200, days: 30}
+}
+
+func run(ctx context.Context, p profile, root string, write bool) error {
+	endpoint := os.Getenv("USERMEMORY_AWS_ENDPOINT")
+	if endpoint == "" {
+		return fmt.Errorf("USERMEMORY_AWS_ENDPOINT is not set: run  ./scripts/with-moto.sh go run ./scripts/cost")
+	}
+	docs, _, err := render(ctx, endpoint, p, root)
+	if err != nil {
+		return err
+	}
+	for _, name := range slicesSorted(docs) {
+		if !write {
+			fmt.Printf("# %s\n\n%s\n", name, docs[name])
+			continue
+		}
+		path := filepath.Join(root, "docs", name)
+		old, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		doc, err := replaceGenerated(string(old), docs[name])
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // requestCounter counts DynamoDB requests by operation.
@@ -95,6 +146,7 @@ func (c *requestCounter) take() map[string]int {
 type converse struct {
 	mu                                  sync.Mutex
 	calls                               int
+	maxTokens                           int
 	systemChars, transcriptChars, tools int
 	answerChars                         int
 }
@@ -103,6 +155,9 @@ func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput,
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++
+	if in.InferenceConfig != nil {
+		c.maxTokens = int(aws.ToInt32(in.InferenceConfig.MaxTokens))
+	}
 	c.systemChars, c.transcriptChars = 0, 0
 	for _, b := range in.System {
 		if t, ok := b.(*brtypes.SystemContentBlockMemberText); ok {
@@ -175,18 +230,19 @@ func text(n int) string {
 	return s[:n]
 }
 
-func run(ctx context.Context, p profile) error {
-	endpoint := os.Getenv("USERMEMORY_AWS_ENDPOINT")
-	if endpoint == "" {
-		return fmt.Errorf("USERMEMORY_AWS_ENDPOINT is not set: run  ./scripts/with-moto.sh go run ./scripts/cost")
+// measure runs the store for profile p against the DynamoDB at endpoint
+// and hands the configuration and what it measured to emit.
+func measure(ctx context.Context, endpoint string, p profile, emit func(memory.Config, reportInput)) error {
+	client := func(c *requestCounter) *dynamodb.Client {
+		return dynamodb.New(dynamodb.Options{
+			Region:       "us-east-1",
+			BaseEndpoint: aws.String(endpoint),
+			Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+			APIOptions:   []func(*middleware.Stack) error{c.middleware},
+		})
 	}
-	counter := &requestCounter{n: map[string]int{}}
-	db := dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		APIOptions:   []func(*middleware.Stack) error{counter.middleware},
-	})
+	counter, budgetCounter := &requestCounter{n: map[string]int{}}, &requestCounter{n: map[string]int{}}
+	db := client(counter)
 	table := fmt.Sprintf("cost-%d", time.Now().UnixNano())
 	if err := dynamorepo.CreateTable(ctx, db, table); err != nil {
 		return err
@@ -200,7 +256,13 @@ func run(ctx context.Context, p profile) error {
 	clockStart := time.Date(2026, 12, 1, 9, 0, 0, int(time.Millisecond), time.UTC)
 	cfg := memory.Config{CheapModelID: "us.amazon.nova-micro-v1:0"}.WithDefaults()
 	stand := &converse{}
-	store, err := memory.New(dynamorepo.New(db, table), cfg, memory.WithModel(bedrock.New(stand)), memory.WithClock(memorytest.StepClock(clockStart)))
+	opts := []memory.Option{memory.WithModel(bedrock.New(stand)), memory.WithClock(memorytest.StepClock(clockStart))}
+	if p.budget {
+		// The extractor's gate (functions/extractor), on its own client
+		// so that its requests are counted apart.
+		opts = append(opts, memory.WithUsageGate(dynamorepo.NewBudget(client(budgetCounter), table, 1_000_000)))
+	}
+	store, err := memory.New(dynamorepo.New(db, table), cfg, opts...)
 	if err != nil {
 		return err
 	}
@@ -247,10 +309,14 @@ func run(ctx context.Context, p profile) error {
 	// One day of answers, as a gateway sends them (producer.Build, the
 	// turns since the last extraction), through the store as the
 	// extractor runs it.
-	pr := producer.New(nopSQS{}, "https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo")
+	// A fixed clock, as the store's: the message's sentAt has the same
+	// length at every run.
+	sent := producer.WithClock(func() time.Time { return clockStart })
+	pr := producer.New(nopSQS{}, "https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo", sent)
 	perThread := p.answersPerDay / p.threadsPerDay
 	var msgBytes []int
 	callsBefore := stand.calls
+	budgetCounter.take()
 	for th := range p.threadsPerDay {
 		id := threadID(1000 + th)
 		var pending []producer.Turn
@@ -282,6 +348,7 @@ func run(ctx context.Context, p profile) error {
 	}
 	extractionsPerDay := stand.calls - callsBefore
 	dayDynamo := counter.take()
+	budgetDynamo := budgetCounter.take()
 
 	// One GET of the facts (the gateway's read, the page's list) and one
 	// PUT (the page's edit).
@@ -306,7 +373,7 @@ func run(ctx context.Context, p profile) error {
 	for i := range 6 {
 		long.Turns = append(long.Turns, producer.Turn{Role: []string{"user", "assistant"}[i%2], Text: text(30000)})
 	}
-	whole, err := producer.New(nopSQS{}, "https://q/1/q.fifo", producer.WithTranscriptChars(0)).Build(long)
+	whole, err := producer.New(nopSQS{}, "https://q/1/q.fifo", producer.WithTranscriptChars(0), sent).Build(long)
 	if err != nil {
 		return err
 	}
@@ -315,7 +382,8 @@ func run(ctx context.Context, p profile) error {
 		return err
 	}
 
-	report(p, cfg, reportInput{
+	emit(cfg, reportInput{
+		budgetDynamo: budgetDynamo, maxTokens: stand.maxTokens,
 		factsOnly: factsOnly, steady: steady, facts: len(factsNow), maxThreads: cfg.MaxThreads,
 		dayDynamo: dayDynamo, getDynamo: getDynamo, putDynamo: putDynamo,
 		extractionsPerDay: extractionsPerDay, msgBytes: msgBytes,
@@ -342,6 +410,8 @@ func (nopSQS) SendMessage(context.Context, *sqs.SendMessageInput, ...func(*sqs.O
 type reportInput struct {
 	factsOnly, steady, facts, maxThreads int
 	dayDynamo, getDynamo, putDynamo      map[string]int
+	budgetDynamo                         map[string]int // the budget counter's requests in a day
+	maxTokens                            int            // the maxTokens the adapter asked for
 	extractionsPerDay                    int
 	msgBytes                             []int
 	systemChars, transcriptChars         int

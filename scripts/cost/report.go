@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"strings"
 
 	"github.com/usermemory/usermemory/memory"
 )
@@ -20,7 +22,10 @@ const (
 	novaMicroPerIn       = 0.035 / 1e6  // per input token
 	novaMicroPerOut      = 0.14 / 1e6   // per output token
 	logsPerGB            = 0.50         // CloudWatch Logs ingestion
-	agentCorePerEvent    = 0.25 / 1000  // short-term memory, new event
+	agentCorePerGB       = 1.00         // short-term memory, per GB ingested (since October 2026)
+	agentCoreMinEvent    = 12 * 1024    // bytes: the least an event is billed for
+	metricPerMonth       = 0.30         // CloudWatch custom metric a month (first 10,000)
+	alarmMetricPerMonth  = 0.10         // CloudWatch standard-resolution alarm, per metric a month
 	agentCorePerRecord   = 0.75 / 1000  // long-term record stored a month (built-in strategy)
 	agentCorePerRetrieve = 0.50 / 1000  // long-term retrieval
 	mem0ProMonthly       = 249.0        // mem0 Platform Pro plan a month
@@ -36,11 +41,15 @@ const (
 	notDueSeconds          = 0.020 // an extractor invocation that calls no model
 	dueSeconds             = 1.0   // an extractor invocation with a model call
 	apiLogBytes            = 600.0 // START/END/REPORT and one request line
-	extractorLogBytes      = 900.0 // the same and one model-call line
+	extractorLogBytes      = 900.0 // the same and one record line
+	emfLineBytes           = 700.0 // the record's embedded-metric line (functions/extractor observe)
 	itemOverheadBytes      = 100.0 // DynamoDB's per-item storage overhead
 )
 
-func report(p profile, cfg memory.Config, r reportInput) {
+// report writes docs/cost.md's measured part: the measured figures, a
+// month of one active user priced, the same profile on two other services,
+// and what the whole stack costs whatever its users.
+func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) {
 	days := p.days
 	visits := p.pageVisitsWeek * days / 7
 	messages := float64(p.answersPerDay) * days
@@ -84,7 +93,9 @@ func report(p profile, cfg memory.Config, r reportInput) {
 
 	lambdaInv := messages + apiRequests
 	gbs := memoryGB * (apiRequests*apiSeconds + (messages-extractions)*notDueSeconds + extractions*dueSeconds)
-	logGB := (apiRequests*apiLogBytes + messages*extractorLogBytes) / 1e9
+	logGB := (apiRequests*apiLogBytes + messages*(extractorLogBytes+emfLineBytes)) / 1e9
+	// A counter item is under 1 KB: one write unit a write.
+	budgetW := float64(r.budgetDynamo["UpdateItem"]+r.budgetDynamo["PutItem"]) * days
 
 	type line struct {
 		part, usage string
@@ -100,48 +111,70 @@ func report(p profile, cfg memory.Config, r reportInput) {
 		{"SQS FIFO", fmt.Sprintf("%.0f requests in 64 KB chunks (messages of %.0f B on average)", sqsRequests, avgBytes), sqsRequests * sqsFIFOPerRequest},
 		{"Bedrock input tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", extractions, r.inTokens), extractions * r.inTokens * novaMicroPerIn},
 		{"Bedrock output tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", extractions, r.outTokens), extractions * r.outTokens * novaMicroPerOut},
-		{"CloudWatch Logs", fmt.Sprintf("%.2f MB ingested", logGB*1000), logGB * logsPerGB},
+		{"CloudWatch Logs", fmt.Sprintf("%.2f MB ingested (with the extractor's embedded-metric lines)", logGB*1000), logGB * logsPerGB},
+	}
+	if p.budget {
+		lines = append(lines, line{"DynamoDB, the tenant's budget counter", fmt.Sprintf("%.0f WRU (%s a day, 1 WRU each: a counter item is under 1 KB)", budgetW, sortedOps(r.budgetDynamo)), budgetW * dynamoPerWRU})
 	}
 	total := 0.0
 	for _, l := range lines {
 		total += l.cost
 	}
 
-	fmt.Printf("## Measured\n\n")
-	fmt.Printf("| what | measured |\n|---|---|\n")
-	fmt.Printf("| record item, %d facts, no watermark | %d B |\n", r.facts, r.factsOnly)
-	fmt.Printf("| record item, %d facts and %d thread watermarks (MaxThreads) | %d B (watermarks: %d B, %.0f%% of the item) |\n",
+	fmt.Fprintf(w, "## Measured\n\n")
+	fmt.Fprintf(w, "| what | measured |\n|---|---|\n")
+	fmt.Fprintf(w, "| record item, %d facts, no watermark | %d B |\n", r.facts, r.factsOnly)
+	fmt.Fprintf(w, "| record item, %d facts and %d thread watermarks (MaxThreads) | %d B (watermarks: %d B, %.0f%% of the item) |\n",
 		r.facts, r.maxThreads, r.steady, r.steady-r.factsOnly, 100*float64(r.steady-r.factsOnly)/float64(r.steady))
-	fmt.Printf("| units of one write / one consistent read | %.0f WRU / %.0f RRU with the watermarks, %.0f WRU / %.0f RRU without |\n",
+	fmt.Fprintf(w, "| units of one write / one consistent read | %.0f WRU / %.0f RRU with the watermarks, %.0f WRU / %.0f RRU without |\n",
 		wru, rru, math.Ceil(float64(r.factsOnly)/1024), math.Ceil(float64(r.factsOnly)/4096))
-	fmt.Printf("| DynamoDB requests, one day (%d messages, %d extractions) | %s |\n", p.answersPerDay, r.extractionsPerDay, sortedOps(r.dayDynamo))
-	fmt.Printf("| DynamoDB requests, GET facts | %s |\n", sortedOps(r.getDynamo))
-	fmt.Printf("| DynamoDB requests, PUT one fact | %s |\n", sortedOps(r.putDynamo))
-	fmt.Printf("| prompt of one extraction | system %d chars, transcript %d chars, tool %d chars: %.0f input tokens at %.0f chars a token |\n",
+	fmt.Fprintf(w, "| DynamoDB requests, one day (%d messages, %d extractions) | %s |\n", p.answersPerDay, r.extractionsPerDay, sortedOps(r.dayDynamo))
+	fmt.Fprintf(w, "| DynamoDB requests, GET facts | %s |\n", sortedOps(r.getDynamo))
+	fmt.Fprintf(w, "| DynamoDB requests, PUT one fact | %s |\n", sortedOps(r.putDynamo))
+	fmt.Fprintf(w, "| prompt of one extraction | system %d chars, transcript %d chars, tool %d chars: %.0f input tokens at %.0f chars a token |\n",
 		r.systemChars, r.transcriptChars, r.toolChars, r.inTokens, charsPerToken)
-	fmt.Printf("| answer of one extraction | %.0f output tokens (one SET, and %.0f for the tool call) |\n", r.outTokens, toolCallOverheadTokens)
-	fmt.Printf("| SQS message, profile (average of %d) | %.0f B |\n", len(r.msgBytes), avgBytes)
-	fmt.Printf("| SQS message, six turns of 30,000 chars | before trimming %d B (%0.f chunks), after %d B (%.0f chunk) |\n",
+	fmt.Fprintf(w, "| answer of one extraction | %.0f output tokens (one SET, and %.0f for the tool call) |\n", r.outTokens, toolCallOverheadTokens)
+	fmt.Fprintf(w, "| SQS message, profile (average of %d) | %.0f B |\n", len(r.msgBytes), avgBytes)
+	fmt.Fprintf(w, "| SQS message, six turns of 30,000 chars | before trimming %d B (%0.f chunks), after %d B (%.0f chunk) |\n",
 		r.longBefore, math.Ceil(float64(r.longBefore)/65536), r.longAfter, math.Ceil(float64(r.longAfter)/65536))
 
-	fmt.Printf("\n## A month of one active user\n\n")
-	fmt.Printf("Profile: %d answers a day over %d threads, turns of %d (user) and %d (assistant) characters, ExtractEveryTurns %d, %d facts, %.0f page visit(s) a week (one GET, one PUT), gateway reads over HTTP: %v; %.0f days.\n\n",
+	fmt.Fprintf(w, "\n## A month of one active user\n\n")
+	fmt.Fprintf(w, "Profile: %d answers a day over %d threads, turns of %d (user) and %d (assistant) characters, ExtractEveryTurns %d, %d facts, %.0f page visit(s) a week (one GET, one PUT), gateway reads over HTTP: %v; %.0f days.\n\n",
 		p.answersPerDay, p.threadsPerDay, p.userChars, p.assistantChars, cfg.ExtractEveryTurns, p.facts, p.pageVisitsWeek, p.httpReads, days)
-	fmt.Printf("| part | usage a month | USD a month |\n|---|---|---:|\n")
+	fmt.Fprintf(w, "| part | usage a month | USD a month |\n|---|---|---:|\n")
 	for _, l := range lines {
-		fmt.Printf("| %s | %s | %.5f |\n", l.part, l.usage, l.cost)
+		fmt.Fprintf(w, "| %s | %s | %.5f |\n", l.part, l.usage, l.cost)
 	}
-	fmt.Printf("| **total** | | **%.4f** |\n", total)
+	fmt.Fprintf(w, "| **total** | | **%.4f** |\n", total)
 
 	retrievals := float64(p.answersPerDay)*days + visits
-	ac := messages*agentCorePerEvent + float64(r.facts)*agentCorePerRecord + retrievals*agentCorePerRetrieve
+	eventGB := messages * math.Max(avgBytes, agentCoreMinEvent) / 1e9
+	ac := eventGB*agentCorePerGB + float64(r.facts)*agentCorePerRecord + retrievals*agentCorePerRetrieve
 	m0 := mem0ProMonthly / (mem0ProRetrievals / retrievals)
-	fmt.Printf("\n## The same profile elsewhere\n\n")
-	fmt.Printf("| service | billed for | USD a month |\n|---|---|---:|\n")
-	fmt.Printf("| usermemory (above) | | %.4f |\n", total)
-	fmt.Printf("| Amazon Bedrock AgentCore Memory | %.0f events, %d long-term records stored, %.0f retrievals | %.4f |\n", messages, r.facts, retrievals, ac)
-	fmt.Printf("| mem0 Platform, Pro plan shared | %.0f retrievals of the plan's %.0f a month | %.4f |\n", retrievals, mem0ProRetrievals, m0)
-	fmt.Printf("\nSQS before and after trimming, for a month of such long messages (%d a day): %.4f USD before, %.4f after.\n",
+	fmt.Fprintf(w, "\n## The same profile elsewhere\n\n")
+	fmt.Fprintf(w, "| service | billed for | USD a month |\n|---|---|---:|\n")
+	fmt.Fprintf(w, "| usermemory (above) | | %.4f |\n", total)
+	fmt.Fprintf(w, "| Amazon Bedrock AgentCore Memory | %.0f events (%.4f GB at %d B at least each), %d long-term records stored, %.0f retrievals | %.4f |\n",
+		messages, eventGB, agentCoreMinEvent, r.facts, retrievals, ac)
+	fmt.Fprintf(w, "| mem0 Platform, Pro plan shared | %.0f retrievals of the plan's %.0f a month | %.4f |\n", retrievals, mem0ProRetrievals, m0)
+	fmt.Fprintf(w, "\nSQS before and after trimming, for a month of such long messages (%d a day): %.4f USD before, %.4f after.\n",
 		p.answersPerDay, float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longBefore)/65536)+1)*sqsFIFOPerRequest,
 		float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longAfter)/65536)+1)*sqsFIFOPerRequest)
+
+	metrics := float64(len(extractorMetricNames) * len(everyDayOutcomes))
+	fmt.Fprintf(w, "\n## The whole stack, whatever its users\n\n")
+	fmt.Fprintf(w, "| part | count | USD a month |\n|---|---|---:|\n")
+	fmt.Fprintf(w, "| CloudWatch custom metrics | %d metrics of the extractor × %d outcomes seen every day (%s) = %.0f | %.2f |\n",
+		len(extractorMetricNames), len(everyDayOutcomes), strings.Join(everyDayOutcomes, ", "), metrics, metrics*metricPerMonth)
+	fmt.Fprintf(w, "| CloudWatch alarms | %d alarms of template.yaml watching %d metrics | %.2f |\n",
+		st.alarms, st.alarmMetrics, float64(st.alarmMetrics)*alarmMetricPerMonth)
+	fmt.Fprintf(w, "| **total** | | **%.2f** |\n", metrics*metricPerMonth+float64(st.alarmMetrics)*alarmMetricPerMonth)
 }
+
+// extractorMetricNames are the metrics of the extractor's embedded-metric
+// line (functions/extractor observe.go), each kept per outcome.
+var extractorMetricNames = []string{"Records", "Retried", "ModelCalls", "InputTokens", "OutputTokens", "CacheReadTokens", "CacheWriteTokens", "Duration"}
+
+// everyDayOutcomes are the outcomes a working stack reports every day;
+// each other outcome seen in a month adds a metric per name.
+var everyDayOutcomes = []string{"not_due", "changed", "unchanged", "duplicate", "no_turns"}
