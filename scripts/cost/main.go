@@ -319,10 +319,14 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	budgetCounter.take()
 	for th := range p.threadsPerDay {
 		id := threadID(1000 + th)
-		var pending []producer.Turn
+		// read are the turns extracted already, sent again as context
+		// turns before the new ones (the producer keeps the newest within
+		// memory.DefaultContextChars), as the gateway sends them.
+		var read, pending []producer.Turn
 		for k := 1; k <= perThread; k++ {
 			pending = append(pending, producer.Turn{Role: "user", Text: text(p.userChars)}, producer.Turn{Role: "assistant", Text: text(p.assistantChars)})
-			m := producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: id, PreviousTurnCount: 2*k - 2, TurnCount: 2 * k, Turns: pending}
+			m := producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: id, PreviousTurnCount: 2*k - 2, TurnCount: 2 * k,
+				Turns: pending, ContextTurns: read}
 			in, err := pr.Build(m)
 			if err != nil {
 				return err
@@ -338,11 +342,16 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 			for _, t := range pending {
 				req.Turns = append(req.Turns, memory.Turn{Role: t.Role, Text: t.Text})
 			}
+			for _, t := range read {
+				req.ContextTurns = append(req.ContextTurns, memory.Turn{Role: t.Role, Text: t.Text})
+			}
 			if _, err := store.Extract(ctx, req); err != nil {
 				return err
 			}
 			if stand.calls > before {
-				pending = nil // extracted: the next message starts after these turns
+				// Extracted: the next message starts after these turns,
+				// which become its context.
+				read, pending = append(read, pending...), nil
 			}
 		}
 	}
