@@ -13,17 +13,25 @@ import (
 // at once can both pass their condition; DynamoDB applies each request to
 // an item atomically. The functions reach DynamoDB through this proxy, so
 // the local stack keeps DynamoDB's guarantee and a lost update seen
-// locally is a real bug. SQS requests go to moto directly.
+// locally is a real bug. The stack puts a fault injector in front of it.
 func serialDynamoDB(motoEndpoint string) (http.Handler, error) {
-	target, err := url.Parse(motoEndpoint)
+	proxy, err := reverseProxy(motoEndpoint)
 	if err != nil {
 		return nil, err
 	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	var mu sync.Mutex
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		proxy.ServeHTTP(w, r)
 	}), nil
+}
+
+// reverseProxy returns a reverse proxy to endpoint.
+func reverseProxy(endpoint string) (http.Handler, error) {
+	target, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	return httputil.NewSingleHostReverseProxy(target), nil
 }
