@@ -737,6 +737,18 @@ func (s *Stack) Invocations() map[string]int64 {
 	return out
 }
 
+// EventSourceStats returns, over the SQS event sources, the batches handed
+// to the function, the messages deleted after success, and the messages
+// left for redelivery (reported as batch item failures, or in a batch
+// whose invocation failed).
+func (s *Stack) EventSourceStats() (batches, deleted, failed int64) {
+	for _, p := range s.pollers {
+		b, d, f := p.Stats()
+		batches, deleted, failed = batches+b, deleted+d, failed+f
+	}
+	return batches, deleted, failed
+}
+
 // TotalInvocations returns the sum of [Stack.Invocations].
 func (s *Stack) TotalInvocations() int64 {
 	var n int64
