@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -14,8 +15,8 @@ import (
 // an item atomically. The functions reach DynamoDB through this proxy, so
 // the local stack keeps DynamoDB's guarantee and a lost update seen
 // locally is a real bug. The stack puts a fault injector in front of it.
-func serialDynamoDB(motoEndpoint string) (http.Handler, error) {
-	proxy, err := reverseProxy(motoEndpoint)
+func serialDynamoDB(motoEndpoint string, errorLog *log.Logger) (http.Handler, error) {
+	proxy, err := reverseProxy(motoEndpoint, errorLog)
 	if err != nil {
 		return nil, err
 	}
@@ -27,11 +28,14 @@ func serialDynamoDB(motoEndpoint string) (http.Handler, error) {
 	}), nil
 }
 
-// reverseProxy returns a reverse proxy to endpoint.
-func reverseProxy(endpoint string) (http.Handler, error) {
+// reverseProxy returns a reverse proxy to endpoint that writes its errors
+// (a caller that gave up, mostly) to errorLog.
+func reverseProxy(endpoint string, errorLog *log.Logger) (http.Handler, error) {
 	target, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, err
 	}
-	return httputil.NewSingleHostReverseProxy(target), nil
+	p := httputil.NewSingleHostReverseProxy(target)
+	p.ErrorLog = errorLog
+	return p, nil
 }

@@ -668,15 +668,16 @@ func (s *Stack) Fault(service string) *fault.Injector { return s.faults[service]
 // it, the proxy that serialises requests), SQS and the Converse stand-in,
 // and sets the URLs the functions use.
 func (s *Stack) serveFaultProxies() error {
-	serial, err := serialDynamoDB(s.moto.Endpoint)
+	errorLog := slog.NewLogLogger(s.log.With("part", "proxy").Handler(), slog.LevelWarn)
+	serial, err := serialDynamoDB(s.moto.Endpoint, errorLog)
 	if err != nil {
 		return err
 	}
-	sqsProxy, err := reverseProxy(s.moto.Endpoint)
+	sqsProxy, err := reverseProxy(s.moto.Endpoint, errorLog)
 	if err != nil {
 		return err
 	}
-	modelProxy, err := reverseProxy(s.model.URL())
+	modelProxy, err := reverseProxy(s.model.URL(), errorLog)
 	if err != nil {
 		return err
 	}
