@@ -71,8 +71,10 @@ func extractThrough(t *testing.T, name string, spec fault.Spec, n int) {
 // TestExtractorUnderDynamoDBStall: the records a DynamoDB stall catches
 // are reported as batch item failures before the function's deadline and
 // delivered again; none is lost and none reaches the dead-letter queue.
+// The stall outlasts the SDK's attempts (4 of at most 2 s, with a
+// backoff of milliseconds), so that a record fails rather than waits.
 func TestExtractorUnderDynamoDBStall(t *testing.T) {
-	extractThrough(t, "stall", fault.Spec{Kind: fault.Stall, For: 8 * time.Second}, 6)
+	extractThrough(t, "stall", fault.Spec{Kind: fault.Stall, For: 12 * time.Second}, 6)
 }
 
 // TestExtractorUnderDynamoDBThrottling: the same under throttling, which

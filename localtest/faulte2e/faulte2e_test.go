@@ -43,8 +43,12 @@ var (
 )
 
 // visibility is the queues' visibility timeout here: short, so that a
-// record reported as failed comes back in seconds, as in the e2e suite.
-const visibility = 3 * time.Second
+// record reported as failed comes back in seconds, yet longer than a
+// batch takes under the faults below (a stalled record takes the SDK's 4
+// attempts of 2 s), so that no message in flight is delivered a second
+// time: Lambda advises six times the function's timeout, which the
+// template follows (360 s).
+const visibility = 20 * time.Second
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
