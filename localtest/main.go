@@ -12,6 +12,7 @@
 //	go run ./localtest invoke -e events/getfacts-me.json GetFactsFunction
 //	go run ./localtest send --tenant acme --user ana --thread th-1 --turns 2 --text "I'm Ana"
 //	go run ./localtest bench [-n 1000] [-extractions 50]
+//	go run ./localtest fault dynamodb stall 10s
 //
 // up prints where everything is, writes the same as JSON to a state file,
 // and runs until Ctrl-C, which stops every process it started. The other
@@ -51,6 +52,8 @@ func main() {
 		err = chat(ctx, args, os.Stdin, os.Stdout)
 	case "bench":
 		err = bench(ctx, args)
+	case "fault":
+		err = faultCmd(ctx, args, os.Stdout)
 	case "-h", "-help", "--help", "help":
 		usage()
 		return
@@ -77,6 +80,7 @@ usage: go run ./localtest COMMAND [flags]
   invoke  invoke one function with an event file, like sam local invoke -e
   send    send one extraction message to the running stack's queue
   bench   start a stack and measure it (start time, API latency, extraction)
+  fault   make DynamoDB, SQS or Bedrock stall, throttle, fail or slow down
 
 Run a command with -h for its flags.
 `, "\n"))

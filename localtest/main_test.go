@@ -85,6 +85,13 @@ func TestCommands(t *testing.T) {
 	if !strings.Contains(body, `"value":"Lisbon"`) {
 		t.Errorf("facts after send = %s, want Lisbon", body)
 	}
+	// The fault command sets, shows and ends a fault of the running stack.
+	if out := run("fault", "dynamodb", "throttle", "30s", "3"); !strings.Contains(out, "dynamodb throttle") || !strings.Contains(out, "3 of 3 requests left") {
+		t.Errorf("fault dynamodb throttle 30s 3 printed:\n%s", out)
+	}
+	if out := run("fault", "clear"); strings.Contains(out, "throttle") || !strings.Contains(out, "sqs") || !strings.Contains(out, "bedrock") {
+		t.Errorf("fault clear printed:\n%s", out)
+	}
 	var res struct {
 		StatusCode int    `json:"statusCode"`
 		Body       string `json:"body"`

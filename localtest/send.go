@@ -53,7 +53,7 @@ func send(ctx context.Context, args []string) error {
 	client := sqs.New(sqs.Options{
 		Region:       info.Region,
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		BaseEndpoint: aws.String(info.AWSEndpoint),
+		BaseEndpoint: aws.String(info.SQSURL),
 	})
 	p := producer.New(client, info.QueueURL)
 	if err := p.Send(ctx, m); err != nil {

@@ -72,6 +72,7 @@ func up(ctx context.Context, args []string) error {
   dead-letter queue         %s
   Bedrock stand-in          %s
   Lambda Invoke API         %s
+  faults (control API)      %s   (go run ./localtest fault%s dynamodb stall 10s)
   JWKS                      %s
   issuer / audience         %s / %s
   logs                      %s
@@ -86,7 +87,7 @@ Try it (in another terminal):
 
 Ctrl-C stops everything.
 `, time.Since(start).Seconds(), i.APIURL, i.PageURL, i.PageURL, i.AWSEndpoint, i.Region, i.TableName, i.QueueURL, i.DLQURL,
-		i.BedrockURL, i.LambdaURL, i.JWKSURL, i.Issuer, i.Audience, i.LogDir, path, stateFlag, stateFlag, i.APIURL, i.APIURL, i.PageURL)
+		i.BedrockURL, i.LambdaURL, i.FaultURL, stateFlag, i.JWKSURL, i.Issuer, i.Audience, i.LogDir, path, stateFlag, stateFlag, i.APIURL, i.APIURL, i.PageURL)
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "\nstopping…")
 	return nil

@@ -51,6 +51,17 @@ type API interface {
 // trace value, or a queue URL that does not name a FIFO queue.
 var ErrInvalid = errors.New("producer: invalid message")
 
+// ErrTimeout is wrapped by the error of Send when SQS did not take the
+// message within the send timeout (see [WithSendTimeout]): the message may
+// or may not have been queued. Sending it again is safe: the FIFO queue
+// drops a copy with the same deduplication ID within five minutes.
+var ErrTimeout = errors.New("producer: SQS did not answer in time")
+
+// DefaultSendTimeout bounds one Send, the SDK's attempts and backoff
+// included, when the caller's context allows longer: a gateway's answer
+// must not wait on a stalled queue.
+const DefaultSendTimeout = 5 * time.Second
+
 // ErrTooLarge is wrapped by the errors of Build and Send when the IDs,
 // metadata and attributes alone leave no room for a turn within the limit.
 var ErrTooLarge = errors.New("producer: message too large")
@@ -66,6 +77,7 @@ type Producer struct {
 	transcriptChars int
 	attrs           map[string]sqstypes.MessageAttributeValue
 	now             func() time.Time
+	sendTimeout     time.Duration
 }
 
 // Option configures a [Producer].
@@ -73,6 +85,10 @@ type Option func(*Producer)
 
 // WithClock sets the clock that stamps SentAt; the default is time.Now.
 func WithClock(now func() time.Time) Option { return func(p *Producer) { p.now = now } }
+
+// WithSendTimeout sets the most one Send may take; the default is
+// [DefaultSendTimeout]. A caller's earlier deadline still applies.
+func WithSendTimeout(d time.Duration) Option { return func(p *Producer) { p.sendTimeout = d } }
 
 // WithMaxBytes sets the size limit of a whole message (body and
 // attributes), for a queue whose maximum message size is not 256 KiB.
@@ -110,6 +126,7 @@ func New(client API, queueURL string, opts ...Option) *Producer {
 		transcriptChars: memory.DefaultTranscriptChars,
 		attrs:           map[string]sqstypes.MessageAttributeValue{},
 		now:             time.Now,
+		sendTimeout:     DefaultSendTimeout,
 	}
 	for _, o := range opts {
 		o(p)
@@ -118,14 +135,21 @@ func New(client API, queueURL string, opts ...Option) *Producer {
 }
 
 // Send builds the message (see [Producer.Build]) and sends it. Errors: one
-// wrapping [ErrInvalid] or [ErrTooLarge] before anything is sent; the SQS
-// client's error, wrapped.
+// wrapping [ErrInvalid] or [ErrTooLarge] before anything is sent; one
+// wrapping [ErrTimeout] when SQS did not answer within the send timeout
+// (see [WithSendTimeout]) or the caller's deadline; the SQS client's
+// error, wrapped.
 func (p *Producer) Send(ctx context.Context, m Message) error {
 	in, err := p.Build(m)
 	if err != nil {
 		return err
 	}
-	if _, err := p.client.SendMessage(ctx, in); err != nil {
+	sendCtx, cancel := context.WithTimeout(ctx, p.sendTimeout)
+	defer cancel()
+	if _, err := p.client.SendMessage(sendCtx, in); err != nil {
+		if sendCtx.Err() != nil && ctx.Err() != context.Canceled {
+			return fmt.Errorf("%w: send to %s: %w", ErrTimeout, p.queueURL, err)
+		}
 		return fmt.Errorf("producer: send to %s: %w", p.queueURL, err)
 	}
 	return nil

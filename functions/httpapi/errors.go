@@ -67,8 +67,10 @@ type Problem struct {
 }
 
 // ProblemFor returns the problem that err maps to. A *memory.Error below
-// 500 keeps its message and userMessage; any 5xx, and any error that is
-// not a *memory.Error, becomes "internal error" with nothing of its cause.
+// 500 keeps its message and userMessage, and so does a 503 with
+// [CodeUnavailable], whose messages are fixed and name no cause; any other
+// 5xx, and any error that is not a *memory.Error, becomes "internal error"
+// with nothing of its cause.
 func ProblemFor(err error) Problem {
 	var e *memory.Error
 	if !errors.As(err, &e) || e.Status < 400 || e.Status > 599 {
@@ -83,7 +85,7 @@ func ProblemFor(err error) Problem {
 	if p.Title == "" {
 		p.Title = "Error"
 	}
-	if e.Status >= 500 {
+	if e.Status >= 500 && e.Code != CodeUnavailable {
 		p.Detail = "internal error"
 		return p
 	}
@@ -91,13 +93,15 @@ func ProblemFor(err error) Problem {
 	return p
 }
 
+// problemResponse returns the answer of problem p; a 503 with
+// CodeUnavailable carries Retry-After.
 func problemResponse(p Problem) events.APIGatewayV2HTTPResponse {
 	body, _ := json.Marshal(p) // Strings and numbers only: cannot fail.
-	return events.APIGatewayV2HTTPResponse{
-		StatusCode: p.Status,
-		Headers:    map[string]string{"content-type": ProblemContentType},
-		Body:       string(body),
+	headers := map[string]string{"content-type": ProblemContentType}
+	if p.Code == CodeUnavailable {
+		headers["retry-after"] = retryAfter
 	}
+	return events.APIGatewayV2HTTPResponse{StatusCode: p.Status, Headers: headers, Body: string(body)}
 }
 
 func fail(status int, code int64, msg string) *memory.Error {

@@ -97,13 +97,13 @@ func (h *Handler) decode(req events.APIGatewayV2HTTPRequest) (route, Request, er
 // Handle serves one request. It never returns an error: every failure is
 // a problem response, so API Gateway always gets a well-formed answer.
 // The operation runs only on a request decoded without error: a refused
-// request reads and writes nothing.
+// request reads and writes nothing. It runs within [AnswerBound].
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	start := time.Now()
 	rt, r, err := h.decode(req)
 	status, body := 0, any(nil)
 	if err == nil {
-		status, body, err = h.op(ctx, r)
+		status, body, err = h.run(ctx, rt, r)
 	}
 	var resp events.APIGatewayV2HTTPResponse
 	if err != nil {
@@ -116,6 +116,19 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		h.audit(ctx, rt, r, resp.StatusCode, err, body)
 	}
 	return resp, nil
+}
+
+// run runs the operation within the request's budget (see [AnswerBound]);
+// a dependency that did not answer in time becomes a 503 with
+// [CodeUnavailable] that says whether a write may have been applied.
+func (h *Handler) run(ctx context.Context, rt route, r Request) (int, any, error) {
+	ctx, cancel := withBudget(ctx)
+	defer cancel()
+	status, body, err := h.op(ctx, r)
+	if Unavailable(ctx, err) {
+		return 0, nil, unavailable(rt.action != "read", err)
+	}
+	return status, body, err
 }
 
 func jsonResponse(status int, body any) events.APIGatewayV2HTTPResponse {

@@ -29,7 +29,8 @@ import (
 // credential chain, which a Lambda function never uses, and initialising
 // them at every start takes the functions' cold start past 1.15 times a
 // hello-world function's (see "Fact API functions" in BENCHMARKS.md). The
-// clients, HTTP client and retryer are the SDK's defaults.
+// HTTP client and retryer are the SDK's defaults; the functions' DynamoDB
+// client bounds each attempt (DynamoDBAttemptTimeout, see wire.DynamoDB).
 //
 // The error names the variable at fault: a missing region or credentials,
 // or a malformed retry or endpoint setting.

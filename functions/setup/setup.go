@@ -46,6 +46,14 @@ const (
 	MaxModelAttemptSecs = 300
 )
 
+// DynamoDBAttemptTimeout bounds one attempt of a DynamoDB call (connection,
+// request and answer): a hung attempt is abandoned and, within the
+// caller's deadline, retried by the SDK's standard retryer. DynamoDB
+// answers in milliseconds; two seconds leave room for a cold connection
+// and a busy local emulator, and let a retry start within the fact API's
+// 3-second bound (httpapi.AnswerBound).
+const DynamoDBAttemptTimeout = 2 * time.Second
+
 // Settings is the validated configuration of a function.
 type Settings struct {
 	// Memory is the core's configuration, validated.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/usermemory/usermemory/dynamorepo"
@@ -35,7 +36,7 @@ type Env struct {
 
 // Load reads the settings through getenv (os.Getenv in main), loads the
 // SDK configuration from the process environment (setup.AWSConfig) and
-// builds the DynamoDB client and the repository. The error says which
+// builds the DynamoDB client (see [DynamoDB]) and the repository. The error says which
 // setting is wrong.
 func Load(ctx context.Context, getenv func(string) string) (*Env, error) {
 	settings, err := setup.FromEnv(getenv)
@@ -46,7 +47,7 @@ func Load(ctx context.Context, getenv func(string) string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := dynamodb.NewFromConfig(cfg)
+	db := DynamoDB(cfg, setup.DynamoDBAttemptTimeout)
 	fence := time.Duration(settings.FenceDays) * 24 * time.Hour
 	return &Env{
 		Settings: settings,
@@ -54,6 +55,16 @@ func Load(ctx context.Context, getenv func(string) string) (*Env, error) {
 		DynamoDB: db,
 		Repo:     dynamorepo.New(db, settings.TableName, dynamorepo.WithFenceLifetime(fence)),
 	}, nil
+}
+
+// DynamoDB returns the DynamoDB client of cfg whose every attempt is
+// bounded by attempt (see setup.DynamoDBAttemptTimeout): an attempt that
+// hangs fails with a timeout, which the SDK's standard retryer retries
+// within the caller's deadline.
+func DynamoDB(cfg aws.Config, attempt time.Duration) *dynamodb.Client {
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(attempt)
+	})
 }
 
 // Store returns the store over e.Repo with the settings' caps and opts.

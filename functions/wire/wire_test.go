@@ -2,18 +2,25 @@ package wire_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/functions/wire"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/memory"
@@ -103,5 +110,39 @@ func TestFunctionsLeaveOutTheConfigLoader(t *testing.T) {
 			pkg == "github.com/aws/aws-sdk-go-v2/service/sts" {
 			t.Errorf("a function links %s", pkg)
 		}
+	}
+}
+
+// TestDynamoDBAttemptTimeout points the client at a DynamoDB that never
+// answers: each attempt ends at the attempt timeout and is retried, so the
+// call fails with a timeout after the 4 attempts the SDK makes for DynamoDB, long
+// before the caller's deadline.
+func TestDynamoDBAttemptTimeout(t *testing.T) {
+	var attempts atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		attempts.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	setenv(t, "AWS_ENDPOINT_URL_DYNAMODB", srv.URL)
+	cfg, err := setup.AWSConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := wire.DynamoDB(cfg, 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("facts")})
+	var timeout interface{ Timeout() bool }
+	if err == nil || !errors.As(err, &timeout) || !timeout.Timeout() || ctx.Err() != nil {
+		t.Fatalf("got error %v (caller's context: %v), want an attempt timeout", err, ctx.Err())
+	}
+	if n := attempts.Load(); n != 4 {
+		t.Errorf("%d attempts, want the 4 of DynamoDB's standard retryer", n)
 	}
 }

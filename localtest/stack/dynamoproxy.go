@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -13,17 +14,28 @@ import (
 // at once can both pass their condition; DynamoDB applies each request to
 // an item atomically. The functions reach DynamoDB through this proxy, so
 // the local stack keeps DynamoDB's guarantee and a lost update seen
-// locally is a real bug. SQS requests go to moto directly.
-func serialDynamoDB(motoEndpoint string) (http.Handler, error) {
-	target, err := url.Parse(motoEndpoint)
+// locally is a real bug. The stack puts a fault injector in front of it.
+func serialDynamoDB(motoEndpoint string, errorLog *log.Logger) (http.Handler, error) {
+	proxy, err := reverseProxy(motoEndpoint, errorLog)
 	if err != nil {
 		return nil, err
 	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
 	var mu sync.Mutex
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		proxy.ServeHTTP(w, r)
 	}), nil
+}
+
+// reverseProxy returns a reverse proxy to endpoint that writes its errors
+// (a caller that gave up, mostly) to errorLog.
+func reverseProxy(endpoint string, errorLog *log.Logger) (http.Handler, error) {
+	target, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	p := httputil.NewSingleHostReverseProxy(target)
+	p.ErrorLog = errorLog
+	return p, nil
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/apigw"
+	"github.com/usermemory/usermemory/localtest/fault"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
 	"github.com/usermemory/usermemory/localtest/sqsevents"
 	"github.com/usermemory/usermemory/localtest/token"
@@ -158,16 +159,24 @@ type Info struct {
 	Region      string `json:"region"`
 	// DynamoDBURL is the DynamoDB endpoint the functions use: moto behind
 	// a proxy that applies one request at a time, as DynamoDB applies
-	// each to an item atomically. A local gateway that writes facts uses
-	// it too.
+	// each to an item atomically, and injects faults. A local gateway
+	// that writes facts uses it too.
 	DynamoDBURL string `json:"dynamodbUrl"`
+	// SQSURL is the SQS endpoint of the functions and of gateways (the
+	// send and chat commands): moto behind a proxy that injects faults.
+	// The SQS event source, which is AWS's side, polls moto directly.
+	SQSURL string `json:"sqsUrl"`
+	// FaultURL serves the control API of the faults of DynamoDB, SQS and
+	// the Bedrock stand-in (package localtest/fault; the command
+	// go run ./localtest fault).
+	FaultURL string `json:"faultUrl"`
 	// TableName is the table; QueueURL the extractor's queue and DLQURL
 	// its dead-letter queue.
 	TableName string `json:"tableName"`
 	QueueURL  string `json:"queueUrl"`
 	DLQURL    string `json:"dlqUrl"`
 	// BedrockURL is the Converse stand-in's URL (its control endpoint is
-	// under /_control/).
+	// under /_control/); the functions reach it through a fault injector.
 	BedrockURL string `json:"bedrockUrl"`
 	// LambdaURL serves Lambda's Invoke API for the functions
 	// (POST /2015-03-31/functions/{name}/invocations) and GET /stats.
@@ -220,8 +229,11 @@ type Stack struct {
 	log       *slog.Logger
 	closeMu   sync.Mutex
 	closed    bool
-	// dynamoURL is the serialising proxy in front of moto's DynamoDB.
-	dynamoURL string
+	// dynamoURL is the serialising proxy in front of moto's DynamoDB;
+	// sqsURL and bedrockURL the proxies in front of moto's SQS and of the
+	// Converse stand-in. Each injects the faults of faults.
+	dynamoURL, sqsURL, bedrockURL string
+	faults                        map[string]*fault.Injector
 }
 
 // CORSParameter is the template parameter that lists the origins CORS
@@ -352,16 +364,9 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
 	}
 	ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
-	serial, err := serialDynamoDB(s.moto.Endpoint)
-	if err != nil {
+	if err := s.serveFaultProxies(); err != nil {
 		return nil, err
 	}
-	ddbLn, err := listen()
-	if err != nil {
-		return nil, err
-	}
-	s.dynamoURL = "http://" + ddbLn.Addr().String()
-	s.serve(ddbLn, serial)
 	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
 	var table string
 	var tableErr, queueErr error
@@ -377,6 +382,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	s.Info = Info{
 		AWSEndpoint: s.moto.Endpoint,
 		DynamoDBURL: s.dynamoURL,
+		SQSURL:      s.sqsURL,
 		Region:      DefaultRegion,
 		TableName:   table,
 		BedrockURL:  s.model.URL(),
@@ -465,6 +471,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return nil, err
 	}
 	s.Info.LambdaURL = "http://" + ln.Addr().String()
+	s.Info.FaultURL = s.Info.LambdaURL + "/faults"
 	s.serve(ln, s.lambdaAPI())
 
 	// The SQS event sources.
@@ -596,8 +603,8 @@ func (s *Stack) environment(f *samtemplate.Function) []string {
 		"AWS_SHARED_CREDENTIALS_FILE":      os.DevNull,
 		"AWS_EC2_METADATA_DISABLED":        "true",
 		"AWS_ENDPOINT_URL_DYNAMODB":        s.dynamoURL,
-		"AWS_ENDPOINT_URL_SQS":             s.moto.Endpoint,
-		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": s.model.URL(),
+		"AWS_ENDPOINT_URL_SQS":             s.sqsURL,
+		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": s.bedrockURL,
 		"AWS_EXECUTION_ENV":                "AWS_Lambda_" + f.Runtime,
 		"AWS_LAMBDA_RUNTIME_API_LOCAL":     "aws-lambda-rie",
 		"_HANDLER":                         f.Handler,
@@ -653,6 +660,45 @@ func (s *Stack) Close() {
 // and faults.
 func (s *Stack) Converse() *fakebedrock.Server { return s.model }
 
+// Fault returns the fault injector of service: fault.DynamoDB.Name,
+// fault.SQS.Name or fault.Bedrock.Name; nil for another name.
+func (s *Stack) Fault(service string) *fault.Injector { return s.faults[service] }
+
+// serveFaultProxies serves a fault injector in front of DynamoDB (behind
+// it, the proxy that serialises requests), SQS and the Converse stand-in,
+// and sets the URLs the functions use.
+func (s *Stack) serveFaultProxies() error {
+	errorLog := slog.NewLogLogger(s.log.With("part", "proxy").Handler(), slog.LevelWarn)
+	serial, err := serialDynamoDB(s.moto.Endpoint, errorLog)
+	if err != nil {
+		return err
+	}
+	sqsProxy, err := reverseProxy(s.moto.Endpoint, errorLog)
+	if err != nil {
+		return err
+	}
+	modelProxy, err := reverseProxy(s.model.URL(), errorLog)
+	if err != nil {
+		return err
+	}
+	s.faults = map[string]*fault.Injector{}
+	for _, p := range []struct {
+		svc  fault.Service
+		next http.Handler
+		url  *string
+	}{{fault.DynamoDB, serial, &s.dynamoURL}, {fault.SQS, sqsProxy, &s.sqsURL}, {fault.Bedrock, modelProxy, &s.bedrockURL}} {
+		ln, err := listen()
+		if err != nil {
+			return err
+		}
+		in := fault.New(p.svc, p.next)
+		s.faults[p.svc.Name] = in
+		*p.url = "http://" + ln.Addr().String()
+		s.serve(ln, in)
+	}
+	return nil
+}
+
 // Issuer returns the local token issuer.
 func (s *Stack) Issuer() *token.Issuer { return s.issuer }
 
@@ -690,6 +736,18 @@ func (s *Stack) Invocations() map[string]int64 {
 		out[id] = p.Invocations()
 	}
 	return out
+}
+
+// EventSourceStats returns, over the SQS event sources, the batches handed
+// to the function, the messages deleted after success, and the messages
+// left for redelivery (reported as batch item failures, or in a batch
+// whose invocation failed).
+func (s *Stack) EventSourceStats() (batches, deleted, failed int64) {
+	for _, p := range s.pollers {
+		b, d, f := p.Stats()
+		batches, deleted, failed = batches+b, deleted+d, failed+f
+	}
+	return batches, deleted, failed
 }
 
 // TotalInvocations returns the sum of [Stack.Invocations].
@@ -764,6 +822,9 @@ func (s *Stack) lambdaAPI() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(res.Payload)
 	})
+	faults := fault.Control(slices.Collect(maps.Values(s.faults))...)
+	mux.Handle("/faults", faults)
+	mux.Handle("/faults/", faults)
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"invocations": s.Invocations()})
 	})

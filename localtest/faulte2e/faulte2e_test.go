@@ -1,0 +1,145 @@
+// Package faulte2e tests usermemory on the local stack while its
+// dependencies misbehave, with the faults of package localtest/fault: a
+// DynamoDB that stalls or throttles, an SQS that stalls. The fact API must
+// answer 503 problem+json within its bound, lose no acknowledged write and
+// half-apply none; the extractor must lose no message; everything must
+// recover without a restart. The stack starts once, in TestMain, apart
+// from the e2e suite's: a fault stops every request of the stack, so the
+// tests here run one at a time.
+//
+// Each test logs its figures ("figure: …"); BENCHMARKS.md, "When a
+// dependency stalls", gives them with the command that prints them.
+package faulte2e
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/usermemory/usermemory/internal/factapi"
+	"github.com/usermemory/usermemory/internal/motoserver"
+	"github.com/usermemory/usermemory/internal/testenv"
+	"github.com/usermemory/usermemory/localtest/fault"
+	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/localtest/token"
+)
+
+var (
+	st     *stack.Stack
+	api    *factapi.Client
+	sqsAPI *sqs.Client
+	tenant = "acme"
+)
+
+// visibility is the queues' visibility timeout here: short, so that a
+// record reported as failed comes back in seconds, yet longer than a
+// batch takes under the faults below (a stalled record takes the SDK's 4
+// attempts of 2 s), so that no message in flight is delivered a second
+// time: Lambda advises six times the function's timeout, which the
+// template follows (360 s).
+const visibility = 20 * time.Second
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	if err := motoserver.Installed(); err != nil {
+		if testenv.Required() {
+			fmt.Fprintln(os.Stderr, "faulte2e: the local stack needs moto_server, and services are required here:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "faulte2e: skipped: the local stack needs moto_server, and", err)
+		return 0
+	}
+	state, err := os.MkdirTemp("", "usermemory-faulte2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code := 1
+	defer func() {
+		if code == 0 {
+			os.RemoveAll(state)
+		} else {
+			fmt.Fprintln(os.Stderr, "faulte2e: the logs of the stack and the functions are kept in", filepath.Join(state, "logs"))
+		}
+	}()
+	st, err = stack.Start(context.Background(), stack.Options{StateDir: state, VisibilityTimeout: visibility, PollWait: time.Second, MaxEnvironments: 8})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "faulte2e: the local stack did not start:", err)
+		return code
+	}
+	defer st.Close()
+	api = &factapi.Client{BaseURL: st.Info.APIURL, HTTP: &http.Client{Timeout: 30 * time.Second}}
+	// The test's own SQS client reads the queues on moto, past the faults.
+	sqsAPI = sqs.New(sqs.Options{Region: st.Info.Region, BaseEndpoint: aws.String(st.Info.AWSEndpoint),
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+	code = m.Run()
+	return code
+}
+
+// inject sets a fault on service until the test ends.
+func inject(t *testing.T, service string, s fault.Spec) {
+	t.Helper()
+	in := st.Fault(service)
+	if err := in.Set(s); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(in.Clear)
+}
+
+func newUser(prefix string) string { return prefix + "-" + strings.ToLower(rand.Text()[:8]) }
+
+func userToken(t *testing.T, user string) string {
+	t.Helper()
+	tok, err := st.Issuer().Sign(token.Claims{Issuer: st.Info.Issuer, Audience: st.Info.Audience, Subject: user,
+		TenantClaim: st.Info.TenantClaim, Tenant: tenant, Scopes: []string{st.Info.UserScope}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// recovered waits until the API answers tok's GET with 200 again, and
+// returns how long that took.
+func recovered(t *testing.T, tok string, within time.Duration) time.Duration {
+	t.Helper()
+	began := time.Now()
+	for time.Since(began) < within {
+		if r := api.Call(t, http.MethodGet, "/v1/me/facts", tok, nil); r.Status == http.StatusOK {
+			return time.Since(began)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the API did not answer 200 within %s of the fault's end", within)
+	return 0
+}
+
+func queueDepth(t *testing.T, queueURL string) int {
+	t.Helper()
+	out, err := sqsAPI.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(queueURL),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		var k int
+		fmt.Sscan(v, &k)
+		n += k
+	}
+	return n
+}
