@@ -302,7 +302,21 @@ func TestREADMEStandInFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "\n" + score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: DefaultModelID}, convs, scores).Headline() + "\n"
+	rep := score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: DefaultModelID}, convs, scores)
+	// docs/scale.md gives the stand-in's answer size, as this run
+	// measures it.
+	a := rep.Totals.Answers
+	if !a.Fitted || a.Calls != rep.Totals.ModelCalls {
+		t.Errorf("answer size %+v, want a line over the %d calls", a, rep.Totals.ModelCalls)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "scale.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("is %.1f + %.1f per operation", a.PerAnswer, a.PerOperation); !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), want) {
+		t.Errorf("docs/scale.md does not say the stand-in's answer size %q", want)
+	}
+	want := "\n" + rep.Headline() + "\n"
 	got := string(b[i+len(begin) : j])
 	if got == want {
 		return

@@ -113,6 +113,10 @@ func (r Report) Markdown(w io.Writer) error {
 	if t.ModelCalls > 0 {
 		p("| input / output tokens per call | %d / %d |\n", t.InputTokens/t.ModelCalls, t.OutputTokens/t.ModelCalls)
 	}
+	if a := t.Answers; a.Fitted {
+		p("| output tokens of an answer (least squares over %d answers) | %.1f + %.1f per operation; the largest %d, with %d operations |\n",
+			a.Calls, a.PerAnswer, a.PerOperation, a.MaxTokens, a.MaxTokensOperations)
+	}
 	p("| latency per call p50 / p95 | %s / %s |\n", ms(t.LatencyP50), ms(t.LatencyP95))
 	p("| turns never read (after the last due message) | %d |\n\n", t.UnreadTurns)
 

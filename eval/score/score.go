@@ -313,6 +313,10 @@ type Totals struct {
 	InputTokens      int      `json:"inputTokens"`
 	OutputTokens     int      `json:"outputTokens"`
 	UnreadTurns      int      `json:"unreadTurns"`
+	// Answers measures the size of the model's answers in output tokens
+	// against their operations: the figure that sizes the maxTokens of a
+	// call (docs/scale.md) for the model of the run.
+	Answers AnswerSize `json:"answers"`
 	// LatencyP50 and LatencyP95 are percentiles of the latency per call
 	// (nearest rank).
 	LatencyP50 time.Duration `json:"latencyP50Ns"`
@@ -331,6 +335,7 @@ func Sum(convs []Conversation) Totals {
 func sum(convs []Conversation) Totals {
 	t := Totals{Conversations: len(convs), Counts: newCounts()}
 	var lat []time.Duration
+	var answers answerFit
 	for _, c := range convs {
 		if c.Perfect() {
 			t.Perfect++
@@ -347,9 +352,13 @@ func sum(convs []Conversation) Totals {
 			t.InputTokens += call.InputTokens
 			t.OutputTokens += call.OutputTokens
 			lat = append(lat, call.Latency)
+			if call.Failed == "" {
+				answers.add(len(call.Operations), call.OutputTokens)
+			}
 		}
 	}
 	t.rate()
+	t.Answers = answers.result()
 	t.LeakRateAll = t.LeakRate("")
 	t.LatencyP50 = Percentile(lat, 50)
 	t.LatencyP95 = Percentile(lat, 95)
