@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +21,8 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/internal/factapi"
-	"github.com/usermemory/usermemory/internal/motoserver"
-	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/localtest/stack/stacktest"
 	"github.com/usermemory/usermemory/localtest/token"
 	"github.com/usermemory/usermemory/producer"
 )
@@ -40,65 +38,32 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	ctx := context.Background()
-	// The stack starts its own moto_server: without one installed, the
-	// tests are skipped (see motoserver.RequireInstalled), or fail when
-	// services are required.
-	if err := motoserver.Installed(); err != nil {
-		if testenv.Required() {
-			fmt.Fprintln(os.Stderr, "e2e: the local stack needs moto_server, and services are required here:", err)
-			return 1
-		}
-		fmt.Fprintln(os.Stderr, "e2e: skipped: the local stack needs moto_server, and", err)
-		return 0
-	}
-	state, err := os.MkdirTemp("", "usermemory-e2e")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	code := 1
-	defer func() {
-		if code == 0 {
-			os.RemoveAll(state)
-		} else {
-			fmt.Fprintln(os.Stderr, "e2e: the logs of the stack and the functions are kept in", filepath.Join(state, "logs"))
-		}
-	}()
-	start := time.Now()
 	// A short visibility timeout makes redelivery and the redrive to the
 	// dead-letter queue take seconds instead of the template's minutes;
 	// everything else is the template's. 16 environments per function let
 	// the concurrent writes of forget_test.go race as they would in Lambda;
 	// an environment starts only when a request finds none idle.
-	st, err = stack.Start(ctx, stack.Options{StateDir: state, VisibilityTimeout: 2 * time.Second, PollWait: time.Second, MaxEnvironments: 16})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: the local stack did not start:", err)
+	opts := stack.Options{VisibilityTimeout: 2 * time.Second, PollWait: time.Second, MaxEnvironments: 16}
+	os.Exit(stacktest.Main("e2e", opts, func(s *stack.Stack) int {
+		st = s
+		// The suite's clients record the user IDs, values and turns they
+		// send and receive; scanLogs looks for them in the logs afterwards.
+		httpc.Transport = traffic.wrap(httpc.Transport)
+		api = &factapi.Client{BaseURL: st.Info.APIURL, HTTP: httpc}
+		sqsAPI = sqs.New(sqs.Options{
+			Region:       st.Info.Region,
+			Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+			BaseEndpoint: aws.String(st.Info.AWSEndpoint),
+			HTTPClient:   &http.Client{Transport: traffic.wrap(nil)},
+		})
+		gateway = producer.New(sqsAPI, st.Info.QueueURL)
+		code := m.Run()
+		if err := scanLogs(context.Background()); err != nil {
+			fmt.Fprintf(os.Stderr, "--- FAIL: log scan\n%v\n", err)
+			code = 1
+		}
 		return code
-	}
-	defer st.Close()
-	fmt.Fprintf(os.Stderr, "e2e: local stack up in %s\n", time.Since(start).Round(100*time.Millisecond))
-	// The suite's clients record the user IDs, values and turns they send
-	// and receive; scanLogs looks for them in the logs afterwards.
-	httpc.Transport = traffic.wrap(httpc.Transport)
-	api = &factapi.Client{BaseURL: st.Info.APIURL, HTTP: httpc}
-	sqsAPI = sqs.New(sqs.Options{
-		Region:       st.Info.Region,
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		BaseEndpoint: aws.String(st.Info.AWSEndpoint),
-		HTTPClient:   &http.Client{Transport: traffic.wrap(nil)},
-	})
-	gateway = producer.New(sqsAPI, st.Info.QueueURL)
-	code = m.Run()
-	if err := scanLogs(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "--- FAIL: log scan\n%v\n", err)
-		code = 1
-	}
-	return code
+	}))
 }
 
 // newUser returns a user ID no other test uses.

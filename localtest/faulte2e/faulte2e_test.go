@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,10 +27,9 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/internal/factapi"
-	"github.com/usermemory/usermemory/internal/motoserver"
-	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/localtest/fault"
 	"github.com/usermemory/usermemory/localtest/stack"
+	"github.com/usermemory/usermemory/localtest/stack/stacktest"
 	"github.com/usermemory/usermemory/localtest/token"
 )
 
@@ -50,42 +48,16 @@ var (
 // template follows (360 s).
 const visibility = 20 * time.Second
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	if err := motoserver.Installed(); err != nil {
-		if testenv.Required() {
-			fmt.Fprintln(os.Stderr, "faulte2e: the local stack needs moto_server, and services are required here:", err)
-			return 1
-		}
-		fmt.Fprintln(os.Stderr, "faulte2e: skipped: the local stack needs moto_server, and", err)
-		return 0
-	}
-	state, err := os.MkdirTemp("", "usermemory-faulte2e")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	code := 1
-	defer func() {
-		if code == 0 {
-			os.RemoveAll(state)
-		} else {
-			fmt.Fprintln(os.Stderr, "faulte2e: the logs of the stack and the functions are kept in", filepath.Join(state, "logs"))
-		}
-	}()
-	st, err = stack.Start(context.Background(), stack.Options{StateDir: state, VisibilityTimeout: visibility, PollWait: time.Second, MaxEnvironments: 8})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "faulte2e: the local stack did not start:", err)
-		return code
-	}
-	defer st.Close()
-	api = &factapi.Client{BaseURL: st.Info.APIURL, HTTP: &http.Client{Timeout: 30 * time.Second}}
-	// The test's own SQS client reads the queues on moto, past the faults.
-	sqsAPI = sqs.New(sqs.Options{Region: st.Info.Region, BaseEndpoint: aws.String(st.Info.AWSEndpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
-	code = m.Run()
-	return code
+func TestMain(m *testing.M) {
+	opts := stack.Options{VisibilityTimeout: visibility, PollWait: time.Second, MaxEnvironments: 8}
+	os.Exit(stacktest.Main("faulte2e", opts, func(s *stack.Stack) int {
+		st = s
+		api = &factapi.Client{BaseURL: st.Info.APIURL, HTTP: &http.Client{Timeout: 30 * time.Second}}
+		// The test's own SQS client reads the queues on moto, past the faults.
+		sqsAPI = sqs.New(sqs.Options{Region: st.Info.Region, BaseEndpoint: aws.String(st.Info.AWSEndpoint),
+			Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+		return m.Run()
+	}))
 }
 
 // inject sets a fault on service until the test ends.
