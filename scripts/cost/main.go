@@ -313,47 +313,11 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	// length at every run.
 	sent := producer.WithClock(func() time.Time { return clockStart })
 	pr := producer.New(nopSQS{}, "https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo", sent)
-	perThread := p.answersPerDay / p.threadsPerDay
-	var msgBytes []int
 	callsBefore := stand.calls
 	budgetCounter.take()
-	for th := range p.threadsPerDay {
-		id := threadID(1000 + th)
-		// read are the turns extracted already, sent again as context
-		// turns before the new ones (the producer keeps the newest within
-		// memory.DefaultContextChars), as the gateway sends them.
-		var read, pending []producer.Turn
-		for k := 1; k <= perThread; k++ {
-			pending = append(pending, producer.Turn{Role: "user", Text: text(p.userChars)}, producer.Turn{Role: "assistant", Text: text(p.assistantChars)})
-			m := producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: id, PreviousTurnCount: 2*k - 2, TurnCount: 2 * k,
-				Turns: pending, ContextTurns: read}
-			in, err := pr.Build(m)
-			if err != nil {
-				return err
-			}
-			msgBytes = append(msgBytes, len(aws.ToString(in.MessageBody)))
-			// The extractor's handler checks isExtractDue first: a message
-			// that is not due costs no request.
-			if !store.IsExtractDue(m.PreviousTurnCount, m.TurnCount) {
-				continue
-			}
-			before := stand.calls
-			req := memory.ExtractRequest{Scope: sc, ThreadID: id, PreviousTurnCount: m.PreviousTurnCount, TurnCount: m.TurnCount}
-			for _, t := range pending {
-				req.Turns = append(req.Turns, memory.Turn{Role: t.Role, Text: t.Text})
-			}
-			for _, t := range read {
-				req.ContextTurns = append(req.ContextTurns, memory.Turn{Role: t.Role, Text: t.Text})
-			}
-			if _, err := store.Extract(ctx, req); err != nil {
-				return err
-			}
-			if stand.calls > before {
-				// Extracted: the next message starts after these turns,
-				// which become its context.
-				read, pending = append(read, pending...), nil
-			}
-		}
+	msgBytes, err := oneDay(ctx, store, pr, sc, p)
+	if err != nil {
+		return err
 	}
 	extractionsPerDay := stand.calls - callsBefore
 	dayDynamo := counter.take()
@@ -375,18 +339,7 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	inTokens := tokens(stand.systemChars) + tokens(stand.transcriptChars) + tokens(stand.tools)
 	outTokens := tokens(stand.answerChars) + toolCallOverheadTokens
 
-	// The waste the producer trims: a message whose turns are long (a
-	// pasted document), before (whole turns) and after (what the
-	// extractor reads).
-	long := producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: "th-long", PreviousTurnCount: 4, TurnCount: 6}
-	for i := range 6 {
-		long.Turns = append(long.Turns, producer.Turn{Role: []string{"user", "assistant"}[i%2], Text: text(30000)})
-	}
-	whole, err := producer.New(nopSQS{}, "https://q/1/q.fifo", producer.WithTranscriptChars(0), sent).Build(long)
-	if err != nil {
-		return err
-	}
-	trimmed, err := pr.Build(long)
+	longBefore, longAfter, err := trimmed(pr, sent)
 	if err != nil {
 		return err
 	}
@@ -398,9 +351,82 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 		extractionsPerDay: extractionsPerDay, msgBytes: msgBytes,
 		systemChars: stand.systemChars, transcriptChars: stand.transcriptChars, toolChars: stand.tools,
 		inTokens: inTokens, outTokens: outTokens,
-		longBefore: len(aws.ToString(whole.MessageBody)), longAfter: len(aws.ToString(trimmed.MessageBody)),
+		longBefore: longBefore, longAfter: longAfter,
 	})
 	return nil
+}
+
+// oneDay sends one day of answers of profile p as a gateway sends them
+// (producer.Build: the turns since the last extraction, and the turns
+// extracted already as context turns), and runs each due message through
+// store as the extractor does. It returns the size of every message body.
+func oneDay(ctx context.Context, store *memory.Store, pr *producer.Producer, sc memory.Scope, p profile) ([]int, error) {
+	perThread := p.answersPerDay / p.threadsPerDay
+	var msgBytes []int
+	for th := range p.threadsPerDay {
+		id := threadID(1000 + th)
+		// read are the turns extracted already, sent again as context
+		// turns before the new ones (the producer keeps the newest within
+		// memory.DefaultContextChars), as the gateway sends them.
+		var read, pending []producer.Turn
+		for k := 1; k <= perThread; k++ {
+			pending = append(pending, producer.Turn{Role: "user", Text: text(p.userChars)}, producer.Turn{Role: "assistant", Text: text(p.assistantChars)})
+			m := producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: id, PreviousTurnCount: 2*k - 2, TurnCount: 2 * k,
+				Turns: pending, ContextTurns: read}
+			in, err := pr.Build(m)
+			if err != nil {
+				return nil, err
+			}
+			msgBytes = append(msgBytes, len(aws.ToString(in.MessageBody)))
+			// The extractor's handler checks isExtractDue first: a message
+			// that is not due costs no request.
+			if !store.IsExtractDue(m.PreviousTurnCount, m.TurnCount) {
+				continue
+			}
+			res, err := store.Extract(ctx, extractRequest(sc, m))
+			if err != nil {
+				return nil, err
+			}
+			if res.ModelCalls > 0 {
+				// Extracted: the next message starts after these turns,
+				// which become its context.
+				read, pending = append(read, pending...), nil
+			}
+		}
+	}
+	return msgBytes, nil
+}
+
+// extractRequest is the request the extractor makes of message m.
+func extractRequest(sc memory.Scope, m producer.Message) memory.ExtractRequest {
+	req := memory.ExtractRequest{Scope: sc, ThreadID: m.ThreadID, PreviousTurnCount: m.PreviousTurnCount, TurnCount: m.TurnCount}
+	for _, t := range m.Turns {
+		req.Turns = append(req.Turns, memory.Turn{Role: t.Role, Text: t.Text})
+	}
+	for _, t := range m.ContextTurns {
+		req.ContextTurns = append(req.ContextTurns, memory.Turn{Role: t.Role, Text: t.Text})
+	}
+	return req
+}
+
+// trimmed measures the waste the producer trims: the body of a message
+// whose turns are long (a pasted document) before (whole turns, through a
+// producer without a transcript budget) and after (what the extractor
+// reads, through pr).
+func trimmed(pr *producer.Producer, sent producer.Option) (before, after int, err error) {
+	long := producer.Message{TenantID: "acme", UserID: "u-0123456789abcdef", ThreadID: "th-long", PreviousTurnCount: 4, TurnCount: 6}
+	for i := range 6 {
+		long.Turns = append(long.Turns, producer.Turn{Role: []string{"user", "assistant"}[i%2], Text: text(30000)})
+	}
+	whole, err := producer.New(nopSQS{}, "https://q/1/q.fifo", producer.WithTranscriptChars(0), sent).Build(long)
+	if err != nil {
+		return 0, 0, err
+	}
+	cut, err := pr.Build(long)
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(aws.ToString(whole.MessageBody)), len(aws.ToString(cut.MessageBody)), nil
 }
 
 // threadID returns the i-th thread ID, shaped as gateways name threads: a
