@@ -1,0 +1,150 @@
+// UserMemoryStoreClient: IUserMemoryStore over the usermemory service.
+
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import { checkDueConfig, isExtractDue, type DueConfig } from "./due.js";
+import { UserMemoryError } from "./errors.js";
+import type { MessageInput, Meta, Turn } from "./message.js";
+import type { components } from "./openapi.js";
+import { Producer, type ProducerOptions } from "./producer.js";
+
+/** Fact is one stored fact, as the fact API returns it (IUserMemoryFact). */
+export type Fact = components["schemas"]["Fact"];
+
+/** Scope names one user of one tenant. */
+export interface Scope {
+  tenantId: string;
+  userId: string;
+}
+
+/**
+ * Token is what a [TokenProvider] gives: a JWT for the fact API and its
+ * scope. "me" is the user's own access token (the /v1/me routes, its sub
+ * must be the user); "admin" a token with the admin scope in the user's
+ * tenant (the /v1/users/{userId} routes, and the only way to deleteByUser).
+ */
+export interface Token {
+  token: string;
+  scope: "me" | "admin";
+}
+
+/** TokenProvider returns the token to call the fact API with for one user. */
+export type TokenProvider = (scope: Scope) => Promise<Token>;
+
+/** ClientOptions configure a [UserMemoryStoreClient]. */
+export interface ClientOptions extends DueConfig {
+  /** apiUrl is the fact API's base URL (the stack's ApiUrl output). */
+  apiUrl: string;
+  /** tokens gives the token of each call. */
+  tokens: TokenProvider;
+  /** sqs and queueUrl are the extraction queue; without them extract throws. */
+  sqs?: Pick<SQSClient, "send">;
+  queueUrl?: string;
+  /** producer sets the size and transcript limits of the extractor the queue feeds. */
+  producer?: ProducerOptions;
+  /** fetch replaces the global fetch (a proxy, a test). */
+  fetch?: typeof fetch;
+  /** timeoutMs bounds one HTTP call. Default 10000. */
+  timeoutMs?: number;
+}
+
+/** ExtractArgs are the arguments of extract: those of IUserMemoryStore.extract, and the thread's turn counts. */
+export interface ExtractArgs extends Scope {
+  threadId: string;
+  /** The turns since the last extraction, oldest first. */
+  turns: readonly Turn[];
+  /** The thread's turn count before the call that just ended, and now: the message carries them. */
+  previousTurnCount: number;
+  turnCount: number;
+  /** The turns before turns, already read: context for the model. */
+  contextTurns?: readonly Turn[];
+  cheapModelId?: string;
+  meta?: Meta & Record<string, unknown>;
+}
+
+/**
+ * UserMemoryStoreClient is an IUserMemoryStore over the usermemory
+ * service: the facts through its HTTP API, the extraction through its
+ * queue. A host passes it as overrides.userMemoryStore.
+ */
+export class UserMemoryStoreClient {
+  readonly #opts: ClientOptions;
+  readonly #producer: Producer | undefined;
+  readonly #fetch: typeof fetch;
+
+  /** Throws a RangeError for an extractEveryTurns the service would refuse. */
+  constructor(opts: ClientOptions) {
+    checkDueConfig(opts);
+    this.#opts = { ...opts, apiUrl: opts.apiUrl.replace(/\/+$/, "") };
+    this.#producer = opts.queueUrl ? new Producer(opts.sqs, opts.queueUrl, opts.producer) : undefined;
+    this.#fetch = opts.fetch ?? fetch;
+  }
+
+  /** getFacts returns the user's facts, sorted by key; [] for a user without any. */
+  async getFacts(sc: Scope): Promise<Fact[]> {
+    const res = await this.#call("GET", sc, "/facts");
+    return ((await res.json()) as components["schemas"]["Facts"]).facts;
+  }
+
+  /** upsertFact sets one fact by hand; a 400 UserMemoryError for an empty key or value (code 5372597957094) or one over maxFactChars (5377210486159, with a userMessage). */
+  async upsertFact(args: Scope & { key: string; value: string }): Promise<void> {
+    await this.#call("PUT", args, "/facts/" + encodeURIComponent(args.key), { value: args.value });
+  }
+
+  /** removeFact forgets one fact; a key that is not there is not an error. */
+  async removeFact(args: Scope & { key: string }): Promise<void> {
+    await this.#call("DELETE", args, "/facts/" + encodeURIComponent(args.key));
+  }
+
+  /** clear forgets every fact of the user; the record stays. */
+  async clear(sc: Scope): Promise<void> {
+    await this.#call("DELETE", sc, "/facts");
+  }
+
+  /** deleteByUser erases the user (GDPR) and returns the number of facts removed. It needs an admin token. */
+  async deleteByUser(sc: Scope): Promise<number> {
+    const res = await this.#call("DELETE", sc, "", undefined, true);
+    return ((await res.json()) as components["schemas"]["Erased"]).removedFacts;
+  }
+
+  /** isExtractDue is memory.IsExtractDue with the configured beat. Pure. */
+  isExtractDue(args: { previousTurnCount: number; turnCount: number }): boolean {
+    return isExtractDue(this.#opts, args.previousTurnCount, args.turnCount);
+  }
+
+  /**
+   * extract sends the extraction message and returns the facts as stored
+   * now: the extractor learns from the turns a moment later, so the new
+   * facts are not in the returned list. Throws a ProducerError (invalid,
+   * too_large, timeout), the SQS client's error, or a UserMemoryError.
+   */
+  async extract(args: ExtractArgs): Promise<Fact[]> {
+    if (!this.#producer) {
+      throw new Error("usermemory: extract needs the queueUrl and sqs options");
+    }
+    // Every member of the message passes through; meta keeps the two IDs
+    // the schema allows (a host's call meta carries more).
+    const { requestId, traceId } = args.meta ?? {};
+    const m: MessageInput = { ...args, meta: requestId || traceId ? { requestId, traceId } : undefined };
+    await this.#producer.send(m);
+    return this.getFacts(args);
+  }
+
+  /** call sends one request of the fact API for sc and returns its successful answer, or throws a UserMemoryError. */
+  async #call(method: string, sc: Scope, path: string, body?: unknown, adminOnly = false): Promise<Response> {
+    const tok = await this.#opts.tokens({ tenantId: sc.tenantId, userId: sc.userId });
+    if (adminOnly && tok.scope !== "admin") {
+      throw new Error("usermemory: deleteByUser needs a token with the admin scope (scope \"admin\" from the token provider)");
+    }
+    const base = tok.scope === "admin" ? "/v1/users/" + encodeURIComponent(sc.userId) : "/v1/me";
+    const res = await this.#fetch(this.#opts.apiUrl + base + path, {
+      method,
+      headers: { authorization: "Bearer " + tok.token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(this.#opts.timeoutMs ?? 10_000),
+    });
+    if (!res.ok) {
+      throw await UserMemoryError.fromResponse(res);
+    }
+    return res;
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * @usermemory/client: an IUserMemoryStore over the usermemory service for
+ * a gateway on Node 20 or later. The facts go through the fact API, the
+ * extraction through the service's FIFO queue, with the messages, FIFO IDs
+ * and isExtractDue rule of the Go packages.
+ */
+export { UserMemoryStoreClient, type ClientOptions, type ExtractArgs, type Fact, type Scope, type Token, type TokenProvider } from "./client.js";
+export { isExtractDue, DEFAULT_EXTRACT_EVERY_TURNS, type DueConfig } from "./due.js";
+export { UserMemoryError, type Problem } from "./errors.js";
+export { deduplicationId, groupId, encodeMessage, validate, type MessageInput, type Meta, type Turn, type Violation } from "./message.js";
+export { Producer, ProducerError, DEFAULT_MAX_BYTES, type BuiltMessage, type ProducerErrorReason, type ProducerOptions } from "./producer.js";
+export { forExtractor, contextTurns, DEFAULT_CONTEXT_CHARS, DEFAULT_TRANSCRIPT_CHARS } from "./transcript.js";

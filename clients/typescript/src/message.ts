@@ -1,0 +1,204 @@
+// The extraction message, version 1 (schema/extraction-message.v1.json):
+// its type, its rules and its JSON, written as the Go producer writes it.
+
+import { createHash } from "node:crypto";
+import { goString, goTime } from "./gojson.js";
+
+/** VERSION is the version of the message format this package writes. */
+export const VERSION = 1;
+
+/** MAX_TURNS is the most turns one message carries; the newest are kept. */
+export const MAX_TURNS = 2000;
+
+/** MAX_COUNT is the largest turn count. */
+export const MAX_COUNT = 2 ** 31 - 1;
+
+/** Role is who spoke a turn. */
+export type Role = "user" | "assistant" | "tool";
+
+/** Turn is one turn of a thread: tool turns are counted, never transcribed. */
+export interface Turn {
+  role: Role | string;
+  text: string;
+}
+
+/** Meta carries the gateway's IDs of the call: printable ASCII without spaces, at most 256 bytes each. */
+export interface Meta {
+  requestId?: string;
+  traceId?: string;
+}
+
+/**
+ * MessageInput is what a gateway gives to build one message: the members
+ * of the schema without version, and sentAt optional (now by default).
+ */
+export interface MessageInput {
+  tenantId: string;
+  userId: string;
+  threadId: string;
+  /** The thread's turn count before the call that just ended. */
+  previousTurnCount: number;
+  /** The thread's turn count now, at least previousTurnCount. */
+  turnCount: number;
+  /** The turns since the last extraction, oldest first. */
+  turns: readonly Turn[];
+  /** The turns just before turns, already read: context for the model. */
+  contextTurns?: readonly Turn[];
+  /** When the message is sent; a string keeps its nanoseconds. Default: now. */
+  sentAt?: Date | string;
+  /** A Bedrock model ID that overrides the extractor's cheap model. */
+  cheapModelId?: string;
+  meta?: Meta;
+}
+
+/** Violation is one rule a message breaks: where (a JSON pointer) and the rule in words. */
+export interface Violation {
+  pointer: string;
+  rule: string;
+}
+
+const idPattern = /^[A-Za-z0-9_.:@|+=-]{1,128}$/;
+const modelIdPattern = /^[A-Za-z0-9._:/+-]{1,256}$/;
+const tracePattern = /^[!-~]{0,256}$/;
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const roles: readonly string[] = ["user", "assistant", "tool"];
+
+/**
+ * validate returns the rules m breaks, as schema.ExtractionMessage.Validate
+ * checks them, in its order; [] for a valid message. Values never appear
+ * in the result.
+ */
+export function validate(m: MessageInput, sentAt: string | undefined): Violation[] {
+  const v: Violation[] = [];
+  for (const name of ["tenantId", "userId", "threadId"] as const) {
+    if (typeof m[name] !== "string" || !idPattern.test(m[name])) {
+      v.push({ pointer: "/" + name, rule: "1 to 128 ASCII letters, digits or - _ . : @ | + =" });
+    }
+  }
+  for (const name of ["previousTurnCount", "turnCount"] as const) {
+    if (!Number.isInteger(m[name]) || m[name] < 0 || m[name] > MAX_COUNT) {
+      v.push({ pointer: "/" + name, rule: `an integer from 0 to ${MAX_COUNT}` });
+    }
+  }
+  if (m.turnCount < m.previousTurnCount) {
+    v.push({ pointer: "/turnCount", rule: "at least previousTurnCount" });
+  }
+  validateTurns("/turns", m.turns, v);
+  validateTurns("/contextTurns", m.contextTurns ?? [], v);
+  if (sentAt === undefined) {
+    v.push({ pointer: "/sentAt", rule: "an RFC 3339 date-time, years 0 to 9999" });
+  }
+  if (m.cheapModelId !== undefined && m.cheapModelId !== "" && !modelIdPattern.test(m.cheapModelId)) {
+    v.push({ pointer: "/cheapModelId", rule: "1 to 256 of A-Z a-z 0-9 . _ : / + -" });
+  }
+  for (const name of ["requestId", "traceId"] as const) {
+    const value = m.meta?.[name];
+    if (value !== undefined && (typeof value !== "string" || !tracePattern.test(value))) {
+      v.push({ pointer: "/meta/" + name, rule: "printable ASCII without spaces, at most 256 bytes" });
+    }
+  }
+  return v;
+}
+
+function validateTurns(pointer: string, turns: readonly Turn[], v: Violation[]): void {
+  if (!Array.isArray(turns)) {
+    v.push({ pointer, rule: "an array of turns" });
+    return;
+  }
+  turns.forEach((t, i) => {
+    if (!roles.includes(t?.role)) {
+      v.push({ pointer: `${pointer}/${i}/role`, rule: "user, assistant or tool" });
+    }
+    if (typeof t?.text !== "string" || loneSurrogate.test(t.text)) {
+      v.push({ pointer: `${pointer}/${i}/text`, rule: "a string of valid Unicode (no lone surrogate)" });
+    }
+  });
+}
+
+/** Wire is a message ready to encode: valid, sentAt in Go's form. */
+export interface Wire extends Omit<MessageInput, "sentAt"> {
+  sentAt: string;
+  contextTurns?: Turn[];
+}
+
+/** encodeTurn returns the JSON of one turn, as Go writes it. */
+export function encodeTurn(t: Turn): string {
+  return `{"role":${goString(t.role)},"text":${goString(t.text)}}`;
+}
+
+function encodeTurns(turns: readonly Turn[]): string {
+  return "[" + turns.map(encodeTurn).join(",") + "]";
+}
+
+/**
+ * fields lists the members of the message in the order of the Go struct,
+ * each with its encoding, or undefined where Go's omitempty leaves it out.
+ * A new optional member of the schema is one more line here.
+ */
+const fields: readonly [string, (m: Wire) => string | undefined][] = [
+  ["version", () => String(VERSION)],
+  ["tenantId", (m) => goString(m.tenantId)],
+  ["userId", (m) => goString(m.userId)],
+  ["threadId", (m) => goString(m.threadId)],
+  ["previousTurnCount", (m) => String(m.previousTurnCount)],
+  ["turnCount", (m) => String(m.turnCount)],
+  ["turns", (m) => encodeTurns(m.turns)],
+  ["contextTurns", (m) => (m.contextTurns?.length ? encodeTurns(m.contextTurns) : undefined)],
+  ["sentAt", (m) => goString(m.sentAt)],
+  ["cheapModelId", (m) => (m.cheapModelId ? goString(m.cheapModelId) : undefined)],
+  ["meta", (m) => (m.meta ? encodeMeta(m.meta) : undefined)],
+];
+
+function encodeMeta(meta: Meta): string {
+  const parts: string[] = [];
+  if (meta.requestId) parts.push(`"requestId":${goString(meta.requestId)}`);
+  if (meta.traceId) parts.push(`"traceId":${goString(meta.traceId)}`);
+  return "{" + parts.join(",") + "}";
+}
+
+/** encodeMessage returns the JSON body of m, byte for byte as Go's json.Marshal writes it. */
+export function encodeMessage(m: Wire): string {
+  const parts: string[] = [];
+  for (const [name, encode] of fields) {
+    const value = encode(m);
+    if (value !== undefined) {
+      parts.push(`"${name}":${value}`);
+    }
+  }
+  return "{" + parts.join(",") + "}";
+}
+
+/** wireTime returns the sentAt of a message in Go's form, or undefined when it is not a valid time. */
+export function wireTime(sentAt: Date | string): string | undefined {
+  return goTime(sentAt);
+}
+
+/** MAX_GROUP_ID is the longest MessageGroupId SQS accepts. */
+const MAX_GROUP_ID = 128;
+
+/**
+ * groupId returns the FIFO MessageGroupId of the messages of one user, as
+ * schema.GroupID: "tenantId/userId", or "sha256:" and the hex SHA-256 of
+ * it when that is over 128 characters.
+ */
+export function groupId(tenantId: string, userId: string): string {
+  const g = tenantId + "/" + userId;
+  if (Buffer.byteLength(g, "utf8") <= MAX_GROUP_ID) {
+    return g;
+  }
+  return "sha256:" + createHash("sha256").update(g, "utf8").digest("hex");
+}
+
+/**
+ * deduplicationId returns the FIFO MessageDeduplicationId of a message, as
+ * producer.DeduplicationID: the hex SHA-256 of tenant, user, thread and
+ * turn count, each followed by a zero byte.
+ */
+export function deduplicationId(tenantId: string, userId: string, threadId: string, turnCount: number): string {
+  const h = createHash("sha256");
+  for (const s of [tenantId, userId, threadId, String(turnCount)]) {
+    h.update(s, "utf8");
+    h.update(new Uint8Array([0]));
+  }
+  return h.digest("hex");
+}
