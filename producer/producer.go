@@ -364,7 +364,7 @@ func firstRunes(s string, n int) string {
 // goes without one.
 func ForExtractor(turns []Turn, maxChars int) []Turn {
 	const gap = 2 // "\n\n" between two blocks of the transcript.
-	var kept []Turn
+	kept := []Turn{} // never nil: no turn is "turns":[], not null
 	used := 0
 	for i := len(turns) - 1; i >= 0; i-- {
 		t := turns[i]

@@ -1,0 +1,338 @@
+package producer_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/usermemory/usermemory/producer"
+	"github.com/usermemory/usermemory/schema"
+)
+
+var updateVectors = flag.Bool("update", false, "rewrite the shared test vectors of testdata/producer-vectors from this producer")
+
+// vectorsPath is the file of message vectors that the Go producer and the
+// TypeScript client (clients/typescript) both build.
+const vectorsPath = "../testdata/producer-vectors/messages.json"
+
+// inlineBody is the largest body a vector spells out; a larger one is held
+// by its size and SHA-256.
+const inlineBody = 4096
+
+// vectorFile is testdata/producer-vectors/messages.json.
+type vectorFile struct {
+	About    string          `json:"about"`
+	Now      time.Time       `json:"now"`
+	QueueURL string          `json:"queueUrl"`
+	Messages []messageVector `json:"messages"`
+}
+
+// messageVector is one input of the producer and what comes out of it.
+type messageVector struct {
+	Name string `json:"name"`
+	// QueueURL replaces the file's queue URL.
+	QueueURL string `json:"queueUrl,omitempty"`
+	// MaxBytes, TranscriptChars and Attributes are the producer's options
+	// (WithMaxBytes, WithTranscriptChars, WithAttributes); absent, their
+	// defaults.
+	MaxBytes        int               `json:"maxBytes,omitempty"`
+	TranscriptChars *int              `json:"transcriptChars,omitempty"`
+	Attributes      map[string]string `json:"attributes,omitempty"`
+	// Message is the message given to Build, without version; without
+	// sentAt, the file's now is the clock.
+	Message json.RawMessage `json:"message"`
+	// Want is what Build returns, or Error why it refuses: "invalid"
+	// (ErrInvalid) or "too_large" (ErrTooLarge).
+	Want  *builtVector `json:"want,omitempty"`
+	Error string       `json:"error,omitempty"`
+}
+
+// builtVector is a message as Build makes it.
+type builtVector struct {
+	GroupID         string `json:"groupId"`
+	DeduplicationID string `json:"deduplicationId"`
+	BodyBytes       int    `json:"bodyBytes"`
+	BodySHA256      string `json:"bodySha256"`
+	// Body is the body itself, when it is at most inlineBody bytes.
+	Body string `json:"body,omitempty"`
+}
+
+// TestSharedVectors builds every message of the shared vectors and holds
+// the result to the file, byte for byte; the TypeScript client's tests hold
+// it to the same file. go test -update rewrites the file from
+// vectorCases.
+func TestSharedVectors(t *testing.T) {
+	if *updateVectors {
+		writeVectors(t)
+	}
+	raw, err := os.ReadFile(vectorsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f vectorFile
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Messages) < len(vectorCases()) {
+		t.Fatalf("%s has %d vectors, want %d: run go test ./producer/ -run SharedVectors -update", vectorsPath, len(f.Messages), len(vectorCases()))
+	}
+	for _, v := range f.Messages {
+		got, body, err := buildVector(f, v)
+		if err == nil {
+			if _, err := schema.DecodeExtractionMessageV1([]byte(body)); err != nil {
+				t.Errorf("%s: the extractor refuses the body: %v", v.Name, err)
+			}
+		}
+		switch {
+		case v.Error != "":
+			if err == nil || errorName(err) != v.Error {
+				t.Errorf("%s: error %v, want %s", v.Name, err, v.Error)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", v.Name, err)
+		case v.Want == nil || *got != *v.Want:
+			t.Errorf("%s:\n got %+v\nwant %+v", v.Name, got, v.Want)
+		}
+	}
+}
+
+// buildVector runs Build on the input of v and returns the result as the
+// file holds it, and the body.
+func buildVector(f vectorFile, v messageVector) (*builtVector, string, error) {
+	var m producer.Message
+	if err := json.Unmarshal(v.Message, &m); err != nil {
+		return nil, "", fmt.Errorf("vector input: %w", err)
+	}
+	opts := []producer.Option{producer.WithClock(func() time.Time { return f.Now })}
+	if v.MaxBytes != 0 {
+		opts = append(opts, producer.WithMaxBytes(v.MaxBytes))
+	}
+	if v.TranscriptChars != nil {
+		opts = append(opts, producer.WithTranscriptChars(*v.TranscriptChars))
+	}
+	if v.Attributes != nil {
+		opts = append(opts, producer.WithAttributes(v.Attributes))
+	}
+	queue := f.QueueURL
+	if v.QueueURL != "" {
+		queue = v.QueueURL
+	}
+	in, err := producer.New(nil, queue, opts...).Build(m)
+	if err != nil {
+		return nil, "", err
+	}
+	body := *in.MessageBody
+	sum := sha256.Sum256([]byte(body))
+	out := &builtVector{GroupID: *in.MessageGroupId, DeduplicationID: *in.MessageDeduplicationId,
+		BodyBytes: len(body), BodySHA256: hex.EncodeToString(sum[:])}
+	if len(body) <= inlineBody {
+		out.Body = body
+	}
+	return out, body, nil
+}
+
+// errorName names an error of Build as the vectors do.
+func errorName(err error) string {
+	switch {
+	case errors.Is(err, producer.ErrInvalid):
+		return "invalid"
+	case errors.Is(err, producer.ErrTooLarge):
+		return "too_large"
+	}
+	return err.Error()
+}
+
+// writeVectors writes the vector file from vectorCases and this producer.
+func writeVectors(t *testing.T) {
+	t.Helper()
+	f := vectorFile{
+		About: "Shared test vectors of the extraction message: the Go producer (producer/vectors_test.go) and the " +
+			"TypeScript client (clients/typescript/test/vectors.test.ts) build each message from its input and must " +
+			"give exactly this body, group ID and deduplication ID, or refuse it with this error. " +
+			"Written by: go test ./producer/ -run SharedVectors -update.",
+		Now:      time.Date(2026, 12, 2, 9, 30, 15, 250_000_000, time.UTC),
+		QueueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/usermemory-extraction.fifo",
+	}
+	for _, c := range vectorCases() {
+		v := c.vector(t)
+		got, _, err := buildVector(f, v)
+		if err != nil {
+			v.Error = errorName(err)
+		} else {
+			v.Want = got
+		}
+		f.Messages = append(f.Messages, v)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(vectorsPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// vectorCase is one input of the vectors, written in Go.
+type vectorCase struct {
+	name            string
+	queueURL        string
+	maxBytes        int
+	transcriptChars *int
+	attributes      map[string]string
+	m               producer.Message
+	// sentAt, when not empty, is the message's sentAt as written (with its
+	// offset and digits); otherwise the message has none.
+	sentAt string
+}
+
+// vector returns c as the file holds it: the message without version,
+// and sentAt as written or left out.
+func (c vectorCase) vector(t *testing.T) messageVector {
+	t.Helper()
+	raw, err := json.Marshal(c.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	delete(fields, "version")
+	delete(fields, "sentAt")
+	if c.sentAt != "" {
+		fields["sentAt"] = c.sentAt
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(fields); err != nil {
+		t.Fatal(err)
+	}
+	return messageVector{Name: c.name, QueueURL: c.queueURL, MaxBytes: c.maxBytes, TranscriptChars: c.transcriptChars,
+		Attributes: c.attributes, Message: json.RawMessage(bytes.TrimSpace(buf.Bytes()))}
+}
+
+func intp(n int) *int { return &n }
+
+// turns returns turns alternating user and assistant, from the user.
+func turns(texts ...string) []producer.Turn {
+	out := make([]producer.Turn, len(texts))
+	for i, s := range texts {
+		out[i] = producer.Turn{Role: "user", Text: s}
+		if i%2 == 1 {
+			out[i].Role = "assistant"
+		}
+	}
+	return out
+}
+
+// base returns a valid message of user ana in thread th-1.
+func base(prev, count int, ts ...producer.Turn) producer.Message {
+	if ts == nil {
+		ts = []producer.Turn{} // an empty array, as a gateway sends it
+	}
+	return producer.Message{TenantID: "acme", UserID: "ana", ThreadID: "th-1", PreviousTurnCount: prev, TurnCount: count, Turns: ts}
+}
+
+func with(m producer.Message, f func(*producer.Message)) producer.Message { f(&m); return m }
+
+// manyTurns returns n short turns, numbered.
+func manyTurns(n int) []producer.Turn {
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprint("turn ", i)
+	}
+	return turns(texts...)
+}
+
+// vectorCases lists the inputs of the vectors: the rules of Build, each at
+// its edges.
+func vectorCases() []vectorCase {
+	ana := turns("Hi, I'm Ana from Lisbon, answer in Portuguese", "Olá Ana!")
+	long := strings.Repeat("Não sei bem. 日本語も少し話します. ", 500) // 16,000 runes, multi-byte
+	tool := producer.Turn{Role: "tool", Text: "search: 10 results"}
+	cases := []vectorCase{
+		{name: "the README's message", m: base(0, 2, ana...), sentAt: "2026-11-29T22:00:00Z"},
+		{name: "no sentAt: the clock's time", m: base(0, 2, ana...)},
+		{name: "sentAt with an offset and nanoseconds, written in UTC", m: base(0, 2, ana...), sentAt: "2026-11-29T23:00:00.123456780+01:00"},
+		{name: "sentAt with a fraction of zeros", m: base(0, 2, ana...), sentAt: "2026-11-29T22:00:00.000-03:30"},
+		{name: "the zero time means now", m: base(0, 2, ana...), sentAt: "0001-01-01T00:00:00Z"},
+		{name: "characters Go escapes", m: base(4, 6, turns(
+			"<b>Tom & Jerry</b> say \"hi\" \\ back\u2028line\u2029para\b\f\x01\x1f\x7f\ttab\r\n",
+			"emoji 😀, שלום, مرحبا, 中文, e\u0301")...)},
+		{name: "model ID and meta", m: with(base(0, 1, ana[0]), func(m *producer.Message) {
+			m.CheapModelID = "us.amazon.nova-micro-v1:0"
+			m.Meta = &producer.Meta{RequestID: "req-1", TraceID: "Root=1-5759e988-bd862e3fe1be46a994272793"}
+		})},
+		{name: "meta with one ID", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.Meta = &producer.Meta{TraceID: "t<1>&"} })},
+		{name: "meta without IDs", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.Meta = &producer.Meta{} })},
+		{name: "every character an ID may hold", m: with(base(0, 1, ana[0]), func(m *producer.Message) {
+			m.TenantID, m.UserID, m.ThreadID = "A-z_0.9:@|+=", "user@example.com", "th|1+2=3"
+		})},
+		{name: "IDs of 128 characters: a hashed group ID", m: with(base(0, 1, ana[0]), func(m *producer.Message) {
+			m.TenantID, m.UserID, m.ThreadID = strings.Repeat("t", 128), strings.Repeat("u", 128), strings.Repeat("h", 128)
+		})},
+		{name: "a group ID of exactly 128 characters", m: with(base(0, 1, ana[0]), func(m *producer.Message) {
+			m.TenantID, m.UserID = strings.Repeat("t", 63), strings.Repeat("u", 64)
+		})},
+		{name: "the largest turn count", m: base(2147483646, 2147483647, ana...)},
+		{name: "no new turn", m: base(3, 3, ana...)},
+		{name: "no turn at all", m: base(3, 3)},
+		{name: "no turn at all, turns whole", transcriptChars: intp(0), m: base(3, 3)},
+		{name: "tool turns are not read", m: base(6, 9, ana[0], tool, ana[1])},
+		{name: "only tool turns: the newest is kept", m: base(6, 8, tool, producer.Turn{Role: "tool", Text: "fetch: done"})},
+		{name: "blank turns are not read; Go's white space", m: base(6, 10, turns(
+			" \t\n", "\u00a0\u3000 kept, trimmed for counting only \u0085", "\ufeffa BOM is not white space to Go\ufeff", "\u2003")...)},
+		{name: "turns whole with transcriptChars 0", transcriptChars: intp(0), m: base(6, 9, ana[0], tool, ana[1])},
+		{name: "a small transcript budget cuts the crossing turn", transcriptChars: intp(200), m: base(6, 12, turns(
+			"first turn, dropped", strings.Repeat("abcdé ", 30), "short", "newest: "+strings.Repeat("x", 40))...)},
+		{name: "a crossing turn with 64 characters of room or less is dropped", transcriptChars: intp(150), m: base(6, 12, turns(
+			strings.Repeat("older ", 20), "Assistant-sized answer "+strings.Repeat("y", 60))...)},
+		{name: "the newest turn alone over the budget", transcriptChars: intp(100), m: base(0, 1, producer.Turn{Role: "user", Text: "  " + strings.Repeat("日本", 80) + "  "})},
+		{name: "the default transcript budget", m: base(0, 3, turns("dropped: before the budget", "", long)...)},
+		{name: "context turns within the context budget, trimmed", m: with(base(6, 8, ana...), func(m *producer.Message) {
+			m.ContextTurns = []producer.Turn{{Role: "user", Text: "  Do you like cats? "}, tool, {Role: "assistant", Text: "Yes!\n"}, {Role: "user", Text: "   "}}
+		})},
+		{name: "a long context turn keeps its end", m: with(base(6, 8, ana...), func(m *producer.Message) {
+			m.ContextTurns = turns("dropped", strings.Repeat("context é ", 100), strings.Repeat("Shall I answer in Portuguese? ", 30))
+		})},
+		{name: "context turns of only tools are left out", m: with(base(6, 8, ana...), func(m *producer.Message) {
+			m.ContextTurns = []producer.Turn{tool}
+		})},
+		{name: "over the size limit: the context goes first", maxBytes: 1024, m: with(base(6, 8, turns(strings.Repeat("a", 300), strings.Repeat("b", 300))...), func(m *producer.Message) {
+			m.ContextTurns = turns(strings.Repeat("c", 200), strings.Repeat("d", 200), strings.Repeat("e", 200))
+		})},
+		{name: "over the size limit: part of the context goes", maxBytes: 1200, m: with(base(6, 8, turns(strings.Repeat("a", 300), strings.Repeat("b", 300))...), func(m *producer.Message) {
+			m.ContextTurns = turns(strings.Repeat("c", 200), strings.Repeat("d", 200), strings.Repeat("e", 200))
+		})},
+		{name: "over the size limit: the oldest turns go", maxBytes: 1024, m: base(6, 30, manyTurns(60)...)},
+		{name: "over the size limit: the newest turn is cut", maxBytes: 1024, m: base(0, 2, turns(strings.Repeat("ü", 400), strings.Repeat("<é>", 400))...)},
+		{name: "attributes count towards the size limit", maxBytes: 1024, attributes: map[string]string{"traceparent": strings.Repeat("0", 300)},
+			m: base(0, 2, turns(strings.Repeat("a", 400), strings.Repeat("b", 400))...)},
+		{name: "attributes leave no room for a turn", maxBytes: 1024, attributes: map[string]string{"x": strings.Repeat("0", 1100)}, m: base(0, 2, ana...)},
+		{name: "the newest 2000 turns", transcriptChars: intp(0), m: base(0, 2003, manyTurns(2003)...)},
+		{name: "a queue that is not FIFO", queueURL: "https://sqs.eu-west-1.amazonaws.com/123456789012/usermemory", m: base(0, 2, ana...)},
+		{name: "a tenant with a slash", m: with(base(0, 2, ana...), func(m *producer.Message) { m.TenantID = "acme/evil" })},
+		{name: "an empty user", m: with(base(0, 2, ana...), func(m *producer.Message) { m.UserID = "" })},
+		{name: "a thread of 129 characters", m: with(base(0, 2, ana...), func(m *producer.Message) { m.ThreadID = strings.Repeat("h", 129) })},
+		{name: "a negative count", m: base(-1, 2, ana...)},
+		{name: "a count over the largest", m: base(0, 2147483648, ana...)},
+		{name: "a count that goes back", m: base(4, 2, ana...)},
+		{name: "an unknown role", m: base(0, 1, producer.Turn{Role: "system", Text: "hi"})},
+		{name: "an unknown role in the context", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.ContextTurns = []producer.Turn{{Role: "bot", Text: "x"}} })},
+		{name: "a model ID with a space", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.CheapModelID = "nova micro" })},
+		{name: "a trace ID with a space", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.Meta = &producer.Meta{TraceID: "a b"} })},
+	}
+	return cases
+}
