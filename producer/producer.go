@@ -363,7 +363,7 @@ func firstRunes(s string, n int) string {
 // would be transcribed, the newest turn is kept, so that a message never
 // goes without one.
 func ForExtractor(turns []Turn, maxChars int) []Turn {
-	const gap = 2 // "\n\n" between two blocks of the transcript.
+	const gap = 2    // "\n\n" between two blocks of the transcript.
 	kept := []Turn{} // never nil: no turn is "turns":[], not null
 	used := 0
 	for i := len(turns) - 1; i >= 0; i-- {
