@@ -20,6 +20,9 @@ import { DEFAULT_CONTEXT_CHARS, DEFAULT_TRANSCRIPT_CHARS, contextTurns, firstRun
 /** DEFAULT_MAX_BYTES is the SQS limit of one message, body and attributes together: 256 KiB. */
 export const DEFAULT_MAX_BYTES = 256 * 1024;
 
+/** ZERO_TIME is Go's zero time.Time, as it encodes. */
+const ZERO_TIME = "0001-01-01T00:00:00Z";
+
 /** DEFAULT_SEND_TIMEOUT_MS bounds one send, the SDK's retries included. */
 export const DEFAULT_SEND_TIMEOUT_MS = 5000;
 
@@ -92,7 +95,11 @@ export class Producer {
    * Throws a [ProducerError] invalid or too_large.
    */
   build(m: MessageInput): BuiltMessage {
-    const sentAt = wireTime(m.sentAt ?? this.#now());
+    // As Go's time.Time, the zero time means none: now.
+    let sentAt = wireTime(m.sentAt ?? this.#now());
+    if (sentAt === ZERO_TIME) {
+      sentAt = wireTime(this.#now());
+    }
     const turns = Array.isArray(m.turns) ? m.turns.slice(-MAX_TURNS) : m.turns;
     const context = Array.isArray(m.contextTurns) ? m.contextTurns.slice(-MAX_TURNS) : m.contextTurns;
     const checked = { ...m, turns, contextTurns: context };

@@ -1,0 +1,122 @@
+// UserMemoryStoreClient against a local HTTP server that answers as the
+// fact API does, and an SQS client that records what it is sent. The real
+// service is in the end-to-end test (localtest/tse2e).
+
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, test } from "node:test";
+import { Producer, UserMemoryError, UserMemoryStoreClient, type Token } from "../src/index.js";
+
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string;
+  body: string;
+}
+
+const seen: Seen[] = [];
+let answer: (req: Seen, res: ServerResponse) => void = (_, res) => res.writeHead(204).end();
+const server = createServer((req: IncomingMessage, res) => {
+  let body = "";
+  req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+  req.on("end", () => {
+    const s = { method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization ?? "", body };
+    seen.push(s);
+    answer(s, res);
+  });
+});
+let apiUrl = "";
+
+before(async () => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+after(() => server.close());
+
+const json = (res: ServerResponse, status: number, body: unknown, type = "application/json", headers: Record<string, string> = {}) =>
+  res.writeHead(status, { "content-type": type, ...headers }).end(JSON.stringify(body));
+
+const fact = { key: "home_city", value: "Lisbon", updatedAt: "2026-12-02T00:00:00Z", sourceThreadId: "th-1" };
+
+function client(scope: Token["scope"], sent: unknown[] = []) {
+  const sqs = { send: async (cmd: { input: unknown }) => void sent.push(cmd.input) };
+  return new UserMemoryStoreClient({
+    apiUrl, tokens: async ({ tenantId, userId }) => ({ token: `${scope}:${tenantId}:${userId}`, scope }),
+    sqs: sqs as never, queueUrl: "https://sqs.example/123/q.fifo",
+  });
+}
+
+test("a user's token uses the /v1/me routes; the key is percent-encoded", async () => {
+  seen.length = 0;
+  answer = (s, res) => (s.method === "GET" ? json(res, 200, { facts: [fact], limits: { maxFacts: 30, maxFactChars: 200 } }) : json(res, 200, { fact }));
+  const c = client("me");
+  assert.deepEqual(await c.getFacts({ tenantId: "acme", userId: "ana" }), [fact]);
+  await c.upsertFact({ tenantId: "acme", userId: "ana", key: "home city/é", value: "Porto" });
+  answer = (_, res) => res.writeHead(204).end();
+  await c.removeFact({ tenantId: "acme", userId: "ana", key: "home city/é" });
+  await c.clear({ tenantId: "acme", userId: "ana" });
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url} ${s.body}`), [
+    "GET /v1/me/facts ",
+    'PUT /v1/me/facts/home%20city%2F%C3%A9 {"value":"Porto"}',
+    "DELETE /v1/me/facts/home%20city%2F%C3%A9 ",
+    "DELETE /v1/me/facts ",
+  ]);
+  assert.ok(seen.every((s) => s.authorization === "Bearer me:acme:ana"));
+});
+
+test("an admin token uses the /v1/users/{userId} routes, and erases", async () => {
+  seen.length = 0;
+  answer = (s, res) => (s.method === "DELETE" && s.url === "/v1/users/ana%40x" ? json(res, 200, { removedFacts: 3 }) : res.writeHead(204).end());
+  const c = client("admin");
+  await c.clear({ tenantId: "acme", userId: "ana@x" });
+  assert.equal(await c.deleteByUser({ tenantId: "acme", userId: "ana@x" }), 3);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), ["DELETE /v1/users/ana%40x/facts", "DELETE /v1/users/ana%40x"]);
+});
+
+test("deleteByUser with a user's token is refused before any call", async () => {
+  seen.length = 0;
+  await assert.rejects(client("me").deleteByUser({ tenantId: "acme", userId: "ana" }), /admin scope/);
+  assert.equal(seen.length, 0);
+});
+
+test("errors carry the service's status, code and userMessage", async () => {
+  const problem = { type: "about:blank", title: "Bad Request", status: 400, detail: "value too long", code: 5377210486159, userMessage: "At most 200 characters." };
+  answer = (_, res) => json(res, 400, problem, "application/problem+json");
+  const err = await client("me").upsertFact({ tenantId: "acme", userId: "ana", key: "k", value: "v".repeat(201) }).catch((e: unknown) => e);
+  assert.ok(err instanceof UserMemoryError);
+  assert.deepEqual([err.status, err.code, err.userMessage], [400, 5377210486159, "At most 200 characters."]);
+
+  answer = (_, res) => json(res, 503, { ...problem, status: 503, code: 5380000000213 }, "application/problem+json", { "retry-after": "2" });
+  const busy = await client("me").getFacts({ tenantId: "acme", userId: "ana" }).catch((e: unknown) => e);
+  assert.ok(busy instanceof UserMemoryError);
+  assert.deepEqual([busy.status, busy.code, busy.retryAfterSeconds], [503, 5380000000213, 2]);
+
+  answer = (_, res) => json(res, 401, { message: "Unauthorized" });
+  const gw = await client("me").getFacts({ tenantId: "acme", userId: "ana" }).catch((e: unknown) => e);
+  assert.ok(gw instanceof UserMemoryError);
+  assert.deepEqual([gw.status, gw.code, gw.message], [401, undefined, "usermemory: 401 Unauthorized"]);
+});
+
+test("extract sends the message the producer builds and returns the facts stored now", async () => {
+  answer = (_, res) => json(res, 200, { facts: [fact], limits: { maxFacts: 30, maxFactChars: 200 } });
+  const sent: unknown[] = [];
+  const args = {
+    tenantId: "acme", userId: "ana", threadId: "th-2", previousTurnCount: 0, turnCount: 2,
+    turns: [{ role: "user", text: "I moved to Porto" }, { role: "assistant", text: "Nice!" }],
+    cheapModelId: "us.amazon.nova-micro-v1:0", meta: { kind: "MEMORY_USER", traceId: "t-1" }, sentAt: "2026-12-02T00:00:00Z",
+  };
+  assert.deepEqual(await client("me", sent).extract(args), [fact]);
+  const built = new Producer(undefined, "https://sqs.example/123/q.fifo").build({ ...args, meta: { traceId: "t-1" } });
+  assert.deepEqual(sent, [{
+    QueueUrl: "https://sqs.example/123/q.fifo", MessageBody: built.body,
+    MessageGroupId: "acme/ana", MessageDeduplicationId: built.deduplicationId,
+  }]);
+  assert.match(built.body, /"meta":\{"traceId":"t-1"\}\}$/);
+});
+
+test("isExtractDue uses the configured beat; a beat the service refuses throws", () => {
+  const c = new UserMemoryStoreClient({ apiUrl, tokens: async () => ({ token: "", scope: "me" }), extractEveryTurns: 4 });
+  assert.deepEqual([[0, 2], [2, 3], [3, 4], [2, 9]].map(([p, n]) => c.isExtractDue({ previousTurnCount: p!, turnCount: n! })), [true, false, true, true]);
+  assert.throws(() => new UserMemoryStoreClient({ apiUrl, tokens: async () => ({ token: "", scope: "me" }), extractEveryTurns: 0 }), RangeError);
+});
