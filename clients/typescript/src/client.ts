@@ -27,8 +27,15 @@ export interface Token {
   scope: "me" | "admin";
 }
 
-/** TokenProvider returns the token to call the fact API with for one user. */
-export type TokenProvider = (scope: Scope) => Promise<Token>;
+/** Operation names the method a token is asked for. */
+export type Operation = "getFacts" | "upsertFact" | "removeFact" | "clear" | "deleteByUser" | "extract";
+
+/**
+ * TokenProvider returns the token to call the fact API with for one user,
+ * called with the tenant, the user and the operation (deleteByUser needs
+ * an admin token; the others take either).
+ */
+export type TokenProvider = (req: Scope & { operation: Operation }) => Promise<Token>;
 
 /** ClientOptions configure a [UserMemoryStoreClient]. */
 export interface ClientOptions extends DueConfig {
@@ -81,28 +88,33 @@ export class UserMemoryStoreClient {
 
   /** getFacts returns the user's facts, sorted by key; [] for a user without any. */
   async getFacts(sc: Scope): Promise<Fact[]> {
-    const res = await this.#call("GET", sc, "/facts");
+    return this.#facts(sc, "getFacts");
+  }
+
+  /** facts reads the user's facts for operation. */
+  async #facts(sc: Scope, operation: Operation): Promise<Fact[]> {
+    const res = await this.#call(operation, "GET", sc, "/facts");
     return ((await res.json()) as components["schemas"]["Facts"]).facts;
   }
 
   /** upsertFact sets one fact by hand; a 400 UserMemoryError for an empty key or value (code 5372597957094) or one over maxFactChars (5377210486159, with a userMessage). */
   async upsertFact(args: Scope & { key: string; value: string }): Promise<void> {
-    await this.#call("PUT", args, "/facts/" + encodeURIComponent(args.key), { value: args.value });
+    await this.#call("upsertFact", "PUT", args, "/facts/" + encodeURIComponent(args.key), { value: args.value });
   }
 
   /** removeFact forgets one fact; a key that is not there is not an error. */
   async removeFact(args: Scope & { key: string }): Promise<void> {
-    await this.#call("DELETE", args, "/facts/" + encodeURIComponent(args.key));
+    await this.#call("removeFact", "DELETE", args, "/facts/" + encodeURIComponent(args.key));
   }
 
   /** clear forgets every fact of the user; the record stays. */
   async clear(sc: Scope): Promise<void> {
-    await this.#call("DELETE", sc, "/facts");
+    await this.#call("clear", "DELETE", sc, "/facts");
   }
 
   /** deleteByUser erases the user (GDPR) and returns the number of facts removed. It needs an admin token. */
   async deleteByUser(sc: Scope): Promise<number> {
-    const res = await this.#call("DELETE", sc, "", undefined, true);
+    const res = await this.#call("deleteByUser", "DELETE", sc, "");
     return ((await res.json()) as components["schemas"]["Erased"]).removedFacts;
   }
 
@@ -126,13 +138,13 @@ export class UserMemoryStoreClient {
     const { requestId, traceId } = args.meta ?? {};
     const m: MessageInput = { ...args, meta: requestId || traceId ? { requestId, traceId } : undefined };
     await this.#producer.send(m);
-    return this.getFacts(args);
+    return this.#facts(args, "extract");
   }
 
-  /** call sends one request of the fact API for sc and returns its successful answer, or throws a UserMemoryError. */
-  async #call(method: string, sc: Scope, path: string, body?: unknown, adminOnly = false): Promise<Response> {
-    const tok = await this.#opts.tokens({ tenantId: sc.tenantId, userId: sc.userId });
-    if (adminOnly && tok.scope !== "admin") {
+  /** call sends one request of the fact API for sc and operation and returns its successful answer, or throws a UserMemoryError. */
+  async #call(operation: Operation, method: string, sc: Scope, path: string, body?: unknown): Promise<Response> {
+    const tok = await this.#opts.tokens({ tenantId: sc.tenantId, userId: sc.userId, operation });
+    if (operation === "deleteByUser" && tok.scope !== "admin") {
       throw new Error("usermemory: deleteByUser needs a token with the admin scope (scope \"admin\" from the token provider)");
     }
     const base = tok.scope === "admin" ? "/v1/users/" + encodeURIComponent(sc.userId) : "/v1/me";

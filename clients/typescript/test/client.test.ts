@@ -39,16 +39,22 @@ const json = (res: ServerResponse, status: number, body: unknown, type = "applic
 
 const fact = { key: "home_city", value: "Lisbon", updatedAt: "2026-12-02T00:00:00Z", sourceThreadId: "th-1" };
 
+const operations: string[] = [];
+
 function client(scope: Token["scope"], sent: unknown[] = []) {
   const sqs = { send: async (cmd: { input: unknown }) => void sent.push(cmd.input) };
   return new UserMemoryStoreClient({
-    apiUrl, tokens: async ({ tenantId, userId }) => ({ token: `${scope}:${tenantId}:${userId}`, scope }),
+    apiUrl, tokens: async ({ tenantId, userId, operation }) => {
+      operations.push(operation);
+      return { token: `${scope}:${tenantId}:${userId}`, scope };
+    },
     sqs: sqs as never, queueUrl: "https://sqs.example/123/q.fifo",
   });
 }
 
 test("a user's token uses the /v1/me routes; the key is percent-encoded", async () => {
   seen.length = 0;
+  operations.length = 0;
   answer = (s, res) => (s.method === "GET" ? json(res, 200, { facts: [fact], limits: { maxFacts: 30, maxFactChars: 200 } }) : json(res, 200, { fact }));
   const c = client("me");
   assert.deepEqual(await c.getFacts({ tenantId: "acme", userId: "ana" }), [fact]);
@@ -63,6 +69,7 @@ test("a user's token uses the /v1/me routes; the key is percent-encoded", async 
     "DELETE /v1/me/facts ",
   ]);
   assert.ok(seen.every((s) => s.authorization === "Bearer me:acme:ana"));
+  assert.deepEqual(operations, ["getFacts", "upsertFact", "removeFact", "clear"]);
 });
 
 test("an admin token uses the /v1/users/{userId} routes, and erases", async () => {
