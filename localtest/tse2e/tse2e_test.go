@@ -107,7 +107,7 @@ func TestGatewayLoop(t *testing.T) {
 		"thread 1 extraction due: true",
 		`facts after thread 1: [`,
 		`\"home_city\": \"Lisbon\"`, // in thread 2's system prompt
-		"home city is Lisbon",          // in the chat model's answer
+		"home city is Lisbon",       // in the chat model's answer
 		"facts after forgetting home_city: [",
 		"facts after the erasure: 0",
 		"\nok\n",
