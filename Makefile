@@ -2,7 +2,7 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 
-.PHONY: test lint unit run build bench browser
+.PHONY: test lint unit run build bench browser typescript
 
 ## test: every check and every test, with moto_server started for them;
 ## the end-to-end, black-box (USERMEMORY_BLACKBOX=local) and browser tests
@@ -10,7 +10,7 @@ GO ?= go
 ## test that would skip for a missing service or tool (moto_server,
 ## cfn-lint) into a failure saying how to get it; a plain `go test ./...`
 ## skips those tests instead.
-test: lint browser
+test: lint browser typescript
 	USERMEMORY_REQUIRE_SERVICES=1 USERMEMORY_BLACKBOX=local ./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
 
 ## browser: Debian's Chromium for the page's tests, installed where missing.
@@ -19,6 +19,16 @@ browser:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+## typescript: the TypeScript client's dependencies from its lockfile and its
+## unit tests (clients/typescript); its end-to-end test (localtest/tse2e)
+## runs in the go test of test.
+typescript:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  echo "error: the TypeScript client needs Node.js 20 or later with npm: apt-get install nodejs npm (Debian), or https://nodejs.org"; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { \
+	  echo "error: the TypeScript client needs Node.js 20 or later; node is $$(node --version)"; exit 1; }
+	cd clients/typescript && npm ci --no-audit --no-fund && npm test
 
 ## lint: gofmt, go vet, staticcheck and (once the template exists) cfn-lint,
 ## informational checks included (I3011: what happens to stateful resources).
@@ -35,7 +45,7 @@ run:
 	$(GO) run ./localtest up
 
 ## unit: the tests without the race detector, quick.
-unit: browser
+unit: browser typescript
 	USERMEMORY_REQUIRE_SERVICES=1 ./scripts/with-moto.sh $(GO) test -count=1 ./...
 
 ## bench: the benchmarks of BENCHMARKS.md (core and repository, extraction
