@@ -64,7 +64,7 @@ func TestSharedDueVectors(t *testing.T) {
 func writeDueVectors(t *testing.T) {
 	t.Helper()
 	f := dueVectorFile{About: "Shared test vectors of isExtractDue: memory (memory/due_vectors_test.go) and the TypeScript client " +
-		"(clients/typescript/test/due.test.ts) must give these answers. Each case is [previousTurnCount, turnCount, 1 when due]. " +
+		"(clients/typescript/test/vectors.test.ts) must give these answers. Each case is [previousTurnCount, turnCount, 1 when due]. " +
 		"Written by: go test ./memory/ -run SharedDueVectors -update."}
 	for _, c := range []dueConfig{{ExtractEveryTurns: 1}, {ExtractEveryTurns: 4}, {ExtractEveryTurns: 6}, {ExtractEveryTurns: 7},
 		{ExtractEveryTurns: 6, ExtractionDisabled: true}, {ExtractEveryTurns: memory.MaxExtractEveryTurns}} {
