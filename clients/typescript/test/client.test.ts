@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { Producer, UserMemoryError, UserMemoryStoreClient, type Token } from "../src/index.js";
+import { Producer, ProducerError, UserMemoryError, UserMemoryStoreClient, type Token } from "../src/index.js";
 
 interface Seen {
   method: string;
@@ -126,4 +126,14 @@ test("isExtractDue uses the configured beat; a beat the service refuses throws",
   const c = new UserMemoryStoreClient({ apiUrl, tokens: async () => ({ token: "", scope: "me" }), extractEveryTurns: 4 });
   assert.deepEqual([[0, 2], [2, 3], [3, 4], [2, 9]].map(([p, n]) => c.isExtractDue({ previousTurnCount: p!, turnCount: n! })), [true, false, true, true]);
   assert.throws(() => new UserMemoryStoreClient({ apiUrl, tokens: async () => ({ token: "", scope: "me" }), extractEveryTurns: 0 }), RangeError);
+});
+
+test("a send that SQS does not answer in time is a ProducerError timeout", async () => {
+  const stalled = {
+    send: (_: unknown, opts?: { abortSignal?: AbortSignal }) =>
+      new Promise((_, reject) => opts?.abortSignal?.addEventListener("abort", () => reject(new Error("aborted")))),
+  };
+  const p = new Producer(stalled as never, "https://sqs.example/123/q.fifo", { sendTimeoutMs: 50 });
+  const m = { tenantId: "acme", userId: "ana", threadId: "t", previousTurnCount: 0, turnCount: 1, turns: [{ role: "user", text: "hi" }] };
+  await assert.rejects(p.send(m), (e: unknown) => e instanceof ProducerError && e.reason === "timeout");
 });
