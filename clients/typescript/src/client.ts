@@ -69,11 +69,26 @@ export interface ExtractArgs extends Scope {
 }
 
 /**
+ * IUserMemoryStore is the store interface of the behaviour reference's
+ * gateway, with its method names and argument shapes; extract takes the
+ * thread's turn counts too (see [ExtractArgs]).
+ */
+export interface IUserMemoryStore {
+  getFacts(args: Scope): Promise<Fact[]>;
+  upsertFact(args: Scope & { key: string; value: string }): Promise<void>;
+  removeFact(args: Scope & { key: string }): Promise<void>;
+  clear(args: Scope): Promise<void>;
+  deleteByUser(args: Scope): Promise<number>;
+  isExtractDue(args: { previousTurnCount: number; turnCount: number }): boolean;
+  extract(args: ExtractArgs): Promise<Fact[]>;
+}
+
+/**
  * UserMemoryStoreClient is an IUserMemoryStore over the usermemory
  * service: the facts through its HTTP API, the extraction through its
  * queue. A host passes it as overrides.userMemoryStore.
  */
-export class UserMemoryStoreClient {
+export class UserMemoryStoreClient implements IUserMemoryStore {
   readonly #opts: ClientOptions;
   readonly #producer: Producer | undefined;
   readonly #fetch: typeof fetch;
