@@ -171,16 +171,36 @@ func writeVectors(t *testing.T) {
 		}
 		f.Messages = append(f.Messages, v)
 	}
+	// One vector a line, so that a change shows as the lines it changes.
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
-		t.Fatal(err)
+	buf.WriteString("{\n")
+	for _, kv := range [][2]any{{"about", f.About}, {"now", f.Now}, {"queueUrl", f.QueueURL}} {
+		fmt.Fprintf(&buf, "  %q: %s,\n", kv[0], compact(t, kv[1]))
 	}
+	buf.WriteString("  \"messages\": [")
+	for i, v := range f.Messages {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		buf.WriteString("\n    ")
+		buf.Write(compact(t, v))
+	}
+	buf.WriteString("\n  ]\n}\n")
 	if err := os.WriteFile(vectorsPath, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// compact returns v as JSON on one line, with < > & as they are.
+func compact(t *testing.T, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSpace(buf.Bytes())
 }
 
 // vectorCase is one input of the vectors, written in Go.
@@ -213,14 +233,8 @@ func (c vectorCase) vector(t *testing.T) messageVector {
 	if c.sentAt != "" {
 		fields["sentAt"] = c.sentAt
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(fields); err != nil {
-		t.Fatal(err)
-	}
 	return messageVector{Name: c.name, QueueURL: c.queueURL, MaxBytes: c.maxBytes, TranscriptChars: c.transcriptChars,
-		Attributes: c.attributes, Message: json.RawMessage(bytes.TrimSpace(buf.Bytes()))}
+		Attributes: c.attributes, Message: json.RawMessage(compact(t, fields))}
 }
 
 func intp(n int) *int { return &n }
