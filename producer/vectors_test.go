@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -347,6 +348,49 @@ func vectorCases() []vectorCase {
 		{name: "an unknown role in the context", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.ContextTurns = []producer.Turn{{Role: "bot", Text: "x"}} })},
 		{name: "a model ID with a space", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.CheapModelID = "nova micro" })},
 		{name: "a trace ID with a space", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.Meta = &producer.Meta{TraceID: "a b"} })},
+	}
+	return append(cases, randomCases(60)...)
+}
+
+// randomCases returns n messages drawn with a fixed seed from tricky
+// pieces of text (white space Go trims and JavaScript does not, and the
+// reverse; characters of 1 to 4 UTF-8 bytes; characters Go escapes),
+// with random roles, context turns, transcript budgets and size limits:
+// what the hand-written cases may have missed.
+func randomCases(n int) []vectorCase {
+	r := rand.New(rand.NewPCG(18, 2026))
+	pieces := []string{"a", "Ana ", " ", "\t", "\n", "é", "日本", "😀", "<", "&", "\u2028", "\u0085", "\u00a0",
+		"\ufeff", "\u3000", "\"", "\\", "\x01", strings.Repeat("x", 70)}
+	roles := []string{"user", "assistant", "tool"}
+	text := func() string {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	draw := func(k int) []producer.Turn {
+		out := make([]producer.Turn, k)
+		for i := range out {
+			out[i] = producer.Turn{Role: roles[r.IntN(len(roles))], Text: text()}
+		}
+		return out
+	}
+	cases := make([]vectorCase, n)
+	for i := range cases {
+		ts := draw(1 + r.IntN(8))
+		m := base(r.IntN(20), 20+r.IntN(20), ts...)
+		if r.IntN(2) == 0 {
+			m.ContextTurns = draw(r.IntN(6))
+		}
+		c := vectorCase{name: fmt.Sprint("random ", i+1), m: m}
+		if r.IntN(2) == 0 {
+			c.transcriptChars = intp([]int{0, 80, 150, 300, 600}[r.IntN(5)])
+		}
+		if r.IntN(2) == 0 {
+			c.maxBytes = 1024 + r.IntN(1500)
+		}
+		cases[i] = c
 	}
 	return cases
 }
