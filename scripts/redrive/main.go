@@ -42,8 +42,8 @@ import (
 // target is where a redrive runs: the SDK configuration, an endpoint for
 // an emulator ("" for AWS), the queues and the table.
 type target struct {
-	cfg                    aws.Config
-	endpoint               string
+	cfg                   aws.Config
+	endpoint              string
 	queue, dlq, tableName string
 }
 

@@ -106,7 +106,7 @@ func (r *Redrive) one(ctx context.Context, m sqstypes.Message, c *Counts) error 
 		c.Forgotten++
 	default:
 		if _, err := r.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(r.Queue), MessageBody: m.Body,
-			MessageGroupId: aws.String(m.Attributes[string(sqstypes.MessageSystemAttributeNameMessageGroupId)]),
+			MessageGroupId:         aws.String(m.Attributes[string(sqstypes.MessageSystemAttributeNameMessageGroupId)]),
 			MessageDeduplicationId: aws.String(dedupID(m)), MessageAttributes: m.MessageAttributes}); err != nil {
 			return fmt.Errorf("send to the extraction queue: %w", err)
 		}
