@@ -37,7 +37,7 @@ func TestDownloadMyData(t *testing.T) {
 	run1(t, ctx, "open", chromedp.Navigate(st.Info.PageURL+"/#token="+tok))
 	waitText(t, ctx, "#caps", "2 of 30 facts")
 	run1(t, ctx, "download", chromedp.Click(chromedp.CSS("#download")))
-	waitText(t, ctx, "#status", "Downloaded: 2 facts, 1 forgotten keys.")
+	waitText(t, ctx, "#status", "Downloaded 2 facts and 1 forgotten key.")
 	shot(t, ctx, "10-downloaded")
 
 	var doc struct {

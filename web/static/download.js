@@ -16,7 +16,8 @@ async function downloadMyData() {
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 10000);
-    setStatus(`Downloaded: ${doc.facts.length} facts, ${doc.forgotten.length} forgotten keys.`);
+    const count = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
+    setStatus(`Downloaded ${count(doc.facts.length, "fact")} and ${count(doc.forgotten.length, "forgotten key")}.`);
   } catch (err) { setError(err); }
 }
 
