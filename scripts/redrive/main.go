@@ -16,6 +16,12 @@
 //
 // Or with everything named: -queue-url, -dlq-url, -table, and -endpoint
 // for an emulator.
+//
+// A message that is not an extraction message stays in the dead-letter
+// queue (counted keptUnreadable), invisible for -hold; the messages behind
+// it in its FIFO group wait for a run after that. Run the command again
+// until it prints no redriven message; a message redriven twice within SQS's
+// 5-minute deduplication interval is sent once.
 package main
 
 import (
@@ -71,6 +77,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	hold := fs.Duration("hold", 5*time.Minute, "how long a received message stays invisible while it is handled")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *hold < time.Second || *hold > 12*time.Hour {
+		return fmt.Errorf("-hold %v: SQS takes a visibility timeout from 1 s to 12 h", *hold)
 	}
 	var err error
 	switch {
