@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -18,14 +17,6 @@ type Retention struct {
 	// FIFO queue it starts again when a message moves there, so a message
 	// can live Queue plus DeadLetterQueue after it was sent.
 	DeadLetterQueue time.Duration
-}
-
-// Validate returns an error when a window is not positive.
-func (r Retention) Validate() error {
-	if r.Backups <= 0 || r.Queue <= 0 || r.DeadLetterQueue <= 0 {
-		return fmt.Errorf("memory: every retention window must be positive, not %+v", r)
-	}
-	return nil
 }
 
 // MessageLife is the longest an extraction message can live after it was

@@ -49,10 +49,13 @@ type Counts struct {
 // extractor compares with the fences, so a message of a user erased (or
 // who cleared or removed a fact) after it was first sent must not go back.
 type Redrive struct {
-	SQS     queueAPI
+	// SQS is the client of both queues.
+	SQS queueAPI
+	// Records reads the users' records (dynamorepo.Repo).
 	Records records
-	Queue   string
-	DLQ     string
+	// Queue and DLQ are the URLs of the extraction queue and of its
+	// dead-letter queue.
+	Queue, DLQ string
 	// Hold is how long a received message stays invisible while it is
 	// handled; an unreadable one reappears after it, for the next run.
 	Hold time.Duration
