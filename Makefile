@@ -64,9 +64,9 @@ bench:
 # for the local runtime emulator instead.
 LAMBDA_GOARCH ?= arm64
 LAMBDA_BUILD = GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
-LAMBDA_FUNCTIONS = getfacts putfact deletefact clearfacts eraseuser extractor
+LAMBDA_FUNCTIONS = getfacts putfact deletefact clearfacts eraseuser export extractor
 
-.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-ClearFactsFunction build-EraseUserFunction build-ExtractorFunction
+.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-ClearFactsFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction
 
 build-GetFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/getfacts
@@ -78,6 +78,8 @@ build-ClearFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/clearfacts
 build-EraseUserFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/eraseuser
+build-ExportFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/export
 build-ExtractorFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/extractor
 

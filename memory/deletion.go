@@ -122,12 +122,19 @@ func (s *Store) Clear(ctx context.Context, sc Scope) error {
 // record by the fence).
 // Errors: 400 CodeInvalidID; a repository failure.
 func (s *Store) DeleteByUser(ctx context.Context, sc Scope) (int, error) {
+	n, _, err := s.deleteByUser(ctx, sc)
+	return n, err
+}
+
+// deleteByUser is DeleteByUser that also returns the erasure's time.
+func (s *Store) deleteByUser(ctx context.Context, sc Scope) (int, time.Time, error) {
 	if err := sc.Validate(); err != nil {
-		return 0, err
+		return 0, time.Time{}, err
 	}
-	n, err := s.repo.Erase(ctx, sc, s.now())
+	at := s.now()
+	n, err := s.repo.Erase(ctx, sc, at)
 	if err != nil {
-		return 0, repoError(err)
+		return 0, time.Time{}, repoError(err)
 	}
-	return n, nil
+	return n, at, nil
 }

@@ -1,22 +1,35 @@
 package main
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/memory"
 )
+
+// retention is the stack's windows in these tests: 14 days of backups,
+// 4 days in the queue, 7 in the dead-letter queue.
+var retention = memory.Retention{Backups: 14 * 24 * time.Hour, Queue: 4 * 24 * time.Hour, DeadLetterQueue: 7 * 24 * time.Hour}
+
+// erased is the answer to an erasure of n facts at httpapitest.Now under
+// retention: backups until 14 days later, messages until 11.
+func erased(n int) string {
+	return fmt.Sprintf(`{"removedFacts":%d,"erasedAt":"2026-11-29T22:00:00Z","backupsUntil":"2026-12-13T22:00:00Z","queuedMessagesUntil":"2026-12-10T22:00:00Z"}`, n)
+}
 
 // fixture is this function with the standard users seeded, and its
 // table: an admin erases the user of the path in the token's tenant only,
 // and a refused erasure erases nothing; it does not even call the
 // repository.
-var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "EraseUserFunction", Events: "eraseuser-",
+var fixture = httpapitest.Fixture{NewHandler: newHandler(retention), Function: "EraseUserFunction", Events: "eraseuser-",
 	Cases: []httpapitest.Case{
-		{Event: "eraseuser-admin.json", Status: 200, Answer: `{"removedFacts":2}`},
+		{Event: "eraseuser-admin.json", Status: 200, Answer: erased(2)},
 		{Event: "eraseuser-user-scope.json", Status: 403, Code: httpapi.CodeForbidden},
 		{Name: "admin of globex erases u-123", Route: "DELETE /v1/users/{userId}", Token: httpapitest.AdminToken("globex"),
-			Params: map[string]string{"userId": "u-123"}, Status: 200, Answer: `{"removedFacts":1}`,
+			Params: map[string]string{"userId": "u-123"}, Status: 200, Answer: erased(1),
 			Stored: httpapitest.UserFacts{httpapitest.Ana: {"language": "Portuguese", "city": "Lisbon"},
 				httpapitest.Bob: {"language": "German"}, httpapitest.OtherAna: {}}},
 		{Name: "user scope", Route: "DELETE /v1/users/{userId}", Token: httpapitest.UserToken(),
@@ -30,7 +43,7 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "EraseUserFu
 		{Name: "empty user ID", Route: "DELETE /v1/users/{userId}", Token: httpapitest.AdminToken("acme"),
 			Params: map[string]string{"userId": ""}, Status: 400},
 	},
-	OnDynamoDB: []httpapitest.Case{{Event: "eraseuser-admin.json", Status: 200, Answer: `{"removedFacts":2}`,
+	OnDynamoDB: []httpapitest.Case{{Event: "eraseuser-admin.json", Status: 200, Answer: erased(2),
 		Stored: httpapitest.UserFacts{httpapitest.Ana: {}, httpapitest.OtherAna: {"language": "Finnish"}}}},
 }
 
@@ -43,9 +56,9 @@ func TestErasure(t *testing.T) {
 	repo := fixture.Repo(t)
 	h := fixture.Handler(t, repo)
 	for _, c := range []httpapitest.Case{
-		{Name: "first", Event: "eraseuser-admin.json", Status: 200, Answer: `{"removedFacts":2}`,
+		{Name: "first", Event: "eraseuser-admin.json", Status: 200, Answer: erased(2),
 			Stored: httpapitest.UserFacts{httpapitest.Bob: {"language": "German"}, httpapitest.OtherAna: {"language": "Finnish"}}},
-		{Name: "again", Event: "eraseuser-admin.json", Status: 200, Answer: `{"removedFacts":0}`},
+		{Name: "again", Event: "eraseuser-admin.json", Status: 200, Answer: erased(0)},
 	} {
 		httpapitest.Send(t, h, repo, c)
 		rec, ok := repo.Record(httpapitest.Ana)

@@ -112,7 +112,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		resp = jsonResponse(status, body)
 	}
 	h.logRequest(ctx, req, r, resp.StatusCode, err, time.Since(start))
-	if rt.admin {
+	if rt.admin || rt.action == "export" {
 		h.audit(ctx, rt, r, resp.StatusCode, err, body)
 	}
 	return resp, nil
@@ -194,11 +194,13 @@ func identity(r Request) []slog.Attr {
 	return append(attrs, slog.Bool("admin", r.Admin))
 }
 
-// audit writes the audit line of a request on an admin route, refused or
-// not: msg "audit", the action (read, put, delete, clear, erase), the
+// audit writes the audit line of a request on an admin route, or of an
+// export on any route, refused or not: msg "audit", the action (read,
+// export, put, delete, clear, erase), the
 // tenant, the caller's and the target user's references, the outcome (ok,
 // refused for a 4xx, failed for a 5xx) with its status and code, and for
-// an erasure the number of facts removed. The line's time is when the
+// an erasure the number of facts removed and the dates until which
+// backups and queued messages may still hold the user's data. The line's time is when the
 // request finished. docs/api.md gives the Logs Insights query that
 // answers "who erased this user?".
 func (h *Handler) audit(ctx context.Context, rt route, r Request, status int, err error, body any) {
@@ -229,6 +231,9 @@ func (h *Handler) audit(ctx context.Context, rt route, r Request, status int, er
 	}
 	if e, ok := body.(ErasedBody); ok {
 		attrs = append(attrs, slog.Int("removedFacts", e.RemovedFacts))
+		if e.BackupsUntil != "" {
+			attrs = append(attrs, slog.String("backupsUntil", e.BackupsUntil), slog.String("queuedMessagesUntil", e.QueuedMessagesUntil))
+		}
 	}
 	h.log.LogAttrs(ctx, slog.LevelInfo, "audit", attrs...)
 }
@@ -275,9 +280,33 @@ type FactBody struct {
 	Fact Fact `json:"fact"`
 }
 
-// ErasedBody is the body of a 200 to DELETE /v1/users/{userId}.
+// ErasedBody is the body of a 200 to DELETE /v1/users/{userId}: the
+// facts removed and what remains (see memory.Erasure), times in RFC 3339
+// UTC.
 type ErasedBody struct {
 	RemovedFacts int `json:"removedFacts"`
+	// ErasedAt is the erasure's time.
+	ErasedAt string `json:"erasedAt,omitempty"`
+	// BackupsUntil is when point-in-time backups stop holding the record.
+	BackupsUntil string `json:"backupsUntil,omitempty"`
+	// QueuedMessagesUntil is when the last message sent before the
+	// erasure has expired from the queues.
+	QueuedMessagesUntil string `json:"queuedMessagesUntil,omitempty"`
+}
+
+// NewErasedBody returns the body answering the erasure e.
+func NewErasedBody(e memory.Erasure) ErasedBody {
+	return ErasedBody{RemovedFacts: e.RemovedFacts, ErasedAt: Time(e.At), BackupsUntil: Time(e.BackupsUntil),
+		QueuedMessagesUntil: Time(e.MessagesUntil)}
+}
+
+// Time returns t as the API shows times: RFC 3339 in UTC, "" for the zero
+// time.
+func Time(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 // NewLogger returns the JSON logger the functions write to stdout with:

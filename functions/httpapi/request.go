@@ -73,7 +73,7 @@ type route struct {
 	admin  bool   // /v1/users/{userId}...
 	hasKey bool   // has a {key} path parameter
 	body   bool   // takes the JSON body {"value": "…"}
-	action string // what an admin does on it: read, put, delete, clear, erase
+	action string // what an admin does on it: read, export, put, delete, clear, erase
 }
 
 func parseRoute(key string) (route, error) {
@@ -83,6 +83,8 @@ func parseRoute(key string) (route, error) {
 	}
 	r := route{key: key, hasKey: strings.HasSuffix(path, "/{key}"), body: method == http.MethodPut}
 	switch {
+	case method == http.MethodGet && strings.HasSuffix(path, "/export"):
+		r.action = "export"
 	case method == http.MethodGet:
 		r.action = "read"
 	case method == http.MethodPut:

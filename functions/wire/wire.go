@@ -1,7 +1,7 @@
 // Package wire builds what the functions run on, once per execution
 // environment, before lambda.Start: the settings read from the
 // environment, the AWS SDK configuration, the DynamoDB client, the
-// repository and the store. It is the part of main that the six functions
+// repository and the store. It is the part of main that the functions
 // share; the handlers know nothing of it.
 package wire
 

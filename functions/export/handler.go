@@ -1,0 +1,63 @@
+// Command export is the Lambda function of GET /v1/me/export and GET
+// /v1/users/{userId}/export: everything the service holds about a user as
+// one JSON document (GDPR Art. 15 access, Art. 20 portability). Each
+// download leaves an audit line.
+package main
+
+import (
+	"context"
+
+	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// newHandler serves the routes of this function, as in template.yaml: it
+// reads the user's whole record and answers it as a [document].
+var newHandler = httpapi.Function([]string{"GET /v1/me/export", "GET /v1/users/{userId}/export"},
+	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
+		e, err := s.Export(ctx, r.Scope)
+		return documentOf(r.Scope, e), err
+	})
+
+// document is the body of a 200: api/openapi.yaml's Export.
+type document struct {
+	Format     int               `json:"format"`
+	ExportedAt string            `json:"exportedAt"`
+	TenantID   string            `json:"tenantId"`
+	UserID     string            `json:"userId"`
+	Facts      []httpapi.Fact    `json:"facts"`
+	Forgotten  []forgotten       `json:"forgotten"`
+	ClearedAt  string            `json:"clearedAt,omitempty"`
+	ErasedAt   string            `json:"erasedAt,omitempty"`
+	Threads    []threadWatermark `json:"threads"`
+}
+
+type forgotten struct {
+	Key         string `json:"key"`
+	ForgottenAt string `json:"forgottenAt"`
+}
+
+type threadWatermark struct {
+	ThreadKey   string `json:"threadKey"`
+	TurnCount   int    `json:"turnCount"`
+	ExtractedAt string `json:"extractedAt"`
+}
+
+// documentOf returns the document of e, the export of the user sc. Facts
+// take the form GET .../facts gives them (httpapi.FactOf), so that a
+// member added to a fact appears here too.
+func documentOf(sc memory.Scope, e memory.Export) document {
+	d := document{Format: memory.ExportFormat, ExportedAt: httpapi.Time(e.At), TenantID: sc.TenantID, UserID: sc.UserID,
+		Facts: make([]httpapi.Fact, 0, len(e.Facts)), Forgotten: make([]forgotten, 0, len(e.Forgotten)),
+		ClearedAt: httpapi.Time(e.ClearedAt), ErasedAt: httpapi.Time(e.ErasedAt), Threads: make([]threadWatermark, 0, len(e.Threads))}
+	for _, f := range e.Facts {
+		d.Facts = append(d.Facts, httpapi.FactOf(f))
+	}
+	for _, f := range e.Forgotten {
+		d.Forgotten = append(d.Forgotten, forgotten{Key: f.Key, ForgottenAt: httpapi.Time(f.At)})
+	}
+	for _, w := range e.Threads {
+		d.Threads = append(d.Threads, threadWatermark{ThreadKey: w.ThreadKey, TurnCount: w.TurnCount, ExtractedAt: httpapi.Time(w.At)})
+	}
+	return d
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/functions/logref"
+	"github.com/usermemory/usermemory/memory"
+)
+
+// anas is Ana's export as the seeded repository holds it, read at
+// httpapitest.Now.
+const anas = `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-123",` +
+	`"facts":[{"key":"city","value":"Lisbon","updatedAt":"2026-11-29T22:00:00Z"},{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z"}],` +
+	`"forgotten":[],"threads":[]}`
+
+// fixture is this function with the standard users seeded, and its table:
+// a token exports only its own user in its own tenant, an admin any user
+// of the token's tenant.
+var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "ExportFunction", Events: "export-",
+	Cases: []httpapitest.Case{
+		{Event: "export-me.json", Status: 200, Answer: anas},
+		{Event: "export-admin.json", Status: 200, Answer: anas},
+		{Name: "a userId in the path of a /me route is ignored", Route: "GET /v1/me/export", Token: httpapitest.UserToken(),
+			Params: map[string]string{"userId": "u-456"}, Status: 200, Answer: anas},
+		{Name: "user without a record", Route: "GET /v1/me/export", Token: &httpapitest.Token{Sub: "u-789", Tenant: "acme", Scope: "memory/user"},
+			Status: 200, Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-789","facts":[],"forgotten":[],"threads":[]}`},
+		{Name: "admin of another tenant exports that tenant's namesake", Route: "GET /v1/users/{userId}/export", Token: httpapitest.AdminToken("globex"),
+			Params: map[string]string{"userId": "u-123"}, Status: 200,
+			Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"globex","userId":"u-123","facts":[{"key":"language","value":"Finnish","updatedAt":"2026-11-29T22:00:00Z"}],"forgotten":[],"threads":[]}`},
+		{Name: "user scope on the admin route", Route: "GET /v1/users/{userId}/export", Token: httpapitest.UserToken(),
+			Params: map[string]string{"userId": "u-456"}, Status: 403, Code: httpapi.CodeForbidden},
+		{Name: "admin scope only on the /me route", Route: "GET /v1/me/export", Token: httpapitest.AdminToken("acme"), Status: 403},
+		{Name: "no token", Route: "GET /v1/me/export", Status: 401},
+		{Name: "invalid user ID", Route: "GET /v1/users/{userId}/export", Token: httpapitest.AdminToken("acme"),
+			Params: map[string]string{"userId": "u-123/../u-456"}, Status: 400, Code: memory.CodeInvalidID},
+	},
+	OnDynamoDB: []httpapitest.Case{{Event: "export-me.json", Status: 200, Answer: anas}},
+}
+
+func TestFunction(t *testing.T) { fixture.Run(t) }
+
+// TestExportHoldsTombstonesTimesAndWatermarks shows the members a plain
+// record lacks: a forgotten key with its time, the clear's and the
+// erasure's times, and a thread's watermark, as the repository holds them.
+func TestExportHoldsTombstonesTimesAndWatermarks(t *testing.T) {
+	repo := fixture.Repo(t)
+	at := httpapitest.Now.Add(-time.Hour)
+	rec, _ := repo.Record(httpapitest.Ana)
+	rec.Tombstones = map[string]time.Time{"pet": at}
+	rec.ClearedAt, rec.ErasedAt = at.Add(-time.Hour), at.Add(-2*time.Hour)
+	rec.Threads = map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: at}}
+	repo.Put(httpapitest.Ana, rec)
+	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200,
+		Answer: strings.Replace(anas, `"forgotten":[],"threads":[]`, `"forgotten":[{"key":"pet","forgottenAt":"2026-11-29T21:00:00Z"}],`+
+			`"clearedAt":"2026-11-29T20:00:00Z","erasedAt":"2026-11-29T19:00:00Z","threads":[{"threadKey":"th-9","turnCount":6,"extractedAt":"2026-11-29T21:00:00Z"}]`, 1)})
+}
+
+// TestExportLeavesAnAuditLine shows that every export, by the user or by
+// an admin, leaves one audit line (action export) naming users by their
+// references only, and that neither log line holds a user ID, a key or a
+// value.
+func TestExportLeavesAnAuditLine(t *testing.T) {
+	repo := fixture.Repo(t)
+	var out bytes.Buffer
+	h, err := newHandler(httpapitest.NewStore(t, repo), httpapi.Auth{}, httpapi.NewLogger(&out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{"export-me.json", "export-admin.json"} {
+		out.Reset()
+		httpapitest.Invoke(t, h.Handle, httpapitest.ReadEvent(t, ev))
+		for _, secret := range []string{`"u-123"`, "admin-7", "Lisbon", "language"} {
+			if strings.Contains(out.String(), secret) {
+				t.Errorf("%s: the log holds %s:\n%s", ev, secret, out.String())
+			}
+		}
+		var audits []map[string]any
+		for l := range strings.SplitSeq(strings.TrimSpace(out.String()), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("log line %q: %v", l, err)
+			}
+			if m["msg"] == "audit" {
+				audits = append(audits, m)
+			}
+		}
+		if len(audits) != 1 || audits[0]["action"] != "export" || audits[0]["outcome"] != "ok" ||
+			audits[0]["targetRef"] != logref.User("acme", "u-123") || audits[0]["callerRef"] == nil {
+			t.Errorf("%s: audit lines %v, want one export of %s with its caller", ev, audits, logref.User("acme", "u-123"))
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package memory
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+)
+
+// ExportFormat is the version of the [Export] document: it changes when a
+// member changes meaning or goes, not when one is added.
+const ExportFormat = 1
+
+// Export is everything the service holds about one user (GDPR Art. 15
+// access, Art. 20 portability): the facts, the keys the user asked to
+// forget, the times of the last clear and erasure, and the watermarks of
+// the threads read. A zero time is a time not held.
+type Export struct {
+	// At is when the export was read, from the store's clock.
+	At time.Time
+	// Facts are the stored facts, sorted by key.
+	Facts []Fact
+	// Forgotten are the tombstones: the keys removed by hand or by the
+	// forget tool, with the times of their removal, sorted by key.
+	Forgotten []Forgotten
+	// ClearedAt is the time of the last clear of every fact.
+	ClearedAt time.Time
+	// ErasedAt is the time of the last erasure (the fence).
+	ErasedAt time.Time
+	// Threads are the extraction watermarks, sorted by thread key.
+	Threads []Watermark
+}
+
+// Forgotten is one tombstone of an [Export].
+type Forgotten struct {
+	Key string
+	At  time.Time
+}
+
+// Watermark is the extraction watermark of one thread in an [Export]:
+// ThreadKey is [ThreadKey] of the thread's ID (the ID itself when short,
+// else a hash of it: the service keeps no more).
+type Watermark struct {
+	ThreadKey string
+	TurnCount int
+	At        time.Time
+}
+
+// Export returns everything stored for the user, read in one
+// [Repository.Get]: no model call, no write. A user with no record gets an
+// Export with no facts. Errors: 400 CodeInvalidID; a repository failure.
+func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
+	if err := sc.Validate(); err != nil {
+		return Export{}, err
+	}
+	rec, err := s.repo.Get(ctx, sc)
+	if err != nil {
+		return Export{}, repoError(err)
+	}
+	out := Export{At: s.now(), Facts: factsOf(rec), ClearedAt: rec.ClearedAt, ErasedAt: rec.ErasedAt,
+		Forgotten: []Forgotten{}, Threads: []Watermark{}}
+	for _, k := range slices.Sorted(maps.Keys(rec.Tombstones)) {
+		out.Forgotten = append(out.Forgotten, Forgotten{Key: k, At: rec.Tombstones[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(rec.Threads)) {
+		m := rec.Threads[k]
+		out.Threads = append(out.Threads, Watermark{ThreadKey: k, TurnCount: m.TurnCount, At: m.At})
+	}
+	return out, nil
+}
