@@ -53,7 +53,7 @@ func CheckWriteOrigin(o Origin) error {
 
 // MaxThreadTitleChars is the longest title of a thread kept with a fact,
 // in characters; a longer one is cut at a rune boundary.
-const MaxThreadTitleChars = 120
+const MaxThreadTitleChars = 60
 
 // CleanThreadTitle returns a thread title as a fact keeps it: cleaned like
 // a value (one line, trimmed) and cut to [MaxThreadTitleChars].
