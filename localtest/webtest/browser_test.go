@@ -268,21 +268,31 @@ func audit(t *testing.T, ctx context.Context, view string) {
 		}
 	}
 	expr := `axe.run(document, {runOnly: {type: "tag", values: ` + axeTags + `}, resultTypes: ["violations"]})` +
-		`.then(r => JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))))`
+		`.then(r => JSON.stringify({passed: r.passes.length, violations: r.violations.map(v => ` +
+		`({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))}))`
 	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("%s: axe.run: %v", view, err)
 	}
-	var violations []struct {
-		ID, Impact, Help string
-		Nodes            []string
+	var res struct {
+		Passed     int
+		Violations []struct {
+			ID, Impact, Help string
+			Nodes            []string
+		}
 	}
-	if err := json.Unmarshal([]byte(out), &violations); err != nil {
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%s: axe's answer %q: %v", view, out, err)
 	}
-	for _, v := range violations {
+	// A run that checked (almost) nothing proves nothing: the page has
+	// headings, landmarks, buttons and text to check.
+	if res.Passed < 10 {
+		t.Errorf("axe, view %s: only %d rules passed; the audit did not run on the page", view, res.Passed)
+	}
+	for _, v := range res.Violations {
 		t.Errorf("axe, view %s: %s (%s): %s, on %v", view, v.ID, v.Impact, v.Help, v.Nodes)
 	}
+	t.Logf("axe, view %s: %d rules passed, %d violated", view, res.Passed, len(res.Violations))
 }
 
 // phoneWidth emulates a narrow phone (375 CSS pixels wide) until undone.
