@@ -553,6 +553,8 @@ func TestAdminView(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#lookup-form button[type=submit]`)))
 	waitText(t, ctx, "#admin-caps", "page-bob: 2 of 30 facts")
 	waitText(t, ctx, "#admin-facts", "nurse")
+	// An admin reads about the user: no "you" for the user's own acts.
+	waitText(t, ctx, `#admin-facts li[data-key="role"] .fact-meta`, "Set by hand on ")
 	audit(t, ctx, "admin")
 	phoneWidth(t, ctx, true)
 	audit(t, ctx, "admin, phone width")

@@ -78,18 +78,19 @@ function timeElement(iso) {
 // provenance says, in words, how a fact came to be remembered and when:
 // by the user's own hand, through the remember tool the user approved, or
 // learned in a conversation, named by its title when the gateway gave one.
-// A thread's ID is never the label: it is only the tooltip.
-function provenance(f) {
+// A thread's ID is never the label: it is only the tooltip. own says the
+// reader is the user (else an admin, who reads about the user).
+function provenance(f, own) {
   const at = timeElement(f.updatedAt);
   switch (f.origin) {
     case "remember_tool":
-      return { parts: ["You asked me to remember this on ", at], tip: "" };
+      return { parts: [own ? "You asked me to remember this on " : "The user asked the assistant to remember this on ", at], tip: "" };
     case "conversation": {
       const title = f.sourceThreadTitle ? ` “${f.sourceThreadTitle}”` : "";
       return { parts: ["Learned in a conversation" + title + " on ", at], tip: f.sourceThreadId ? "Thread " + f.sourceThreadId : "" };
     }
     default:
-      return { parts: ["You set this on ", at], tip: "" };
+      return { parts: [own ? "You set this on " : "Set by hand on ", at], tip: "" };
   }
 }
 
@@ -103,7 +104,7 @@ function renderFacts(list, facts, editable) {
     name.title = f.key;
     li.querySelector(".fact-value").textContent = f.value;
     const meta = li.querySelector(".fact-meta");
-    const p = provenance(f);
+    const p = provenance(f, editable);
     meta.replaceChildren(...p.parts);
     if (p.tip) meta.title = p.tip;
     if (editable) {
