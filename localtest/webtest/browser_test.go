@@ -493,6 +493,16 @@ func TestMemoryPage(t *testing.T) {
 	}
 	shot(t, ctx, "3-too-long")
 
+	// A name the canonical form would rewrite: the API's userMessage, nothing stored.
+	run1(t, ctx, "save under a name with punctuation",
+		chromedp.SetValue(chromedp.CSS("#edit-key"), "Favourite food!"),
+		chromedp.SetValue(chromedp.CSS("#edit-value"), "pastéis de nata"),
+		chromedp.Click(chromedp.CSS("#edit-save")))
+	waitText(t, ctx, "#edit-error", "can hold letters, digits, spaces, hyphens, underscores and dots only")
+	if _, ok := factValues(t, tok, "/v1/me/facts")["favourite_food"]; ok {
+		t.Error("a key with punctuation was stored under favourite_food")
+	}
+
 	// Forget one.
 	run1(t, ctx, "forget the name", chromedp.Click(chromedp.CSS(factSel("name", ".fact-forget"))))
 	waitText(t, ctx, "#caps", "4 of 30 facts")
