@@ -2,7 +2,6 @@ package memory
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -37,14 +36,12 @@ const (
 	OriginRememberTool Origin = "remember_tool"
 )
 
-// WriteOrigins are the origins a write by hand may name: a fact of
-// OriginConversation is only written by an extraction, with its thread.
-var WriteOrigins = []Origin{OriginManual, OriginRememberTool}
-
 // CheckWriteOrigin returns a 400 *Error with CodeInvalidOrigin unless o is
-// one of [WriteOrigins].
+// an origin a write by hand may name: OriginManual or OriginRememberTool.
+// A fact of OriginConversation is only written by an extraction, with its
+// thread.
 func CheckWriteOrigin(o Origin) error {
-	if !slices.Contains(WriteOrigins, o) {
+	if o != OriginManual && o != OriginRememberTool {
 		return badRequest(CodeInvalidOrigin,
 			fmt.Sprintf("the origin %q is not one of manual, remember_tool", string(o)), "")
 	}

@@ -124,7 +124,7 @@ func (s *Store) UpsertFact(ctx context.Context, sc Scope, key, value string) (Fa
 }
 
 // UpsertFactFrom stores one fact set by hand or by the remember tool,
-// with origin (one of [WriteOrigins]): the key in its canonical form
+// with origin (see [CheckWriteOrigin]): the key in its canonical form
 // ([CanonicalKey]), the value trimmed, no source thread, updatedAt now. The
 // same key replaces the stored fact; over MaxFacts the fact updated longest
 // ago is dropped, never this one. A tombstone of the key goes: a person

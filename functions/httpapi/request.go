@@ -240,7 +240,7 @@ func ClaimList(v string) []string {
 
 // decodeBody returns the value and the origin of a PUT body: exactly one
 // JSON object whose members are "value", a string, and optionally
-// "origin", one of memory.WriteOrigins (memory.OriginManual when left
+// "origin", manual or remember_tool (memory.OriginManual when left
 // out). The body is checked first by [checkJSON]: whatever a decoder would
 // have to rewrite to read it is refused.
 func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (string, memory.Origin, error) {
