@@ -13,12 +13,14 @@ GO ?= go
 test: lint browser typescript
 	USERMEMORY_REQUIRE_SERVICES=1 USERMEMORY_BLACKBOX=local ./scripts/with-moto.sh $(GO) test -race -count=1 -timeout 20m ./...
 
-## browser: Debian's Chromium for the page's tests, installed where missing.
+## browser: Debian's Chromium for the page's tests, installed where missing,
+## and axe-core, which they inject into the page, from its lockfile.
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  echo "installing Debian's chromium for the browser tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	npm ci --prefix localtest/webtest --no-audit --no-fund --loglevel=error
 
 ## typescript: the TypeScript client's dependencies from its lockfile and its
 ## unit tests (clients/typescript); its end-to-end test (localtest/tse2e)

@@ -16,7 +16,10 @@
 // reach another user's key. Its attributes are:
 //
 //	facts     map: canonical key -> {v: value, t: updatedAt in unix ms,
-//	          s: source thread ID, left out when empty}
+//	          o: origin (conversation, manual, remember_tool),
+//	          s: source thread ID, n: source thread title, each left out
+//	          when empty}. A fact written before origins were stored has
+//	          no o: it reads as conversation when it has s, else manual
 //	ver       string: a random token from crypto/rand, new on every write;
 //	          Save's condition compares it
 //	threads   map: thread key -> "<extracted turn count>:<unix ms>", the

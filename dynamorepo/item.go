@@ -81,7 +81,9 @@ type item struct {
 type factItem struct {
 	Value     *text    `dynamodbav:"v"`
 	UpdatedAt *integer `dynamodbav:"t"`
+	Origin    text     `dynamodbav:"o,omitempty"`
 	Source    text     `dynamodbav:"s,omitempty"`
+	Title     text     `dynamodbav:"n,omitempty"`
 }
 
 // mark is a stored thread watermark: the string "<turn count>:<unix ms>",
@@ -179,9 +181,26 @@ func (n integer) time() time.Time { return time.UnixMilli(int64(n)).UTC() }
 
 func ptr[T any](v T) *T { return &v }
 
-// factValue is the stored form of f: {v, t, s}.
+// factValue is the stored form of f: {v, t, o, s, n}.
 func factValue(f memory.Fact) factItem {
-	return factItem{Value: ptr(text(f.Value)), UpdatedAt: ptr(integer(f.UpdatedAt.UnixMilli())), Source: text(f.SourceThreadID)}
+	return factItem{Value: ptr(text(f.Value)), UpdatedAt: ptr(integer(f.UpdatedAt.UnixMilli())),
+		Origin: text(f.Origin), Source: text(f.SourceThreadID), Title: text(f.SourceThreadTitle)}
+}
+
+// fact returns the fact stored as f under key. An item written before
+// origins were stored has none: its fact reads as from a conversation when
+// it has a source thread, else as set by hand.
+func (f factItem) fact(key string) memory.Fact {
+	origin := memory.Origin(f.Origin)
+	switch {
+	case origin != "":
+	case f.Source != "":
+		origin = memory.OriginConversation
+	default:
+		origin = memory.OriginManual
+	}
+	return memory.Fact{Key: key, Value: string(*f.Value), UpdatedAt: f.UpdatedAt.time(), Origin: origin,
+		SourceThreadID: string(f.Source), SourceThreadTitle: string(f.Title)}
 }
 
 // encodeRecord returns the item of rec under the key pk with version ver.
@@ -270,7 +289,7 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 			if f.Value == nil || f.UpdatedAt == nil {
 				return memory.Record{}, corrupt(attrFacts, "holds an entry without v or t")
 			}
-			rec.Facts = append(rec.Facts, memory.Fact{Key: k, Value: string(*f.Value), UpdatedAt: f.UpdatedAt.time(), SourceThreadID: string(f.Source)})
+			rec.Facts = append(rec.Facts, f.fact(k))
 		}
 		sort.Slice(rec.Facts, func(i, j int) bool { return rec.Facts[i].Key < rec.Facts[j].Key })
 	}

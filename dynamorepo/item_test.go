@@ -59,8 +59,8 @@ func TestItemLayout(t *testing.T) {
 	const uuid = "5f0c1a7e-8b2d-4c3e-9a4f-6d7e8f901234"
 	rec := memory.Record{
 		Facts: []memory.Fact{
-			{Key: "city", Value: "Lisbon", UpdatedAt: at, SourceThreadID: "th-1"},
-			{Key: "name", Value: "Ana", UpdatedAt: at.Add(time.Millisecond)},
+			{Key: "city", Value: "Lisbon", UpdatedAt: at, Origin: memory.OriginConversation, SourceThreadID: "th-1", SourceThreadTitle: "Moving house"},
+			{Key: "name", Value: "Ana", UpdatedAt: at.Add(time.Millisecond), Origin: memory.OriginRememberTool},
 		},
 		Threads: map[string]memory.ThreadMark{"th-1": {TurnCount: 6, At: at},
 			uuid: {TurnCount: 12, At: at.Add(time.Second)}}, // stored under its ThreadKey
@@ -76,8 +76,8 @@ func TestItemLayout(t *testing.T) {
 		dynamorepo.KeyAttribute: S(scope.TenantID + "#" + scope.UserID),
 		"ver":                   it["ver"],
 		"facts": M(map[string]types.AttributeValue{
-			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "s": S("th-1")}),
-			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("1795989600001")}),
+			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "o": S("conversation"), "s": S("th-1"), "n": S("Moving house")}),
+			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("1795989600001"), "o": S("remember_tool")}),
 		}),
 		"threads":   M(map[string]types.AttributeValue{"th-1": S("6:1795989600000"), "#5KkS6upF9_Pr": S("12:1795989601000")}),
 		"removed":   M(map[string]types.AttributeValue{"pet": N("1795989600001")}),
@@ -129,6 +129,34 @@ func TestItemLayout(t *testing.T) {
 	}
 }
 
+// TestFactsWithoutOriginRead: an item written before origins were stored
+// reads its facts as from a conversation when they have a source thread,
+// else as set by hand.
+func TestFactsWithoutOriginRead(t *testing.T) {
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	M := func(m map[string]types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: m}
+	}
+	got, err := dynamorepo.DecodeRecord(map[string]types.AttributeValue{
+		"ver": S("v1"), "removed": M(map[string]types.AttributeValue{}),
+		"facts": M(map[string]types.AttributeValue{
+			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1"), "s": S("th-1")}),
+			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("2")}),
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []memory.Fact{
+		{Key: "city", Value: "Lisbon", UpdatedAt: time.UnixMilli(1).UTC(), Origin: memory.OriginConversation, SourceThreadID: "th-1"},
+		{Key: "name", Value: "Ana", UpdatedAt: time.UnixMilli(2).UTC(), Origin: memory.OriginManual},
+	}
+	if diff := cmp.Diff(want, got.Facts); diff != "" {
+		t.Errorf("facts of an old item (-want +got):\n%s", diff)
+	}
+}
+
 // TestFullRecordFitsTheBudget builds the largest record a valid config
 // allows (every key and value at maxFactChars runes of 4 bytes, every
 // source thread ID and watermark at MaxIDLen bytes, every tombstone with a
@@ -150,10 +178,12 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 	for i := range cfg.MaxFacts {
 		k := strconv.Itoa(i)
 		rec.Facts = append(rec.Facts, memory.Fact{
-			Key:            k + strings.Repeat("𝒜", cfg.MaxFactChars-len(k)),
-			Value:          strings.Repeat("𝒱", cfg.MaxFactChars),
-			UpdatedAt:      at,
-			SourceThreadID: id("th", i),
+			Key:               k + strings.Repeat("𝒜", cfg.MaxFactChars-len(k)),
+			Value:             strings.Repeat("𝒱", cfg.MaxFactChars),
+			UpdatedAt:         at,
+			Origin:            memory.OriginRememberTool,
+			SourceThreadID:    id("th", i),
+			SourceThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars),
 		})
 	}
 	rec.Threads = map[string]memory.ThreadMark{}

@@ -27,7 +27,7 @@ var (
 )
 
 func fact(key, value string, at time.Time) memory.Fact {
-	return memory.Fact{Key: key, Value: value, UpdatedAt: at}
+	return memory.Fact{Key: key, Value: value, UpdatedAt: at, Origin: memory.OriginManual}
 }
 
 // mustSave saves rec and fails the test on an error.
@@ -69,9 +69,9 @@ func TestSaveAndGetRoundTrip(t *testing.T) {
 	f := newFixture(t)
 	want := memory.Record{
 		Facts: []memory.Fact{
-			{Key: "home_city", Value: "Lisbon", UpdatedAt: t0, SourceThreadID: "th-9"},
-			{Key: "língua", Value: "português ✓", UpdatedAt: t0.Add(time.Second)},
-			{Key: "x.y", Value: "a key with a dot", UpdatedAt: t0.Add(2 * time.Second)},
+			{Key: "home_city", Value: "Lisbon", UpdatedAt: t0, Origin: memory.OriginConversation, SourceThreadID: "th-9", SourceThreadTitle: "Moving to Lisbon"},
+			{Key: "língua", Value: "português ✓", UpdatedAt: t0.Add(time.Second), Origin: memory.OriginManual},
+			{Key: "x.y", Value: "a key with a dot", UpdatedAt: t0.Add(2 * time.Second), Origin: memory.OriginRememberTool},
 		},
 		Threads:    map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: t0}},
 		ClearedAt:  t0.Add(-time.Hour),
@@ -154,8 +154,8 @@ func TestSetFact(t *testing.T) {
 
 	// Under the cap: a new key applies in one request, with a new version.
 	for i, ft := range []memory.Fact{
-		{Key: "b.c", Value: "dotted key", UpdatedAt: t0.Add(time.Second)},
-		{Key: "ключ", Value: "значение", UpdatedAt: t0.Add(2 * time.Second), SourceThreadID: "th-1"},
+		{Key: "b.c", Value: "dotted key", UpdatedAt: t0.Add(time.Second), Origin: memory.OriginRememberTool},
+		{Key: "ключ", Value: "значение", UpdatedAt: t0.Add(2 * time.Second), Origin: memory.OriginConversation, SourceThreadID: "th-1", SourceThreadTitle: "Русский"},
 	} {
 		applied, _, err = f.repo.SetFact(ctx, scope, ft, 3)
 		if err != nil || !applied {
@@ -259,7 +259,7 @@ func TestEraseAndFence(t *testing.T) {
 	f := newFixture(t, dynamorepo.WithFenceLifetime(48*time.Hour))
 	threads := map[string]memory.ThreadMark{"th-1": {TurnCount: 2, At: t0}}
 	v1 := mustSave(t, f.repo, scope, memory.Record{
-		Facts:   []memory.Fact{fact("a", "1", t0), fact("b", "2", t0), {Key: "c", Value: "3", UpdatedAt: t0, SourceThreadID: "th-1"}},
+		Facts:   []memory.Fact{fact("a", "1", t0), fact("b", "2", t0), {Key: "c", Value: "3", UpdatedAt: t0, Origin: memory.OriginConversation, SourceThreadID: "th-1"}},
 		Threads: threads,
 	})
 	f.count.take()

@@ -16,7 +16,9 @@
 //  4. after the answer, sends the extraction message with the producer
 //     package, so that the extractor learns the facts the user stated: the
 //     turns since the last extraction, and the turns before them as
-//     context, so that a "yes" is read with the question it answers.
+//     context, so that a "yes" is read with the question it answers; and
+//     the thread's title, so that the memory page names the thread a fact
+//     came from as a person knows it.
 //
 // The gateway reads and edits the facts through the Go packages (a
 // memory.Store over dynamorepo), not through the HTTP API: it runs in the
@@ -132,6 +134,12 @@ type Thread struct {
 	ID string
 	// Scope is the user the thread belongs to.
 	Scope memory.Scope
+	// Title names the thread for people: the extraction message's
+	// threadTitle, kept with the facts learned from the thread and shown
+	// on the memory page instead of the ID. A host that names its threads
+	// sets it; when it is empty, the first Ask sets it to [TitleOf] the
+	// user's first message.
+	Title string
 
 	messages []types.Message
 	turns    []producer.Turn
@@ -143,6 +151,27 @@ type Thread struct {
 // NewThread starts thread id of the user of sc.
 func (g *Gateway) NewThread(sc memory.Scope, id string) *Thread {
 	return &Thread{ID: id, Scope: sc}
+}
+
+// titleWords is how many words of a first message [TitleOf] keeps.
+const titleWords = 6
+
+// TitleOf returns a thread title made of the first words of text (a
+// thread's first user message), on one line, at most
+// memory.MaxThreadTitleChars characters, with "…" when words were left
+// out; "" for a text with no word.
+func TitleOf(text string) string {
+	words := strings.Fields(memory.CleanThreadTitle(strings.Join(strings.Fields(text), " ")))
+	cut := len(words) > titleWords
+	words = words[:min(len(words), titleWords)]
+	title := strings.Join(words, " ")
+	if limit := memory.MaxThreadTitleChars - 1; len([]rune(title)) > limit {
+		title, cut = string([]rune(title)[:limit]), true
+	}
+	if cut {
+		title = strings.TrimRight(title, " ,.;:!?") + "…"
+	}
+	return title
 }
 
 // TurnCount returns the number of turns of the thread so far.
@@ -196,6 +225,9 @@ func (g *Gateway) Ask(ctx context.Context, t *Thread, text string, approve Appro
 		return Reply{}, err
 	}
 	reply := Reply{System: system}
+	if t.Title == "" {
+		t.Title = TitleOf(text)
+	}
 	previous, sent := len(t.turns), len(t.messages)
 	t.messages = append(t.messages, types.Message{Role: types.ConversationRoleUser,
 		Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: text}}})
@@ -259,7 +291,7 @@ func (g *Gateway) Ask(ctx context.Context, t *Thread, text string, approve Appro
 	// decides what to learn.
 	reply.ExtractDue = g.cfg.Store.IsExtractDue(previous, len(t.turns))
 	err = g.cfg.Producer.Send(ctx, producer.Message{
-		TenantID: t.Scope.TenantID, UserID: t.Scope.UserID, ThreadID: t.ID,
+		TenantID: t.Scope.TenantID, UserID: t.Scope.UserID, ThreadID: t.ID, ThreadTitle: t.Title,
 		PreviousTurnCount: previous, TurnCount: len(t.turns), Turns: t.turns[t.extracted:],
 		ContextTurns: t.turns[:t.extracted],
 	})

@@ -106,6 +106,10 @@ func TestAskRendersFactsAndSendsTheMessage(t *testing.T) {
 	if first.PreviousTurnCount != 0 || first.TurnCount != 2 || len(first.Turns) != 2 || first.ThreadID != "th-1" {
 		t.Errorf("first message = %+v, want turns 0→2 of th-1", first)
 	}
+	// The thread is named by its first message, in both messages.
+	if first.ThreadTitle != "Hi" || second.ThreadTitle != "Hi" {
+		t.Errorf("thread titles %q, %q; want the first message, Hi", first.ThreadTitle, second.ThreadTitle)
+	}
 	// The first answer was extracted: the second carries the turns after it.
 	if second.PreviousTurnCount != 2 || second.TurnCount != 4 || len(second.Turns) != 2 || second.Turns[0].Text != "And now?" {
 		t.Errorf("second message = %+v, want turns 2→4 with the new turns only", second)
@@ -117,6 +121,39 @@ func TestAskRendersFactsAndSendsTheMessage(t *testing.T) {
 	wantContext := []producer.Turn{{Role: "user", Text: "Hi"}, {Role: "assistant", Text: "Olá!"}}
 	if !reflect.DeepEqual(second.ContextTurns, wantContext) {
 		t.Errorf("second message's context = %+v, want %+v", second.ContextTurns, wantContext)
+	}
+}
+
+func TestTitleOf(t *testing.T) {
+	long := strings.Repeat("x", memory.MaxThreadTitleChars+10)
+	tests := []struct{ in, want string }{
+		{"Hi", "Hi"},
+		{"  Planning a\n  weekend in Porto  ", "Planning a weekend in Porto"},
+		{"Can you help me plan a trip to Porto next month?", "Can you help me plan a…"},
+		{long, strings.Repeat("x", memory.MaxThreadTitleChars-1) + "…"},
+		{" \t ", ""},
+	}
+	for _, tt := range tests {
+		got := gateway.TitleOf(tt.in)
+		if got != tt.want {
+			t.Errorf("TitleOf(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if n := len([]rune(got)); n > memory.MaxThreadTitleChars {
+			t.Errorf("TitleOf(%q) has %d characters, over %d", tt.in, n, memory.MaxThreadTitleChars)
+		}
+	}
+}
+
+// TestHostTitleIsKept: a title the host gives its thread is sent as is.
+func TestHostTitleIsKept(t *testing.T) {
+	g, _, _, q := setup(t, text("ok"))
+	th := g.NewThread(ana, "th-1")
+	th.Title = "Kitchen renovation"
+	if _, err := g.Ask(context.Background(), th, "Which tiles?", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := q.bodies[0].ThreadTitle; got != "Kitchen renovation" {
+		t.Errorf("threadTitle = %q, want the host's", got)
 	}
 }
 
@@ -139,7 +176,7 @@ func TestRememberNeedsApproval(t *testing.T) {
 		if asked != 1 || len(r.Tools) != 1 || r.Tools[0].Approved != approved {
 			t.Fatalf("approved=%v: asked %d times, tools %+v", approved, asked, r.Tools)
 		}
-		if approved && (len(facts) != 1 || facts[0].Value != "nurse" || r.Tools[0].Err != nil) {
+		if approved && (len(facts) != 1 || facts[0].Value != "nurse" || facts[0].Origin != memory.OriginRememberTool || r.Tools[0].Err != nil) {
 			t.Errorf("approved: facts %+v, err %v, want role stored", facts, r.Tools[0].Err)
 		}
 		if !approved && (len(facts) != 0 || memory.ErrorCode(r.Tools[0].Err) != memory.CodeApprovalRequired) {

@@ -54,7 +54,7 @@ const (
 // bytes: 1 byte for the map entry, and two integers of at most 20
 // characters each (an int64 with its sign) around the colon.
 const (
-	factOverhead      = 16 + 3*8 + MaxIDLen
+	factOverhead      = 16 + 5*8 + MaxIDLen + len(OriginRememberTool) + 4*MaxThreadTitleChars
 	threadOverhead    = 1 + 20 + 1 + 20
 	tombstoneOverhead = 16 + 8
 	recordOverhead    = 1024
@@ -139,7 +139,8 @@ func (c Config) WithDefaults() Config {
 
 // MaxRecordBytes is an upper bound of the size of a stored record under c:
 // every key and value at MaxFactChars runes of 4 bytes, every fact from a
-// thread ID of MaxIDLen bytes, MaxThreads watermarks under keys of
+// thread ID of MaxIDLen bytes and a title of MaxThreadTitleChars runes of
+// 4 bytes, with the longest origin, MaxThreads watermarks under keys of
 // [ThreadKeyLen] bytes (the store keys a watermark by [ThreadKey]),
 // MaxTombstones tombstones with keys of MaxFactChars runes of 4 bytes.
 func (c Config) MaxRecordBytes() int {

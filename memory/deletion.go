@@ -15,10 +15,14 @@ import (
 // is not stored (an extraction in flight may be about to set it). One
 // conditional write; at MaxTombstones a new tombstone merges and saves the
 // whole record, folding the oldest tombstones into ClearedAt. Errors: 400
-// *Error with CodeInvalidID or CodeEmptyFact; 409 CodeConflict; a
+// *Error with CodeInvalidID, CodeInvalidKeyChars or CodeEmptyFact; 409
+// CodeConflict; a
 // repository failure.
 func (s *Store) RemoveFact(ctx context.Context, sc Scope, key string) error {
 	if err := sc.Validate(); err != nil {
+		return err
+	}
+	if err := CheckKey(key); err != nil {
 		return err
 	}
 	k := CanonicalKey(key)

@@ -35,6 +35,13 @@ const (
 	CodeInvalidTurnCount int64 = 5380000000107
 	// CodeRepository: the repository failed; the cause is logged, never shown.
 	CodeRepository int64 = 5380000000108
+	// CodeInvalidKeyChars: a key set or removed by hand holds a character
+	// other than letters, digits, marks, spaces, '-', '_' and '.'; it is
+	// refused, never stored under a rewritten key.
+	CodeInvalidKeyChars int64 = 5380000000109
+	// CodeInvalidOrigin: a write by hand names an origin other than
+	// manual or remember_tool.
+	CodeInvalidOrigin int64 = 5380000000110
 )
 
 // Error is an error with a meaning for callers: an HTTP status, a numeric

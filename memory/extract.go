@@ -27,6 +27,10 @@ type ExtractRequest struct {
 	Scope
 	// ThreadID is recorded as the source of the facts it sets.
 	ThreadID string
+	// ThreadTitle is the thread's title as a person knows it, when the
+	// gateway gives one; it is kept, cleaned by [CleanThreadTitle], with
+	// the facts the extraction sets. Optional.
+	ThreadTitle string
 	// PreviousTurnCount and TurnCount are the thread's turn counts before
 	// the call that ended and now; TurnCount is the extraction watermark.
 	PreviousTurnCount int
@@ -177,7 +181,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 		next := rec
 		kept, forgotten := forgetRemoved(ops, rec.Tombstones, req.SentAt)
 		res.Forgotten = forgotten
-		next.Facts, res.Sets, res.Deletes = mergeOperations(rec.Facts, kept, req.ThreadID, now, s.cfg.MaxFacts)
+		next.Facts, res.Sets, res.Deletes = mergeOperations(rec.Facts, kept, sourceOf(req), now, s.cfg.MaxFacts)
 		next.Threads = markThread(rec.Threads, ThreadKey(req.ThreadID), ThreadMark{TurnCount: req.TurnCount, At: now}, s.cfg.MaxThreads)
 		final = next
 		return next, true
@@ -308,11 +312,18 @@ func malformed(format string, args ...any) error {
 	return &malformedError{msg: fmt.Sprintf(format, args...)}
 }
 
+// sourceOf returns what a fact set by the extraction req records of where
+// it came from: OriginConversation, the thread's ID and its clean title.
+func sourceOf(req ExtractRequest) Fact {
+	return Fact{Origin: OriginConversation, SourceThreadID: req.ThreadID, SourceThreadTitle: CleanThreadTitle(req.ThreadTitle)}
+}
+
 // mergeOperations applies ops in order to facts: SET adds or replaces (an
-// unchanged value keeps its date and source), DELETE removes. The result is
-// capped to maxFacts, dropping the facts updated longest ago. It returns
-// the facts and how many SETs and DELETEs changed something.
-func mergeOperations(facts []Fact, ops []Operation, threadID string, now time.Time, maxFacts int) ([]Fact, int, int) {
+// unchanged value keeps its date and source), DELETE removes; a fact it
+// sets has the origin and thread of source. The result is capped to
+// maxFacts, dropping the facts updated longest ago. It returns the facts
+// and how many SETs and DELETEs changed something.
+func mergeOperations(facts []Fact, ops []Operation, source Fact, now time.Time, maxFacts int) ([]Fact, int, int) {
 	byKey := make(map[string]Fact, len(facts)+len(ops))
 	for _, f := range facts {
 		byKey[f.Key] = f
@@ -325,7 +336,9 @@ func mergeOperations(facts []Fact, ops []Operation, threadID string, now time.Ti
 			if had && old.Value == op.Value {
 				continue
 			}
-			byKey[op.Key] = Fact{Key: op.Key, Value: op.Value, UpdatedAt: now, SourceThreadID: threadID}
+			f := source
+			f.Key, f.Value, f.UpdatedAt = op.Key, op.Value, now
+			byKey[op.Key] = f
 			sets++
 		case OpDelete:
 			if had {

@@ -36,7 +36,9 @@ func TestExtractMerges(t *testing.T) {
 		memorytest.Answer{Operations: []memory.Operation{set("name", "Ana"), del("home_city"), set("role", "nurse"), del("never_there")}},
 	)
 	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
-	res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "Hi, I'm Ana from Lisbon, answer in Portuguese", "Olá Ana!"))
+	req := extractReq(memorytest.Ana, "th-1", 0, 2, "Hi, I'm Ana from Lisbon, answer in Portuguese", "Olá Ana!")
+	req.ThreadTitle = "  Weekend\nin Lisbon  "
+	res, err := s.Extract(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +50,9 @@ func TestExtractMerges(t *testing.T) {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
 	nameBefore := res.Facts[indexOf(res.Facts, "name")]
-	if nameBefore.SourceThreadID != "th-1" {
-		t.Errorf("source = %q, want th-1", nameBefore.SourceThreadID)
+	if nameBefore.SourceThreadID != "th-1" || nameBefore.Origin != memory.OriginConversation || nameBefore.SourceThreadTitle != "Weekend in Lisbon" {
+		t.Errorf("source = %q %q %q, want th-1, conversation, the title cleaned to one line",
+			nameBefore.SourceThreadID, nameBefore.Origin, nameBefore.SourceThreadTitle)
 	}
 
 	res, err = s.Extract(ctx, extractReq(memorytest.Ana, "th-2", 6, 8, "I no longer live anywhere fixed; I'm a nurse", "Noted."))
@@ -64,7 +67,7 @@ func TestExtractMerges(t *testing.T) {
 	}
 	// A fact repeated unchanged keeps its date and its source.
 	nameAfter := res.Facts[indexOf(res.Facts, "name")]
-	if !nameAfter.UpdatedAt.Equal(nameBefore.UpdatedAt) || nameAfter.SourceThreadID != "th-1" {
+	if !nameAfter.UpdatedAt.Equal(nameBefore.UpdatedAt) || nameAfter.SourceThreadID != "th-1" || nameAfter.SourceThreadTitle != "Weekend in Lisbon" {
 		t.Errorf("unchanged fact moved: before %+v, after %+v", nameBefore, nameAfter)
 	}
 	if got := repo.Calls("Get"); got != 2 {

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -9,13 +10,52 @@ import (
 )
 
 // Fact is one durable thing the user stated: a canonical key, a value, when
-// it was last set and, for an extracted fact, the thread it came from
-// (empty for a fact set by hand or through a tool).
+// it was last set, how it came to be stored and, for an extracted fact,
+// the thread it came from (empty for a fact set by hand or through a
+// tool) with that thread's title when the gateway gave one.
 type Fact struct {
-	Key            string
-	Value          string
-	UpdatedAt      time.Time
-	SourceThreadID string
+	Key               string
+	Value             string
+	UpdatedAt         time.Time
+	Origin            Origin
+	SourceThreadID    string
+	SourceThreadTitle string
+}
+
+// Origin says how a fact came to be stored; it is recorded at write time.
+type Origin string
+
+// The origins of a fact.
+const (
+	// OriginConversation: extracted from a conversation by the cheap model.
+	OriginConversation Origin = "conversation"
+	// OriginManual: set by hand, through the fact API or its page.
+	OriginManual Origin = "manual"
+	// OriginRememberTool: set by the remember tool, which the user
+	// approved in a conversation ([Store.ExecuteTool]).
+	OriginRememberTool Origin = "remember_tool"
+)
+
+// CheckWriteOrigin returns a 400 *Error with CodeInvalidOrigin unless o is
+// an origin a write by hand may name: OriginManual or OriginRememberTool.
+// A fact of OriginConversation is only written by an extraction, with its
+// thread.
+func CheckWriteOrigin(o Origin) error {
+	if o != OriginManual && o != OriginRememberTool {
+		return badRequest(CodeInvalidOrigin,
+			fmt.Sprintf("the origin %q is not one of manual, remember_tool", string(o)), "")
+	}
+	return nil
+}
+
+// MaxThreadTitleChars is the longest title of a thread kept with a fact,
+// in characters; a longer one is cut at a rune boundary.
+const MaxThreadTitleChars = 60
+
+// CleanThreadTitle returns a thread title as a fact keeps it: cleaned like
+// a value (one line, trimmed) and cut to [MaxThreadTitleChars].
+func CleanThreadTitle(title string) string {
+	return cutRunes(cleanValue(title), MaxThreadTitleChars)
 }
 
 // Scope names the one user whose facts an operation reads or writes. Both
@@ -65,14 +105,16 @@ func (s Scope) Validate() error {
 // duplicates name one fact: "Home City", "home_city", " home-city " and
 // "HOME.CITY" are all "home_city". The form is: lower case; every run of
 // characters that are neither letters nor digits becomes one '_'; no '_' at
-// either end. Letters and digits of every script are kept ("língua").
-// It returns "" for a key with no letter or digit.
+// either end. Letters, digits and combining marks of every script are kept
+// ("língua", "हिंदी"). It returns "" for a key with no letter or digit.
+// A key set by hand must pass [CheckKey] first, so that the only changes
+// this makes to it are case and separators.
 func CanonicalKey(key string) string {
 	var b strings.Builder
 	b.Grow(len(key))
 	pendingSep := false
 	for _, r := range key {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if keyRune(r) {
 			if pendingSep && b.Len() > 0 {
 				b.WriteByte('_')
 			}
@@ -83,6 +125,33 @@ func CanonicalKey(key string) string {
 		pendingSep = true
 	}
 	return b.String()
+}
+
+// keyRune reports whether r is kept by [CanonicalKey]: a letter, a digit
+// or a combining mark.
+func keyRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// KeySeparators are the characters besides letters, digits and marks that
+// a key set by hand may hold; [CanonicalKey] turns each run of them into
+// one '_'.
+const KeySeparators = " -_."
+
+// CheckKey returns a 400 *Error with CodeInvalidKeyChars (and a
+// userMessage) when key, set or removed by hand, holds a character that
+// [CanonicalKey] would drop other than [KeySeparators]: "Home City" and
+// "home-city" pass and name home_city, "Bad Key!" is refused rather than
+// stored quietly as bad_key.
+func CheckKey(key string) error {
+	for _, r := range key {
+		if !keyRune(r) && !strings.ContainsRune(KeySeparators, r) {
+			return badRequest(CodeInvalidKeyChars,
+				fmt.Sprintf("the key holds %q: a key may hold letters, digits, spaces, '-', '_' and '.' only", r),
+				"The name of a fact can hold letters, digits, spaces, hyphens, underscores and dots only.")
+		}
+	}
+	return nil
 }
 
 // cutRunes returns s cut to at most n runes, at a rune boundary, with

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,7 @@ func TestCanonicalKey(t *testing.T) {
 		{"name", "name"},
 		{"Time zone (UTC)", "time_zone_utc"},
 		{"日本語", "日本語"},
+		{"हिंदी भाषा", "हिंदी_भाषा"},
 	}
 	for _, tt := range tests {
 		if got := CanonicalKey(tt.in); got != tt.want {
@@ -56,6 +58,37 @@ func TestCutRunes(t *testing.T) {
 	for _, tt := range tests {
 		if got := cutRunes(tt.in, tt.n); got != tt.want {
 			t.Errorf("cutRunes(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestCheckKey(t *testing.T) {
+	good := []string{"Home City", "home_city", " home-city ", "HOME.CITY", "língua", "हिंदी", "日本語", "a1"}
+	bad := []string{"Bad Key!", "home/city", "time zone (UTC)", "a\tb", "a#b", "k\uFFFD", "e-mail@work"}
+	for _, k := range good {
+		if err := CheckKey(k); err != nil {
+			t.Errorf("CheckKey(%q) = %v, want nil", k, err)
+		}
+	}
+	for _, k := range bad {
+		var e *Error
+		if err := CheckKey(k); !errors.As(err, &e) || e.Code != CodeInvalidKeyChars || e.Status != 400 || e.UserMessage == "" {
+			t.Errorf("CheckKey(%q) = %v, want a 400 with CodeInvalidKeyChars and a userMessage", k, err)
+		}
+	}
+}
+
+func TestCleanThreadTitle(t *testing.T) {
+	long := strings.Repeat("é", MaxThreadTitleChars+5)
+	tests := []struct{ in, want string }{
+		{"  Trip to Porto\n", "Trip to Porto"},
+		{"a\tb", "a b"},
+		{long, long[:2*MaxThreadTitleChars]},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := CleanThreadTitle(tt.in); got != tt.want {
+			t.Errorf("CleanThreadTitle(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -88,10 +88,13 @@ func factsOf(rec Record) []Fact {
 }
 
 // checkManual trims and checks a key and a value set by hand. It returns
-// the canonical key and the clean value, or a 400 *Error: CodeEmptyFact
-// for an empty key or value, CodeFactTooLong (with a userMessage) for one
-// over MaxFactChars.
+// the canonical key and the clean value, or a 400 *Error: CodeInvalidKeyChars
+// for a key [CheckKey] refuses, CodeEmptyFact for an empty key or value,
+// CodeFactTooLong (with a userMessage) for one over MaxFactChars.
 func (s *Store) checkManual(key, value string, needValue bool) (string, string, error) {
+	if err := CheckKey(key); err != nil {
+		return "", "", err
+	}
 	k := CanonicalKey(key)
 	if k == "" {
 		return "", "", badRequest(CodeEmptyFact, "the key is empty", "Give the fact a name.")
@@ -109,12 +112,19 @@ func (s *Store) checkManual(key, value string, needValue bool) (string, string, 
 	}
 	if n := utf8.RuneCountInString(v); n > s.cfg.MaxFactChars {
 		return "", "", badRequest(CodeFactTooLong, fmt.Sprintf("the value has %d characters, over %d", n, s.cfg.MaxFactChars),
-			fmt.Sprintf("This is too long to remember: keep it under %d characters (it has %d).", s.cfg.MaxFactChars, n))
+			fmt.Sprintf("This is too long to remember: it can have at most %d characters (it has %d).", s.cfg.MaxFactChars, n))
 	}
 	return k, v, nil
 }
 
-// UpsertFact stores one fact set by hand: the key in its canonical form
+// UpsertFact stores one fact set by hand, of [OriginManual]: it is
+// [Store.UpsertFactFrom] with that origin.
+func (s *Store) UpsertFact(ctx context.Context, sc Scope, key, value string) (Fact, error) {
+	return s.UpsertFactFrom(ctx, sc, key, value, OriginManual)
+}
+
+// UpsertFactFrom stores one fact set by hand or by the remember tool,
+// with origin (see [CheckWriteOrigin]): the key in its canonical form
 // ([CanonicalKey]), the value trimmed, no source thread, updatedAt now. The
 // same key replaces the stored fact; over MaxFacts the fact updated longest
 // ago is dropped, never this one. A tombstone of the key goes: a person
@@ -122,18 +132,22 @@ func (s *Store) checkManual(key, value string, needValue bool) (string, string, 
 // fact. Writes of distinct keys under MaxFacts never conflict, for a new
 // user too; a new key at the cap merges and saves the whole record.
 //
-// Errors: 400 *Error with CodeInvalidID, CodeEmptyFact or CodeFactTooLong
-// (with a userMessage); 409 CodeConflict when concurrent writers won
+// Errors: 400 *Error with CodeInvalidID, CodeInvalidOrigin,
+// CodeInvalidKeyChars, CodeEmptyFact or CodeFactTooLong (with a
+// userMessage); 409 CodeConflict when concurrent writers won
 // MaxConflictRetries times; a repository failure.
-func (s *Store) UpsertFact(ctx context.Context, sc Scope, key, value string) (Fact, error) {
+func (s *Store) UpsertFactFrom(ctx context.Context, sc Scope, key, value string, origin Origin) (Fact, error) {
 	if err := sc.Validate(); err != nil {
+		return Fact{}, err
+	}
+	if err := CheckWriteOrigin(origin); err != nil {
 		return Fact{}, err
 	}
 	k, v, err := s.checkManual(key, value, true)
 	if err != nil {
 		return Fact{}, err
 	}
-	f := Fact{Key: k, Value: v, UpdatedAt: s.now()}
+	f := Fact{Key: k, Value: v, UpdatedAt: s.now(), Origin: origin}
 	applied, rec, err := s.repo.SetFact(ctx, sc, f, s.cfg.MaxFacts)
 	if err != nil {
 		return Fact{}, repoError(err)

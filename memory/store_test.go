@@ -69,7 +69,7 @@ func TestUpsertFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Key != "home_city" || f.Value != "Lisbon" || f.SourceThreadID != "" || f.UpdatedAt.IsZero() {
+	if f.Key != "home_city" || f.Value != "Lisbon" || f.SourceThreadID != "" || f.UpdatedAt.IsZero() || f.Origin != memory.OriginManual {
 		t.Errorf("UpsertFact = %+v", f)
 	}
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home-city", "Porto"); err != nil {
@@ -94,7 +94,10 @@ func TestUpsertFactErrors(t *testing.T) {
 		userMsg    bool
 	}{
 		{"empty key", memorytest.Ana, "  ", "x", memory.CodeEmptyFact, true},
-		{"punctuation key", memorytest.Ana, "!!", "x", memory.CodeEmptyFact, true},
+		{"separators only", memorytest.Ana, "-_. .", "x", memory.CodeEmptyFact, true},
+		{"punctuation key", memorytest.Ana, "!!", "x", memory.CodeInvalidKeyChars, true},
+		{"key a canonical form would rewrite", memorytest.Ana, "Bad Key!", "x", memory.CodeInvalidKeyChars, true},
+		{"key with a slash", memorytest.Ana, "city/town", "x", memory.CodeInvalidKeyChars, true},
 		{"empty value", memorytest.Ana, "k", " \t ", memory.CodeEmptyFact, true},
 		{"long value", memorytest.Ana, "k", strings.Repeat("é", 21), memory.CodeFactTooLong, true},
 		{"long key", memorytest.Ana, strings.Repeat("k", 21), "v", memory.CodeFactTooLong, true},
@@ -119,6 +122,41 @@ func TestUpsertFactErrors(t *testing.T) {
 	// Exactly at the cap is accepted, counted in runes.
 	if _, err := s.UpsertFact(context.Background(), memorytest.Ana, "k", strings.Repeat("é", 20)); err != nil {
 		t.Errorf("value of exactly MaxFactChars runes: %v", err)
+	}
+}
+
+// TestTooLongSaysAtMost: exactly MaxFactChars is accepted, so the message
+// says "at most", never "under".
+func TestTooLongSaysAtMost(t *testing.T) {
+	s, _ := newStore(t, memory.Config{MaxFactChars: 20})
+	_, err := s.UpsertFact(context.Background(), memorytest.Ana, "bio", strings.Repeat("a", 30))
+	var e *memory.Error
+	const want = "This is too long to remember: it can have at most 20 characters (it has 30)."
+	if !errors.As(err, &e) || e.UserMessage != want {
+		t.Errorf("err = %v, want the userMessage %q", err, want)
+	}
+}
+
+// TestUpsertFactFromRecordsOrigin: a write by hand records the origin it
+// names, and refuses any other than manual and remember_tool.
+func TestUpsertFactFromRecordsOrigin(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{})
+	f, err := s.UpsertFactFrom(ctx, memorytest.Ana, "pet", "a cat", memory.OriginRememberTool)
+	if err != nil || f.Origin != memory.OriginRememberTool {
+		t.Fatalf("UpsertFactFrom = %+v, %v", f, err)
+	}
+	if got := mustFacts(t, s, memorytest.Ana); len(got) != 1 || got[0].Origin != memory.OriginRememberTool {
+		t.Errorf("stored %+v, want one fact of origin remember_tool", got)
+	}
+	writes := repo.Calls("SetFact") + repo.Calls("Save")
+	for _, o := range []memory.Origin{memory.OriginConversation, "", "api"} {
+		if _, err := s.UpsertFactFrom(ctx, memorytest.Ana, "pet", "a dog", o); memory.ErrorCode(err) != memory.CodeInvalidOrigin || memory.ErrorStatus(err) != 400 {
+			t.Errorf("origin %q: err = %v, want a 400 with CodeInvalidOrigin", o, err)
+		}
+	}
+	if n := repo.Calls("SetFact") + repo.Calls("Save"); n != writes {
+		t.Errorf("%d writes for a bad origin, want 0", n-writes)
 	}
 }
 

@@ -139,7 +139,8 @@ type ToolResult struct {
 // approved says the user approved the call; the remember tool refuses to
 // run without it. Errors: 400 *Error with CodeUnknownTool, CodeBadToolInput,
 // CodeEmptyFact or CodeFactTooLong; 403 CodeApprovalRequired; those of
-// UpsertFact and RemoveFact.
+// UpsertFactFrom and RemoveFact. A remembered fact is of
+// OriginRememberTool.
 func (s *Store) ExecuteTool(ctx context.Context, sc Scope, call ToolCall, approved bool) (ToolResult, error) {
 	var in struct {
 		Key   *string `json:"key"`
@@ -162,7 +163,7 @@ func (s *Store) ExecuteTool(ctx context.Context, sc Scope, call ToolCall, approv
 			return ToolResult{}, &Error{Status: http.StatusForbidden, Code: CodeApprovalRequired,
 				Message: "remembering a fact needs the user's approval", UserMessage: "Allow the assistant to remember this?"}
 		}
-		f, err := s.UpsertFact(ctx, sc, *in.Key, *in.Value)
+		f, err := s.UpsertFactFrom(ctx, sc, *in.Key, *in.Value, OriginRememberTool)
 		if err != nil {
 			return ToolResult{}, err
 		}

@@ -119,8 +119,11 @@ func TestExecuteTool(t *testing.T) {
 		t.Error("an unapproved remember wrote")
 	}
 	res, err := s.ExecuteTool(ctx, memorytest.Ana, remember, true)
-	if err != nil || res.Fact == nil || res.Fact.Key != "preferred_language" {
+	if err != nil || res.Fact == nil || res.Fact.Key != "preferred_language" || res.Fact.Origin != memory.OriginRememberTool {
 		t.Fatalf("remember = %+v, %v", res, err)
+	}
+	if got := mustFacts(t, s, memorytest.Ana); len(got) != 1 || got[0].Origin != memory.OriginRememberTool {
+		t.Errorf("stored %+v, want the remembered fact of origin remember_tool", got)
 	}
 	forget := memory.ToolCall{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"preferred language"}`)}
 	if _, err := s.ExecuteTool(ctx, memorytest.Ana, forget, false); err != nil {
@@ -135,6 +138,8 @@ func TestExecuteTool(t *testing.T) {
 		{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"a","value":"b","userId":"bob"}`)},
 		{Name: memory.ForgetToolName, Input: json.RawMessage(`not json`)},
 		{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"a","value":"b"}`)},
+		{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"Bad Key!","value":"b"}`)},
+		{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"Bad Key!"}`)},
 	}
 	for _, call := range bad {
 		if _, err := s.ExecuteTool(ctx, memorytest.Ana, call, true); memory.ErrorStatus(err) != 400 {

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"time"
+
+	"github.com/usermemory/usermemory/memory"
 )
 
 // Limits of the extraction message, version 1.
@@ -15,6 +17,10 @@ const (
 	// MaxMessageBytes is the SQS limit of one message, body and attributes
 	// together: 256 KiB.
 	MaxMessageBytes = 256 * 1024
+	// MaxThreadTitleChars is the longest threadTitle, in characters
+	// (maxLength of threadTitle): memory.MaxThreadTitleChars, the title a
+	// fact keeps.
+	MaxThreadTitleChars = memory.MaxThreadTitleChars
 	// MaxCount is the largest turn count (maximum of previousTurnCount and
 	// turnCount).
 	MaxCount = 1<<31 - 1
@@ -35,6 +41,10 @@ type ExtractionMessage struct {
 	UserID   string `json:"userId"`
 	// ThreadID is the thread of the turns, with the same rule as the IDs.
 	ThreadID string `json:"threadId"`
+	// ThreadTitle, optional, is the thread's title as a person knows it:
+	// 1 to [MaxThreadTitleChars] characters, kept with the facts the
+	// extraction sets (memory.ExtractRequest).
+	ThreadTitle string `json:"threadTitle,omitempty"`
 	// PreviousTurnCount is the thread's turn count before the call that
 	// just ended; TurnCount the count now, at least PreviousTurnCount.
 	PreviousTurnCount int `json:"previousTurnCount"`

@@ -37,6 +37,11 @@ func TestExtractionMessageV1(t *testing.T) {
 		{"unknown meta member", [2]string{`"r-1"`, `"r-1","userName":"x"`}, false},
 		{"model ID with space", [2]string{`nova-micro`, `nova micro`}, false},
 		{"turns missing", [2]string{`"turns":[{"role":"user","text":"Hi"},{"role":"assistant","text":"Olá"}],`, ``}, false},
+		{"a thread title", [2]string{`"threadId":"th-9"`, `"threadId":"th-9","threadTitle":"Trip to Porto 🚆"`}, true},
+		{"a thread title at the limit", [2]string{`"threadId":"th-9"`, `"threadId":"th-9","threadTitle":"` + strings.Repeat("ç", schema.MaxThreadTitleChars) + `"`}, true},
+		{"a thread title over the limit", [2]string{`"threadId":"th-9"`, `"threadId":"th-9","threadTitle":"` + strings.Repeat("ç", schema.MaxThreadTitleChars+1) + `"`}, false},
+		{"an empty thread title", [2]string{`"threadId":"th-9"`, `"threadId":"th-9","threadTitle":""`}, false},
+		{"a thread title not a string", [2]string{`"threadId":"th-9"`, `"threadId":"th-9","threadTitle":7`}, false},
 		{"no optional members", [2]string{`,"cheapModelId":"us.amazon.nova-micro-v1:0",
 		"meta":{"requestId":"r-1","traceId":"Root=1-a;Sampled=1"}`, ``}, true},
 	}

@@ -97,9 +97,13 @@ const (
 	ruleRole    = "user, assistant or tool"
 )
 
+// ruleTitle is the rule of threadTitle in words.
+var ruleTitle = fmt.Sprintf("1 to %d characters of valid UTF-8", MaxThreadTitleChars)
+
 // Validate reports whether m is a valid extraction message of version 1:
 // the rules of extraction-message.v1.json (IDs as [memory.ValidID] has
-// them, counts, at most [MaxTurns] turns and context turns, the roles, cheapModelId and Meta
+// them, counts, at most [MaxTurns] turns and context turns, the roles,
+// threadTitle, cheapModelId and Meta
 // values) and the ones a JSON Schema cannot state: a sentAt that is set,
 // turnCount at least previousTurnCount, and text that is valid UTF-8 (a
 // Go string may hold any bytes; JSON may not). It returns nil or an
@@ -127,6 +131,11 @@ func (m ExtractionMessage) Validate() error {
 	}
 	if m.TurnCount < m.PreviousTurnCount {
 		fail("/turnCount", "order", "at least previousTurnCount")
+	}
+	if !utf8.ValidString(m.ThreadTitle) {
+		fail("/threadTitle", "utf8", ruleTitle)
+	} else if utf8.RuneCountInString(m.ThreadTitle) > MaxThreadTitleChars {
+		fail("/threadTitle", "maxLength", ruleTitle)
 	}
 	validateTurns("/turns", m.Turns, fail)
 	validateTurns("/contextTurns", m.ContextTurns, fail)
@@ -275,6 +284,7 @@ type messageShape struct {
 	TenantID          jsontext.Value `json:"tenantId"`
 	UserID            jsontext.Value `json:"userId"`
 	ThreadID          jsontext.Value `json:"threadId"`
+	ThreadTitle       jsontext.Value `json:"threadTitle"`
 	PreviousTurnCount jsontext.Value `json:"previousTurnCount"`
 	TurnCount         jsontext.Value `json:"turnCount"`
 	Turns             jsontext.Value `json:"turns"`
@@ -313,6 +323,9 @@ func (s *messageShape) violations() []Violation {
 	check("/tenantId", s.TenantID, true)
 	check("/userId", s.UserID, true)
 	check("/threadId", s.ThreadID, true)
+	if check("/threadTitle", s.ThreadTitle, false) && string(s.ThreadTitle) == `""` {
+		v = append(v, Violation{"/threadTitle", "minLength", ruleTitle})
+	}
 	check("/previousTurnCount", s.PreviousTurnCount, true)
 	check("/turnCount", s.TurnCount, true)
 	if check("/turns", s.Turns, true) {

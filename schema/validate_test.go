@@ -421,6 +421,8 @@ func TestValidate(t *testing.T) {
 		{"context utf8", func(m *schema.ExtractionMessage) { m.ContextTurns = []schema.Turn{{Role: "user", Text: "\xff"}} }, "/contextTurns/0/text (utf8)"},
 		{"sentAt", func(m *schema.ExtractionMessage) { m.SentAt = time.Time{} }, "/sentAt (format)"},
 		{"model", func(m *schema.ExtractionMessage) { m.CheapModelID = "a b" }, "/cheapModelId (pattern)"},
+		{"title", func(m *schema.ExtractionMessage) { m.ThreadTitle = strings.Repeat("ç", schema.MaxThreadTitleChars+1) }, "/threadTitle (maxLength)"},
+		{"title utf8", func(m *schema.ExtractionMessage) { m.ThreadTitle = "\xff" }, "/threadTitle (utf8)"},
 		{"meta", func(m *schema.ExtractionMessage) { m.Meta = &schema.Meta{TraceID: "a b"} }, "/meta/traceId (pattern)"},
 	}
 	for _, tt := range tests {

@@ -13,7 +13,8 @@ import (
 //go:embed static
 var static embed.FS
 
-// Files returns the page's files: index.html, app.js, style.css.
+// Files returns the page's files: index.html, app.js, style.css and
+// favicon.svg.
 func Files() fs.FS {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {

@@ -20,6 +20,7 @@ func TestHandler(t *testing.T) {
 		{"/config.json", "application/json", `{"apiUrl":"http://127.0.0.1:3000"}`},
 		{"/", "text/html", "What I remember about you"},
 		{"/app.js", "text/javascript", "Intl.DateTimeFormat"},
+		{"/favicon.svg", "image/svg+xml", "<svg"},
 	} {
 		resp, err := http.Get(srv.URL + c.path)
 		if err != nil {

@@ -201,8 +201,9 @@ func TestFirstAnswerMergesFacts(t *testing.T) {
 		t.Errorf("watermark of th-9 = %d, want 2", got)
 	}
 	for _, fact := range rec.Facts {
-		if fact.SourceThreadID != "th-9" {
-			t.Errorf("fact %s has source %q, want th-9", fact.Key, fact.SourceThreadID)
+		if fact.SourceThreadID != "th-9" || fact.SourceThreadTitle != "Moving to Lisbon" || fact.Origin != memory.OriginConversation {
+			t.Errorf("fact %s has source %q titled %q, origin %q; want th-9, the message's threadTitle, conversation",
+				fact.Key, fact.SourceThreadID, fact.SourceThreadTitle, fact.Origin)
 		}
 	}
 	reqs := f.model.Requests()

@@ -57,12 +57,13 @@ func sentAt(rec events.SQSMessage, m schema.ExtractionMessage) (time.Time, strin
 }
 
 // extractRequest returns the extraction m asks for, all but its SentAt:
-// the scope from the message envelope only, the thread, the counts, the
+// the scope from the message envelope only, the thread and its title, the counts, the
 // turns and the context turns, the model override and the trace IDs.
 func extractRequest(m schema.ExtractionMessage) memory.ExtractRequest {
 	req := memory.ExtractRequest{
 		Scope:             memory.Scope{TenantID: m.TenantID, UserID: m.UserID},
 		ThreadID:          m.ThreadID,
+		ThreadTitle:       m.ThreadTitle,
 		PreviousTurnCount: m.PreviousTurnCount,
 		TurnCount:         m.TurnCount,
 		Turns:             memoryTurns(m.Turns),

@@ -60,7 +60,7 @@ func TestBody(t *testing.T) {
 	repo := memorytest.NewRepo()
 	httpapitest.Seed(t, repo, httpapitest.Ana, "language", "Portuguese")
 	resp := httpapitest.Invoke(t, fixture.Handler(t, repo), httpapitest.ReadEvent(t, "getfacts-me.json"))
-	want := `{"facts":[{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z"}],"limits":{"maxFacts":30,"maxFactChars":200}}`
+	want := `{"facts":[{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"limits":{"maxFacts":30,"maxFactChars":200}}`
 	if resp.Body != want || resp.Headers["content-type"] != "application/json" {
 		t.Errorf("got %s (%s), want %s", resp.Body, resp.Headers["content-type"], want)
 	}

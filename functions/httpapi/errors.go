@@ -25,7 +25,8 @@ const (
 	// CodeMalformedBody: the body is not one JSON object of the expected
 	// types, or its base64 encoding is broken (400).
 	CodeMalformedBody int64 = 5380000000204
-	// CodeUnknownField: the body has a member other than "value" (400).
+	// CodeUnknownField: the body has a member other than "value" and
+	// "origin" (400).
 	CodeUnknownField int64 = 5380000000205
 	// CodeIdentityInBody: the body names a tenant or a user; identity
 	// comes from the token only (400).

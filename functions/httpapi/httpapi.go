@@ -238,19 +238,24 @@ func (h *Handler) audit(ctx context.Context, rt route, r Request, status int, er
 	h.log.LogAttrs(ctx, slog.LevelInfo, "audit", attrs...)
 }
 
-// Fact is a fact as the API shows it.
+// Fact is a fact as the API shows it. Every answer that holds a fact
+// builds it with [FactOf].
 type Fact struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
 	// UpdatedAt is RFC 3339 in UTC.
-	UpdatedAt      string `json:"updatedAt"`
-	SourceThreadID string `json:"sourceThreadId,omitempty"`
+	UpdatedAt string `json:"updatedAt"`
+	// Origin is how the fact came to be stored: conversation, manual or
+	// remember_tool.
+	Origin            string `json:"origin"`
+	SourceThreadID    string `json:"sourceThreadId,omitempty"`
+	SourceThreadTitle string `json:"sourceThreadTitle,omitempty"`
 }
 
 // FactOf returns the API form of f.
 func FactOf(f memory.Fact) Fact {
 	return Fact{Key: f.Key, Value: f.Value, UpdatedAt: f.UpdatedAt.UTC().Format(time.RFC3339Nano),
-		SourceThreadID: f.SourceThreadID}
+		Origin: string(f.Origin), SourceThreadID: f.SourceThreadID, SourceThreadTitle: f.SourceThreadTitle}
 }
 
 // Limits are the caps as the API shows them.

@@ -85,7 +85,7 @@ func TestDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := httpapi.Request{Scope: memory.Scope{TenantID: "t-1", UserID: "u-1"}, Caller: "u-1", Key: "Home%20City",
-		Value: " Lisbon ", RequestID: ev.RequestContext.RequestID}
+		Value: " Lisbon ", Origin: memory.OriginManual, RequestID: ev.RequestContext.RequestID}
 	if got != want {
 		t.Errorf("got %+v, want %+v (the key is not decoded a second time)", got, want)
 	}

@@ -63,6 +63,9 @@ type Request struct {
 	Key string
 	// Value is the body's value on routes that take a body.
 	Value string
+	// Origin is the body's origin on routes that take a body:
+	// memory.OriginManual when the body names none.
+	Origin memory.Origin
 	// RequestID is API Gateway's request ID.
 	RequestID string
 }
@@ -72,7 +75,7 @@ type route struct {
 	key    string // "PUT /v1/me/facts/{key}", as in template.yaml
 	admin  bool   // /v1/users/{userId}...
 	hasKey bool   // has a {key} path parameter
-	body   bool   // takes the JSON body {"value": "…"}
+	body   bool   // takes the JSON body {"value": "…", "origin": "…"}
 	action string // what an admin does on it: read, export, put, delete, clear, erase
 }
 
@@ -166,11 +169,11 @@ func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, erro
 		out.Key = key
 	}
 	if r.body {
-		v, err := a.decodeBody(req)
+		v, origin, err := a.decodeBody(req)
 		if err != nil {
 			return out, err
 		}
-		out.Value = v
+		out.Value, out.Origin = v, origin
 	}
 	return out, nil
 }
@@ -237,58 +240,81 @@ func ClaimList(v string) []string {
 	return strings.Fields(v)
 }
 
-// decodeBody returns the value of a PUT body: exactly one JSON object
-// whose only member is "value", a string. The body is checked first by
-// [checkJSON]: whatever a decoder would have to rewrite to read it is
-// refused.
-func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (string, error) {
-	if err := checkContentType(req.Headers); err != nil {
-		return "", err
-	}
-	raw := []byte(req.Body)
-	if req.IsBase64Encoded {
-		if base64.StdEncoding.DecodedLen(len(raw)) > a.MaxBodyBytes+2 {
-			return "", tooLarge(a.MaxBodyBytes)
-		}
-		dec, err := base64.StdEncoding.DecodeString(req.Body)
-		if err != nil {
-			return "", fail(http.StatusBadRequest, CodeMalformedBody, "the body's base64 encoding is malformed")
-		}
-		raw = dec
-	}
-	if len(raw) > a.MaxBodyBytes {
-		return "", tooLarge(a.MaxBodyBytes)
-	}
-	if err := checkJSON(raw); err != nil {
-		return "", err
-	}
-	// Look for identity members first, to say why they are refused.
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
-		return "", fail(http.StatusBadRequest, CodeMalformedBody, `the body must be a JSON object {"value": "…"}`)
-	}
-	for name := range members {
-		switch strings.ToLower(name) {
-		case "tenantid", "tenant_id", "userid", "user_id", "sub", "tenant", "user":
-			return "", fail(http.StatusBadRequest, CodeIdentityInBody,
-				"the body may not name a tenant or a user: they come from the token")
-		}
-	}
-	for name := range members {
-		if name != "value" { // Exact: encoding/json alone would accept "Value".
-			return "", fail(http.StatusBadRequest, CodeUnknownField, `the body's only member is "value"`)
-		}
+// decodeBody returns the value and the origin of a PUT body: exactly one
+// JSON object whose members are "value", a string, and optionally
+// "origin", manual or remember_tool (memory.OriginManual when left
+// out). The body is checked first by [checkJSON]: whatever a decoder would
+// have to rewrite to read it is refused.
+func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (string, memory.Origin, error) {
+	members, err := a.bodyMembers(req)
+	if err != nil {
+		return "", "", err
 	}
 	rawValue, ok := members["value"]
 	if !ok || string(rawValue) == "null" {
-		return "", &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeEmptyFact,
+		return "", "", &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeEmptyFact,
 			Message: `the body has no "value"`, UserMessage: "Write what should be remembered."}
 	}
 	var v string
 	if err := json.Unmarshal(rawValue, &v); err != nil {
-		return "", fail(http.StatusBadRequest, CodeMalformedBody, `the body's "value" must be a string`)
+		return "", "", fail(http.StatusBadRequest, CodeMalformedBody, `the body's "value" must be a string`)
 	}
-	return v, nil
+	origin := memory.OriginManual
+	if raw, ok := members["origin"]; ok {
+		var o string
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return "", "", fail(http.StatusBadRequest, CodeMalformedBody, `the body's "origin" must be a string`)
+		}
+		origin = memory.Origin(o)
+		if err := memory.CheckWriteOrigin(origin); err != nil {
+			return "", "", err
+		}
+	}
+	return v, origin, nil
+}
+
+// bodyMembers returns the members of a PUT body, checked: its media type,
+// size and JSON ([checkJSON]), one object, no identity member, no member
+// other than "value" and "origin".
+func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (map[string]json.RawMessage, error) {
+	if err := checkContentType(req.Headers); err != nil {
+		return nil, err
+	}
+	raw := []byte(req.Body)
+	if req.IsBase64Encoded {
+		if base64.StdEncoding.DecodedLen(len(raw)) > a.MaxBodyBytes+2 {
+			return nil, tooLarge(a.MaxBodyBytes)
+		}
+		dec, err := base64.StdEncoding.DecodeString(req.Body)
+		if err != nil {
+			return nil, fail(http.StatusBadRequest, CodeMalformedBody, "the body's base64 encoding is malformed")
+		}
+		raw = dec
+	}
+	if len(raw) > a.MaxBodyBytes {
+		return nil, tooLarge(a.MaxBodyBytes)
+	}
+	if err := checkJSON(raw); err != nil {
+		return nil, err
+	}
+	// Look for identity members first, to say why they are refused.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+		return nil, fail(http.StatusBadRequest, CodeMalformedBody, `the body must be a JSON object {"value": "…"}`)
+	}
+	for name := range members {
+		switch strings.ToLower(name) {
+		case "tenantid", "tenant_id", "userid", "user_id", "sub", "tenant", "user":
+			return nil, fail(http.StatusBadRequest, CodeIdentityInBody,
+				"the body may not name a tenant or a user: they come from the token")
+		}
+	}
+	for name := range members {
+		if name != "value" && name != "origin" { // Exact: encoding/json alone would accept "Value".
+			return nil, fail(http.StatusBadRequest, CodeUnknownField, `the body's members are "value" and, optionally, "origin"`)
+		}
+	}
+	return members, nil
 }
 
 func tooLarge(limit int) error {

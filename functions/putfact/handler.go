@@ -1,5 +1,7 @@
 // Command putfact is the Lambda function of PUT /v1/me/facts/{key} and PUT
-// /v1/users/{userId}/facts/{key}: one fact set by hand, body {"value": …}.
+// /v1/users/{userId}/facts/{key}: one fact set by hand, body {"value": …}
+// with an optional "origin" (manual, or remember_tool for a gateway that
+// forwards an approved remember call).
 package main
 
 import (
@@ -10,9 +12,10 @@ import (
 )
 
 // newHandler serves the routes of this function, as in template.yaml: it
-// sets the fact of the path's key to the body's value and answers it.
+// sets the fact of the path's key to the body's value, of the body's
+// origin, and answers it.
 var newHandler = httpapi.Function([]string{"PUT /v1/me/facts/{key}", "PUT /v1/users/{userId}/facts/{key}"},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
-		f, err := s.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+		f, err := s.UpsertFactFrom(ctx, r.Scope, r.Key, r.Value, r.Origin)
 		return httpapi.FactBody{Fact: httpapi.FactOf(f)}, err
 	})

@@ -53,6 +53,23 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Empty: true, Function:
 			Body: `{"value":"a"}{"value":"b"}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
 		{Name: "an array", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
 			Body: `["value"]`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "a remember call the user approved, forwarded by a gateway", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"value":"Porto","origin":"remember_tool"}`, Status: 200,
+			Answer: `{"fact":{"key":"city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"remember_tool"}}`,
+			Stored: httpapitest.UserFacts{ana: {"city": "Porto"}}},
+		{Name: "origin manual named", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"value":"Porto","origin":"manual"}`, Status: 200,
+			Answer: `{"fact":{"key":"city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}}`},
+		{Name: "origin conversation is the extractor's", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"value":"Porto","origin":"conversation"}`, Status: 400, Code: memory.CodeInvalidOrigin, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "origin not a string", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: city,
+			Body: `{"value":"Porto","origin":1}`, Status: 400, Code: httpapi.CodeMalformedBody, Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "key a canonical form would rewrite", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(),
+			Params: map[string]string{"key": "Bad Key!"}, Body: `{"value":"Porto"}`, Status: 400, Code: memory.CodeInvalidKeyChars,
+			Stored: httpapitest.UserFacts{ana: {}}},
+		{Name: "key with separators only changes case and separators", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(),
+			Params: map[string]string{"key": "Home-City.Now"}, Body: `{"value":"Porto"}`, Status: 200,
+			Stored: httpapitest.UserFacts{ana: {"home_city_now": "Porto"}}},
 		{Name: "empty key", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(), Params: map[string]string{"key": " - "},
 			Body: `{"value":"Porto"}`, Status: 400, Stored: httpapitest.UserFacts{ana: {}}},
 		{Name: "admin writes a user of the token's tenant", Route: "PUT /v1/users/{userId}/facts/{key}", Token: httpapitest.AdminToken("acme"),
@@ -92,7 +109,7 @@ func TestFunction(t *testing.T) { fixture.Run(t) }
 func TestResponse(t *testing.T) {
 	repo := memorytest.NewRepo()
 	resp := httpapitest.Invoke(t, fixture.Handler(t, repo), httpapitest.ReadEvent(t, "putfact-encoded-key.json"))
-	want := `{"fact":{"key":"home_city","value":"Lisbon","updatedAt":"2026-11-29T22:00:00Z"}}`
+	want := `{"fact":{"key":"home_city","value":"Lisbon","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}}`
 	if resp.StatusCode != 200 || resp.Body != want {
 		t.Errorf("got %d %s, want 200 %s", resp.StatusCode, resp.Body, want)
 	}

@@ -33,10 +33,12 @@ type Response struct {
 
 // Fact is a fact as the API returns it.
 type Fact struct {
-	Key            string `json:"key"`
-	Value          string `json:"value"`
-	UpdatedAt      string `json:"updatedAt"`
-	SourceThreadID string `json:"sourceThreadId"`
+	Key               string `json:"key"`
+	Value             string `json:"value"`
+	UpdatedAt         string `json:"updatedAt"`
+	Origin            string `json:"origin"`
+	SourceThreadID    string `json:"sourceThreadId"`
+	SourceThreadTitle string `json:"sourceThreadTitle"`
 }
 
 // Call sends one request as the memory page does (web/static/app.js): the

@@ -23,6 +23,8 @@ func TestStrictInputOverHTTP(t *testing.T) {
 		{"invalid UTF-8 in the value", "/v1/me/facts/k", "{\"value\":\"\xff\xfe\"}", 5380000000210},
 		{"an unpaired surrogate", "/v1/me/facts/k", `{"value":"\ud800"}`, 5380000000210},
 		{"a duplicate member", "/v1/me/facts/k", `{"value":"first-zq","value":"second-zq"}`, 5380000000211},
+		{"a key the canonical form would rewrite", "/v1/me/facts/K%21", `{"value":"overwritten-zq"}`, 5380000000109},
+		{"an origin only the extractor writes", "/v1/me/facts/k", `{"value":"overwritten-zq","origin":"conversation"}`, 5380000000110},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

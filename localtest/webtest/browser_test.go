@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,9 +19,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/testenv"
@@ -32,7 +36,9 @@ import (
 // The browser tests run the page, served by the local stack, in Debian's
 // headless Chromium against the real fact API of the stack. A screenshot
 // of every state is kept in test-artifacts/browser; -update-docs also
-// writes the README's screenshots to docs/images.
+// writes the README's screenshots to docs/images, from realistic facts.
+// axe-core (package.json, installed from package-lock.json by `npm ci`)
+// audits every view; any failed request of the page fails the test.
 
 var updateDocs = flag.Bool("update-docs", false, "write the README's screenshots of the page to docs/images")
 
@@ -40,6 +46,7 @@ var (
 	st        *stack.Stack
 	chromium  string
 	artifacts string
+	axeSource string
 	httpc     = &http.Client{Timeout: 30 * time.Second}
 )
 
@@ -51,14 +58,17 @@ func run(m *testing.M) int {
 	if err == nil {
 		err = motoserver.Installed()
 	}
+	if err == nil {
+		axeSource, err = loadAxe()
+	}
 	if err != nil {
-		// Without Chromium or moto_server the tests are skipped, or fail
-		// when services are required (make test, CI).
+		// Without Chromium, moto_server or axe-core the tests are skipped,
+		// or fail when services are required (make test, CI).
 		if testenv.Required() {
-			fmt.Fprintln(os.Stderr, "web: the browser tests need Chromium and moto_server, and services are required here:", err)
+			fmt.Fprintln(os.Stderr, "web: the browser tests need Chromium, moto_server and axe-core, and services are required here:", err)
 			return 1
 		}
-		fmt.Fprintln(os.Stderr, "web: skipped: the browser tests need Chromium and moto_server, and", err)
+		fmt.Fprintln(os.Stderr, "web: skipped: the browser tests need Chromium, moto_server and axe-core, and", err)
 		return 0
 	}
 	artifacts, _ = filepath.Abs(filepath.Join("..", "..", "test-artifacts", "browser"))
@@ -88,6 +98,26 @@ func findChromium() (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no chromium on PATH: install Debian's package with  apt-get install -y chromium  (make test does it)")
+}
+
+// axePath is where `npm ci` installs axe-core, from this package's folder.
+const axePath = "node_modules/axe-core/axe.min.js"
+
+// loadAxe returns the source of axe-core, installed from the lockfile by
+// `npm ci` (the Makefile's browser step) or, when it is missing and npm is
+// on PATH, by running it here.
+func loadAxe() (string, error) {
+	if _, err := os.Stat(axePath); err != nil {
+		if _, lookErr := exec.LookPath("npm"); lookErr != nil {
+			return "", fmt.Errorf("no %s and no npm: run  npm ci --prefix localtest/webtest  (make test does it)", axePath)
+		}
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("npm ci in localtest/webtest: %v: %s", err, out)
+		}
+	}
+	b, err := os.ReadFile(axePath)
+	return string(b), err
 }
 
 func tokenFor(t *testing.T, user string, admin bool) string {
@@ -183,7 +213,101 @@ func browser(t *testing.T) (context.Context, *atomic.Int32) {
 			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
 		}
 	}()
+	watchRequests(t, ctx)
 	return ctx, &dialogs
+}
+
+// watchRequests fails t, when it ends, if a request of the page failed to
+// load or one for the page's own files (the page, its script, style and
+// icon) was answered with an error status. The fact API's 4xx answers to
+// bad input are part of the tests, not failures.
+func watchRequests(t *testing.T, ctx context.Context) {
+	var mu sync.Mutex
+	var failed []string
+	add := func(s string) { mu.Lock(); failed = append(failed, s); mu.Unlock() }
+	go func() {
+		for ev, err := range chromedp.Events(ctx, network.LoadingFailed) {
+			if err != nil {
+				return
+			}
+			if !ev.Canceled {
+				add(fmt.Sprintf("%s request %s: %s", ev.Type, ev.RequestID, ev.ErrorText))
+			}
+		}
+	}()
+	go func() {
+		for ev, err := range chromedp.Events(ctx, network.ResponseReceived) {
+			if err != nil {
+				return
+			}
+			if r := ev.Response; r != nil && r.Status >= 400 && strings.HasPrefix(r.URL, st.Info.PageURL) {
+				add(fmt.Sprintf("%s: %d", r.URL, r.Status))
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range failed {
+			t.Errorf("failed request: %s", f)
+		}
+	})
+}
+
+// axeTags are the rules axe-core runs: WCAG 2.0 and 2.1, levels A and AA,
+// and its best practices.
+const axeTags = `["wcag2a","wcag2aa","wcag21a","wcag21aa","best-practice"]`
+
+// audit runs axe-core on the page as it is now and fails t for every
+// violation, naming the view, the rule, its impact and the nodes.
+func audit(t *testing.T, ctx context.Context, view string) {
+	t.Helper()
+	if !evaluate[bool](t, ctx, `typeof axe !== "undefined"`) {
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axeSource+";true")); err != nil {
+			t.Fatalf("%s: inject axe-core: %v", view, err)
+		}
+	}
+	expr := `axe.run(document, {runOnly: {type: "tag", values: ` + axeTags + `}, resultTypes: ["violations"]})` +
+		`.then(r => JSON.stringify({passed: r.passes.length, violations: r.violations.map(v => ` +
+		`({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(" "))}))}))`
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: axe.run: %v", view, err)
+	}
+	var res struct {
+		Passed     int
+		Violations []struct {
+			ID, Impact, Help string
+			Nodes            []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%s: axe's answer %q: %v", view, out, err)
+	}
+	// A run that checked (almost) nothing proves nothing: the page has
+	// headings, landmarks, buttons and text to check.
+	if res.Passed < 10 {
+		t.Errorf("axe, view %s: only %d rules passed; the audit did not run on the page", view, res.Passed)
+	}
+	for _, v := range res.Violations {
+		t.Errorf("axe, view %s: %s (%s): %s, on %v", view, v.ID, v.Impact, v.Help, v.Nodes)
+	}
+	t.Logf("axe, view %s: %d rules passed, %d violated", view, res.Passed, len(res.Violations))
+}
+
+// phoneWidth emulates a narrow phone (375 CSS pixels wide) until undone.
+func phoneWidth(t *testing.T, ctx context.Context, on bool) {
+	t.Helper()
+	var err error
+	if on {
+		_, err = chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: 375, Height: 812, DeviceScaleFactor: 2, Mobile: true})
+	} else {
+		_, err = chromedp.Call(ctx, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // shot keeps a screenshot of the page in the artifacts and, with
@@ -247,22 +371,39 @@ func factSel(key, part string) string {
 	return fmt.Sprintf(`#facts li[data-key=%q] %s`, key, part)
 }
 
+// putFact sets key to value for the holder of tok through the fact API;
+// origin, when not empty, is the body's origin.
+func putFact(t *testing.T, tok, key, value, origin string) {
+	t.Helper()
+	body := map[string]string{"value": value}
+	if origin != "" {
+		body["origin"] = origin
+	}
+	b, _ := json.Marshal(body)
+	if status, out := api(t, tok, http.MethodPut, "/v1/me/facts/"+key, string(b)); status != http.StatusOK {
+		t.Fatalf("PUT %s: %d %v", key, status, out)
+	}
+}
+
+// TestMemoryPage runs the page on realistic facts, one of each origin, and
+// writes the README's screenshot from them (-update-docs).
 func TestMemoryPage(t *testing.T) {
 	user := "page-ana"
 	tok := tokenFor(t, user, false)
-	const hostile = `<img src=x onerror=alert(1)>`
-	for k, v := range map[string]string{"name": "Ana", "home_city": "Lisbon", "preferred_language": "Portuguese", "note": hostile} {
-		if status, body := api(t, tok, http.MethodPut, "/v1/me/facts/"+k, fmt.Sprintf(`{"value":%q}`, v)); status != http.StatusOK {
-			t.Fatalf("PUT %s: %d %v", k, status, body)
-		}
+	for _, kv := range [][2]string{{"name", "Ana"}, {"home_city", "Lisbon"}, {"preferred_language", "Portuguese"}} {
+		putFact(t, tok, kv[0], kv[1], "")
 	}
+	// A fact the user approved through the chat's remember tool, as a
+	// gateway forwards it.
+	putFact(t, tok, "diet", "vegetarian", "remember_tool")
 	// One fact learned from a conversation: the gateway's message goes
 	// through the queue, the extractor and the Bedrock stand-in.
 	gateway := producer.New(sqs.New(sqs.Options{
 		Region: st.Info.Region, Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
 		BaseEndpoint: aws.String(st.Info.AWSEndpoint),
 	}), st.Info.QueueURL)
-	err := gateway.Send(context.Background(), producer.Message{TenantID: "acme", UserID: user, ThreadID: "th-page-1", TurnCount: 2,
+	const title = "Night shifts and sleep"
+	err := gateway.Send(context.Background(), producer.Message{TenantID: "acme", UserID: user, ThreadID: "th-page-1", ThreadTitle: title, TurnCount: 2,
 		Turns: []producer.Turn{{Role: "user", Text: "By the way, I work as a nurse."}, {Role: "assistant", Text: "Good to know!"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -277,24 +418,36 @@ func TestMemoryPage(t *testing.T) {
 	// Load: the facts written through the API and the extraction, with the caps.
 	run1(t, ctx, "open the page", chromedp.Navigate(st.Info.PageURL+"/#token="+tok))
 	waitText(t, ctx, "#caps", "5 of 30 facts")
-	waitText(t, ctx, factSel("role", ".fact-meta"), "learned from conversation th-page-1")
 	waitText(t, ctx, factSel("home_city", ".fact-value"), "Lisbon")
-	waitText(t, ctx, factSel("name", ".fact-meta"), "set by hand")
+	// Each fact says how it was remembered; a thread is named by its
+	// title and date, its ID only in the tooltip.
+	waitText(t, ctx, factSel("role", ".fact-meta"), "Learned in a conversation “"+title+"” on ")
+	waitText(t, ctx, factSel("name", ".fact-meta"), "You set this on ")
+	waitText(t, ctx, factSel("diet", ".fact-meta"), "You asked me to remember this on ")
+	if tip := evaluate[string](t, ctx, `document.querySelector('#facts li[data-key="role"] .fact-meta').title`); tip != "Thread th-page-1" {
+		t.Errorf("tooltip of the learned fact = %q, want Thread th-page-1", tip)
+	}
+	if text := evaluate[string](t, ctx, `document.getElementById("facts").innerText`); strings.Contains(text, "th-page-1") {
+		t.Errorf("the page shows the raw thread ID: %q", text)
+	}
 	// A person reads labels, not keys; the key is kept as the tooltip.
 	for key, want := range map[string]string{"home_city": "Home city", "preferred_language": "Preferred language", "role": "Role", "name": "Name"} {
 		got := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector('#facts li[data-key=%q] .fact-label').textContent`, key))
-		title := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector('#facts li[data-key=%q] .fact-label').title`, key))
-		if got != want || title != key {
-			t.Errorf("label of %s = %q (title %q), want %q (title %q)", key, got, title, want, key)
+		tip := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector('#facts li[data-key=%q] .fact-label').title`, key))
+		if got != want || tip != key {
+			t.Errorf("label of %s = %q (title %q), want %q (title %q)", key, got, tip, want, key)
 		}
 	}
-	shot(t, ctx, "1-loaded", "memory-page")
-
-	// A stored value that looks like HTML is shown as text and never runs.
-	imgs := evaluate[int](t, ctx, `document.querySelectorAll("#facts img").length`)
-	shown := evaluate[string](t, ctx, `document.querySelector('#facts li[data-key="note"] .fact-value').textContent`)
-	if imgs != 0 || shown != hostile || dialogs.Load() != 0 {
-		t.Errorf("hostile value: %d img elements, text %q, %d dialogs; want 0, the raw text, 0", imgs, shown, dialogs.Load())
+	// Every button names the fact it acts on.
+	for sel, want := range map[string]string{factSel("home_city", ".fact-edit"): "Edit home city", factSel("home_city", ".fact-forget"): "Forget home city",
+		factSel("preferred_language", ".fact-edit"): "Edit preferred language"} {
+		if got := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector(%q).getAttribute("aria-label")`, sel)); got != want {
+			t.Errorf("accessible name of %s = %q, want %q", sel, got, want)
+		}
+	}
+	// A user token shows no bar of views: a lone tab is no tab.
+	if !evaluate[bool](t, ctx, `document.getElementById("views").hidden`) {
+		t.Error("a user token shows the bar of views")
 	}
 	url, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil {
@@ -303,6 +456,15 @@ func TestMemoryPage(t *testing.T) {
 	if strings.Contains(url, "token=") {
 		t.Errorf("the token stays in the address bar: %s", url)
 	}
+	audit(t, ctx, "user")
+	shot(t, ctx, "1-loaded", "memory-page")
+	phoneWidth(t, ctx, true)
+	audit(t, ctx, "user, phone width")
+	if evaluate[bool](t, ctx, `document.documentElement.scrollWidth > document.documentElement.clientWidth`) {
+		t.Error("at phone width the page scrolls sideways")
+	}
+	shot(t, ctx, "1-phone")
+	phoneWidth(t, ctx, false)
 
 	// Edit one: the form names the fact by its label and shows its key;
 	// the new value is what the API returns afterwards.
@@ -331,6 +493,16 @@ func TestMemoryPage(t *testing.T) {
 	}
 	shot(t, ctx, "3-too-long")
 
+	// A name the canonical form would rewrite: the API's userMessage, nothing stored.
+	run1(t, ctx, "save under a name with punctuation",
+		chromedp.SetValue(chromedp.CSS("#edit-key"), "Favourite food!"),
+		chromedp.SetValue(chromedp.CSS("#edit-value"), "pastéis de nata"),
+		chromedp.Click(chromedp.CSS("#edit-save")))
+	waitText(t, ctx, "#edit-error", "can hold letters, digits, spaces, hyphens, underscores and dots only")
+	if _, ok := factValues(t, tok, "/v1/me/facts")["favourite_food"]; ok {
+		t.Error("a key with punctuation was stored under favourite_food")
+	}
+
 	// Forget one.
 	run1(t, ctx, "forget the name", chromedp.Click(chromedp.CSS(factSel("name", ".fact-forget"))))
 	waitText(t, ctx, "#caps", "4 of 30 facts")
@@ -343,6 +515,7 @@ func TestMemoryPage(t *testing.T) {
 	run1(t, ctx, "cancel forget all",
 		chromedp.Click(chromedp.CSS("#forget-all")),
 		chromedp.WaitVisible(chromedp.CSS("#confirm-ok")))
+	audit(t, ctx, "confirm forget all")
 	shot(t, ctx, "5-confirm-forget-all")
 	run1(t, ctx, "cancel", chromedp.Click(chromedp.CSS("#confirm-cancel")), chromedp.WaitNotVisible(chromedp.CSS("#confirm")))
 	if n := len(factValues(t, tok, "/v1/me/facts")); n != 4 {
@@ -354,6 +527,7 @@ func TestMemoryPage(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#confirm-ok")))
 	waitText(t, ctx, "#caps", "0 of 30 facts")
 	waitText(t, ctx, "#empty", "Nothing remembered yet")
+	audit(t, ctx, "user, no fact")
 	if n := len(factValues(t, tok, "/v1/me/facts")); n != 0 {
 		t.Errorf("after forget all: %d facts", n)
 	}
@@ -378,6 +552,7 @@ func TestAdminView(t *testing.T) {
 	if !evaluate[bool](t, ctx, `document.getElementById("tab-admin").hidden`) {
 		t.Error("a user token shows the admin tab")
 	}
+	audit(t, ctx, "user")
 
 	adminTok := tokenFor(t, "page-admin", true)
 	run1(t, ctx, "open as an admin",
@@ -388,6 +563,12 @@ func TestAdminView(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#lookup-form button[type=submit]`)))
 	waitText(t, ctx, "#admin-caps", "page-bob: 2 of 30 facts")
 	waitText(t, ctx, "#admin-facts", "nurse")
+	// An admin reads about the user: no "you" for the user's own acts.
+	waitText(t, ctx, `#admin-facts li[data-key="role"] .fact-meta`, "Set by hand on ")
+	audit(t, ctx, "admin")
+	phoneWidth(t, ctx, true)
+	audit(t, ctx, "admin, phone width")
+	phoneWidth(t, ctx, false)
 	shot(t, ctx, "7-admin-lookup")
 
 	run1(t, ctx, "erase",
@@ -401,6 +582,96 @@ func TestAdminView(t *testing.T) {
 		t.Errorf("after erasure the user has %d facts", n)
 	}
 	shot(t, ctx, "9-erased")
+}
+
+// TestValuesAreText: a stored value that looks like HTML is shown as text
+// and never runs.
+func TestValuesAreText(t *testing.T) {
+	tok := tokenFor(t, "page-eve", false)
+	const hostile = `<img src=x onerror=alert(1)>`
+	putFact(t, tok, "note", hostile, "")
+	ctx, dialogs := browser(t)
+	run1(t, ctx, "open the page", chromedp.Navigate(st.Info.PageURL+"/#token="+tok))
+	waitText(t, ctx, "#caps", "1 of 30 facts")
+	imgs := evaluate[int](t, ctx, `document.querySelectorAll("#facts img").length`)
+	shown := evaluate[string](t, ctx, `document.querySelector('#facts li[data-key="note"] .fact-value').textContent`)
+	if imgs != 0 || shown != hostile || dialogs.Load() != 0 {
+		t.Errorf("hostile value: %d img elements, text %q, %d dialogs; want 0, the raw text, 0", imgs, shown, dialogs.Load())
+	}
+}
+
+// TestNoToken: without a token the page asks for one, and passes axe at
+// desktop and phone widths.
+func TestNoToken(t *testing.T) {
+	ctx, _ := browser(t)
+	run1(t, ctx, "open the page without a token", chromedp.Navigate(st.Info.PageURL+"/"), chromedp.WaitVisible(chromedp.CSS("#connect-form")))
+	audit(t, ctx, "no token")
+	phoneWidth(t, ctx, true)
+	audit(t, ctx, "no token, phone width")
+	shot(t, ctx, "0-no-token-phone")
+}
+
+// press sends keys to the element that has the focus, with modifiers.
+func press(t *testing.T, ctx context.Context, keys string, mods ...chromedp.Modifier) {
+	t.Helper()
+	var opts []chromedp.KeyOption
+	for _, m := range mods {
+		opts = append(opts, chromedp.KeyModifiers(m))
+	}
+	run1(t, ctx, fmt.Sprintf("press %q", keys), chromedp.KeyEvent(keys, opts...))
+}
+
+// tabTo presses Tab until the focused element's accessible name (its
+// aria-label or its text) is name, and fails t after 40 presses.
+func tabTo(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	const focused = `(e => e ? (e.getAttribute("aria-label") || e.textContent.trim()) : "")(document.activeElement)`
+	var seen []string
+	for range 40 {
+		press(t, ctx, kb.Tab)
+		got := evaluate[string](t, ctx, focused)
+		if got == name {
+			return
+		}
+		seen = append(seen, got)
+	}
+	t.Fatalf("Tab never reached %q; the focus went through %q", name, seen)
+}
+
+// TestKeyboard: the page works from the keyboard alone: Tab reaches each
+// fact's buttons, Enter edits, Enter in the form saves, and Space on
+// Forget forgets.
+func TestKeyboard(t *testing.T) {
+	tok := tokenFor(t, "page-dan", false)
+	putFact(t, tok, "home_city", "Lisbon", "")
+	putFact(t, tok, "name", "Dan", "")
+	ctx, _ := browser(t)
+	run1(t, ctx, "open the page", chromedp.Navigate(st.Info.PageURL+"/#token="+tok))
+	waitText(t, ctx, "#caps", "2 of 30 facts")
+
+	tabTo(t, ctx, "Edit home city")
+	press(t, ctx, kb.Enter)
+	if id := evaluate[string](t, ctx, `document.activeElement.id`); id != "edit-value" {
+		t.Fatalf("after Enter on Edit home city the focus is on %q, want edit-value", id)
+	}
+	press(t, ctx, "a", chromedp.ModifierCtrl)
+	press(t, ctx, "Porto")
+	press(t, ctx, kb.Enter)
+	waitText(t, ctx, "#status", "Remembered “Home city”.")
+	if got := factValues(t, tok, "/v1/me/facts")["home_city"]; got != "Porto" {
+		t.Errorf("after the edit by keyboard the API says home_city = %q, want Porto", got)
+	}
+
+	tabTo(t, ctx, "Forget name")
+	press(t, ctx, " ")
+	waitText(t, ctx, "#caps", "1 of 30 facts")
+	if _, ok := factValues(t, tok, "/v1/me/facts")["name"]; ok {
+		t.Error("Space on Forget name did not forget it")
+	}
+	if id := evaluate[string](t, ctx, `document.activeElement.id`); id != "caps" {
+		t.Errorf("after forgetting, the focus is on %q, want the count of facts (caps)", id)
+	}
+	audit(t, ctx, "user, after keyboard use")
 }
 
 // TestDatesInReadersLocale: the page writes when a fact was learned in the

@@ -4,6 +4,12 @@
 // localtest, because they start the local stack, which no package outside
 // localtest may import.
 //
+// Every view (user, admin, no token, a dialog, a 375-pixel phone width) is
+// audited with axe-core, a development dependency of this folder
+// (package.json, installed from package-lock.json by `npm ci`, which the
+// Makefile's browser step runs, and the tests too when it is missing):
+// any WCAG 2.1 A or AA violation, or any of its best practices, fails.
+//
 //	go test ./localtest/webtest                  # the tests; screenshots in test-artifacts/browser
 //	go test ./localtest/webtest -update-docs     # and the README's screenshots in docs/images
 package webtest

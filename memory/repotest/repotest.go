@@ -35,7 +35,7 @@ var (
 )
 
 func fact(key, value string, at time.Time) memory.Fact {
-	return memory.Fact{Key: key, Value: value, UpdatedAt: at}
+	return memory.Fact{Key: key, Value: value, UpdatedAt: at, Origin: memory.OriginManual}
 }
 
 // TestRepository checks the contract of [memory.Repository] on the
@@ -143,9 +143,9 @@ func testGetOfNoRecord(t *testing.T, r memory.Repository) {
 func testSaveAndGet(t *testing.T, r memory.Repository) {
 	want := memory.Record{
 		Facts: []memory.Fact{
-			{Key: "home_city", Value: "Lisbon", UpdatedAt: t0, SourceThreadID: "th-9"},
-			{Key: "língua", Value: "português ✓", UpdatedAt: t1},
-			{Key: "a.b", Value: "a key with a dot", UpdatedAt: t2},
+			{Key: "home_city", Value: "Lisbon", UpdatedAt: t0, Origin: memory.OriginConversation, SourceThreadID: "th-9", SourceThreadTitle: "Trip «Lisboa» ✓"},
+			{Key: "língua", Value: "português ✓", UpdatedAt: t1, Origin: memory.OriginManual},
+			{Key: "a.b", Value: "a key with a dot", UpdatedAt: t2, Origin: memory.OriginRememberTool},
 		},
 		Threads:    map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: t0}},
 		ClearedAt:  t0,
@@ -238,7 +238,7 @@ func testSetFact(t *testing.T, r memory.Repository) {
 	v := save(t, r, ana, rec)
 
 	// Under the cap: a new key applies, its tombstone goes, the others stay.
-	b := memory.Fact{Key: "b", Value: "2", UpdatedAt: t1, SourceThreadID: "th-1"}
+	b := memory.Fact{Key: "b", Value: "2", UpdatedAt: t1, Origin: memory.OriginRememberTool, SourceThreadID: "th-1", SourceThreadTitle: "Pets"}
 	if applied, _ := setFact(t, r, ana, b, 3); !applied {
 		t.Fatal("SetFact of a new key under the cap: not applied")
 	}
@@ -384,7 +384,7 @@ func testClearFacts(t *testing.T, r memory.Repository) {
 func testErase(t *testing.T, r memory.Repository) {
 	ctx := context.Background()
 	v := save(t, r, ana, memory.Record{
-		Facts:      []memory.Fact{fact("a", "1", t0), fact("b", "2", t0), {Key: "c", Value: "3", UpdatedAt: t0, SourceThreadID: "th"}},
+		Facts:      []memory.Fact{fact("a", "1", t0), fact("b", "2", t0), {Key: "c", Value: "3", UpdatedAt: t0, Origin: memory.OriginConversation, SourceThreadID: "th"}},
 		Threads:    map[string]memory.ThreadMark{"th": {TurnCount: 2, At: t0}},
 		Tombstones: map[string]time.Time{"d": t0},
 		ClearedAt:  t0,

@@ -51,11 +51,16 @@ async function call(method, path, body) {
   return data;
 }
 
-// label turns a canonical key into words a person reads: "home_city"
-// becomes "Home city". The key itself is shown where a fact is edited.
+// words turns a canonical key into the words it names: "home_city"
+// becomes "home city". label capitalises them for a heading: "Home city".
+// The key itself is shown where a fact is edited.
+function words(key) {
+  return String(key).replace(/[_\-.]+/g, " ").trim() || String(key);
+}
+
 function label(key) {
-  const words = String(key).replace(/[_\-.]+/g, " ").trim();
-  return words ? words[0].toLocaleUpperCase() + words.slice(1) : key;
+  const w = words(key);
+  return w[0].toLocaleUpperCase() + w.slice(1);
 }
 
 // when formats a time in the reader's own locale and time zone.
@@ -70,6 +75,25 @@ function timeElement(iso) {
   return t;
 }
 
+// provenance says, in words, how a fact came to be remembered and when:
+// by the user's own hand, through the remember tool the user approved, or
+// learned in a conversation, named by its title when the gateway gave one.
+// A thread's ID is never the label: it is only the tooltip. own says the
+// reader is the user (else an admin, who reads about the user).
+function provenance(f, own) {
+  const at = timeElement(f.updatedAt);
+  switch (f.origin) {
+    case "remember_tool":
+      return { parts: [own ? "You asked me to remember this on " : "The user asked the assistant to remember this on ", at], tip: "" };
+    case "conversation": {
+      const title = f.sourceThreadTitle ? ` “${f.sourceThreadTitle}”` : "";
+      return { parts: ["Learned in a conversation" + title + " on ", at], tip: f.sourceThreadId ? "Thread " + f.sourceThreadId : "" };
+    }
+    default:
+      return { parts: [own ? "You set this on " : "Set by hand on ", at], tip: "" };
+  }
+}
+
 function renderFacts(list, facts, editable) {
   list.replaceChildren();
   for (const f of facts) {
@@ -79,11 +103,19 @@ function renderFacts(list, facts, editable) {
     name.textContent = label(f.key);
     name.title = f.key;
     li.querySelector(".fact-value").textContent = f.value;
-    const source = f.sourceThreadId ? "learned from conversation " + f.sourceThreadId : "set by hand";
-    li.querySelector(".fact-meta").replaceChildren(timeElement(f.updatedAt), " · " + source);
+    const meta = li.querySelector(".fact-meta");
+    const p = provenance(f, editable);
+    meta.replaceChildren(...p.parts);
+    if (p.tip) meta.title = p.tip;
     if (editable) {
-      li.querySelector(".fact-edit").addEventListener("click", () => startEdit(f));
-      li.querySelector(".fact-forget").addEventListener("click", () => forget(f.key));
+      const edit = li.querySelector(".fact-edit");
+      const forgetBtn = li.querySelector(".fact-forget");
+      // Each button says which fact it acts on: a screen reader hears
+      // "Edit home city", not one "Edit" per row.
+      edit.setAttribute("aria-label", "Edit " + words(f.key));
+      forgetBtn.setAttribute("aria-label", "Forget " + words(f.key));
+      edit.addEventListener("click", () => startEdit(f));
+      forgetBtn.addEventListener("click", () => forget(f.key));
     } else {
       li.querySelector(".fact-actions").remove();
     }
@@ -148,6 +180,7 @@ async function forget(key) {
     await call("DELETE", "/v1/me/facts/" + encodeURIComponent(key));
     await load();
     setStatus("Forgot “" + label(key) + "”.");
+    $("caps").focus(); // The row and its button are gone: keep the keyboard in the list.
   } catch (err) { setError(err); }
 }
 
@@ -203,9 +236,12 @@ async function erase() {
   } catch (err) { setError(err); }
 }
 
+// selectTab shows one view; the button of the view shown is marked
+// aria-current. The bar of views shows only when there are two.
 function selectTab(admin) {
-  $("tab-me").setAttribute("aria-selected", String(!admin));
-  $("tab-admin").setAttribute("aria-selected", String(admin));
+  const [on, off] = admin ? ["tab-admin", "tab-me"] : ["tab-me", "tab-admin"];
+  $(on).setAttribute("aria-current", "page");
+  $(off).removeAttribute("aria-current");
   show($("me"), !admin);
   show($("admin"), admin);
   setError(null);
@@ -217,7 +253,9 @@ function connect(api, token) {
   sessionStorage.setItem("usermemory", JSON.stringify({ api, token }));
   show($("connect"), false);
   const c = claims(token);
-  show($("tab-admin"), scopes(c).some((s) => s.endsWith("/admin") || s === "memory/admin"));
+  const admin = scopes(c).some((s) => s.endsWith("/admin") || s === "memory/admin");
+  show($("tab-admin"), admin);
+  show($("views"), admin);
   selectTab(false);
   load();
 }
