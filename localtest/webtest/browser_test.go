@@ -578,6 +578,9 @@ func TestAdminView(t *testing.T) {
 	shot(t, ctx, "8-confirm-erase", "memory-page-erase")
 	run1(t, ctx, "confirm erase", chromedp.Click(chromedp.CSS("#confirm-ok")))
 	waitText(t, ctx, "#status", "Erased page-bob: 2 facts removed.")
+	// The erasure's answer dates what may remain (backups, queued messages).
+	waitText(t, ctx, "#status", "Backups may hold their data until ")
+	waitText(t, ctx, "#status", "and messages still queued until ")
 	if n := len(factValues(t, userTok, "/v1/me/facts")); n != 0 {
 		t.Errorf("after erasure the user has %d facts", n)
 	}

@@ -231,7 +231,10 @@ async function erase() {
   if (!yes) return;
   try {
     const data = await call("DELETE", "/v1/users/" + encodeURIComponent(user));
-    setStatus(`Erased ${user}: ${data.removedFacts} facts removed.`);
+    const day = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+    setStatus(`Erased ${user}: ${data.removedFacts} facts removed. ` +
+      `Backups may hold their data until ${day.format(new Date(data.backupsUntil))}, ` +
+      `and messages still queued until ${day.format(new Date(data.queuedMessagesUntil))}.`);
     show($("admin-result"), false);
   } catch (err) { setError(err); }
 }
