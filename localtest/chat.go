@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -47,14 +46,14 @@ Say "remember that my role is nurse" to see the remember tool ask for approval.
 // messages to its queue, the answers from its Converse stand-in (or from
 // Bedrock with -bedrock).
 func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
-	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs := newFlags("chat", "[-state DIR] --tenant acme --user ana [--bedrock --model-id ID]")
 	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
 	tenant := fs.String("tenant", "acme", "tenant ID")
 	user := fs.String("user", "ana", "user ID")
 	useBedrock := fs.Bool("bedrock", false, "answer with Amazon Bedrock (the default AWS credentials and region) instead of the stand-in")
 	modelID := fs.String("model-id", "", "the chat model (or inference profile) ID; required with -bedrock")
 	wait := fs.Duration("wait", 15*time.Second, "how long to wait for the extractor after an answer that is due for an extraction")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, false); err != nil {
 		return err
 	}
 	if *useBedrock && *modelID == "" {

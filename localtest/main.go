@@ -24,6 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -98,4 +99,54 @@ func (p paramFlag) Set(v string) error {
 	}
 	p[k] = val
 	return nil
+}
+
+// cmdFlags is a command's flag set and its usage line, which every command
+// writes the same way: "usage: go run ./localtest NAME SYNOPSIS".
+type cmdFlags struct {
+	*flag.FlagSet
+	synopsis string
+	// more, when not empty, follows the flags in the help.
+	more string
+}
+
+// newFlags returns the flag set of the command name, whose arguments
+// synopsis shows.
+func newFlags(name, synopsis string) *cmdFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// Parse errors come back as one error, printed once by main.
+	fs.SetOutput(io.Discard)
+	return &cmdFlags{FlagSet: fs, synopsis: synopsis}
+}
+
+// usage returns the command's usage line.
+func (f *cmdFlags) usage() string {
+	return "usage: go run ./localtest " + f.Name() + " " + f.synopsis
+}
+
+// parse parses args. -h prints the usage line and the flags to standard
+// error and returns flag.ErrHelp; a wrong flag, or an argument that is not
+// a flag when positional is false, comes back as one error with the usage
+// line.
+func (f *cmdFlags) parse(args []string, positional bool) error {
+	err := f.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, f.usage())
+		f.SetOutput(os.Stderr)
+		f.PrintDefaults()
+		fmt.Fprint(os.Stderr, f.more)
+		return err
+	}
+	if err != nil {
+		return f.errorf("%v", err)
+	}
+	if !positional && f.NArg() > 0 {
+		return f.errorf("unexpected argument %q: this command takes flags only", f.Arg(0))
+	}
+	return nil
+}
+
+// errorf returns an error of the command, followed by its usage line.
+func (f *cmdFlags) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: %s\n%s (-h lists the flags)", f.Name(), fmt.Sprintf(format, args...), f.usage())
 }

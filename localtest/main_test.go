@@ -122,6 +122,32 @@ func TestCommands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(state, stack.InfoFile)); err == nil {
 		t.Error("the state file is still there after Ctrl-C")
 	}
+	// It says that it stopped, and what it kept.
+	if last := strings.TrimSpace(up.stderr.String()); !strings.Contains(last[strings.LastIndex(last, "\n")+1:], "stopped; kept the table's") {
+		t.Errorf("up's last line after Ctrl-C is not the one saying it stopped:\n%s", last)
+	}
+
+	// -state keeps the facts: a new up with the same folder has them,
+	// and the token of the first run still works.
+	again := startUp(t, bin, nil, "-state", state, "-api-port", "0", "-page-port", "0")
+	info, err = stack.ReadInfo(state)
+	if err != nil {
+		t.Fatalf("%v\nup printed:\n%s\n%s", err, again.printed, again.stderr.String())
+	}
+	req, _ := http.NewRequest(http.MethodGet, info.APIURL+"/v1/me/facts", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"value":"Lisbon"`) {
+		t.Errorf("facts after a restart with the same -state = %s %s, want Lisbon kept", resp.Status, b)
+	}
+	if !strings.Contains(again.stderr.String(), "loaded") {
+		t.Errorf("up's progress does not say it loaded the kept items:\n%s", again.stderr.String())
+	}
 }
 
 // buildCommand builds this command into dir and returns its path.

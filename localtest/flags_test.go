@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/usermemory/usermemory/localtest/stack"
+)
+
+// TestTokenRefusesBadInput: token refuses a stray argument, an empty ID
+// and a flag without its value at once, each with one error that carries
+// the usage line, before it looks for a running stack.
+func TestTokenRefusesBadInput(t *testing.T) {
+	state := t.TempDir() // no stack runs here
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bob"}, `unexpected argument "bob"`},
+		{[]string{"--user", "ana", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--tenant", ""}, "--tenant and --user"},
+		{[]string{"--user", ""}, "--tenant and --user"},
+		{[]string{"--user", "a b"}, "--tenant and --user"},
+		{[]string{"--tenant"}, "flag needs an argument: -tenant"},
+	}
+	for _, tt := range tests {
+		err := tokenCmd(append([]string{"-state", state}, tt.args...))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Count(err.Error(), tt.want) != 1 ||
+			!strings.Contains(err.Error(), "usage: go run ./localtest token ") {
+			t.Errorf("token %q: %v, want one error with %q and the usage line", tt.args, err, tt.want)
+		}
+	}
+}
+
+// TestUsageLines: every command writes its usage line one way, and -h
+// comes back as flag.ErrHelp.
+func TestUsageLines(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cmds := map[string]func([]string) error{
+		"up":     func(a []string) error { return up(ctx, a) },
+		"token":  tokenCmd,
+		"invoke": func(a []string) error { return invoke(ctx, a) },
+		"send":   func(a []string) error { return send(ctx, a) },
+		"chat":   func(a []string) error { return chat(ctx, a, strings.NewReader(""), io.Discard) },
+		"bench":  func(a []string) error { return bench(ctx, a) },
+		"fault":  func(a []string) error { return faultCmd(ctx, a, io.Discard) },
+	}
+	for name, run := range cmds {
+		err := run([]string{"-no-such-flag"})
+		if err == nil || !strings.HasPrefix(err.Error(), name+": flag provided but not defined") || !strings.Contains(err.Error(), "\nusage: go run ./localtest "+name+" ") {
+			t.Errorf("%s -no-such-flag: %v, want %q then its usage line", name, err, name+": flag provided but not defined")
+		}
+		if err := run([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%s -h: %v, want flag.ErrHelp", name, err)
+		}
+	}
+}
+
+// TestPortsTakenMessage: the ports taken are told in one message, with
+// the flag that changes each.
+func TestPortsTakenMessage(t *testing.T) {
+	err := portsTaken([]*stack.PortError{{Part: "page", Port: 3001}, {Part: "api", Port: 3000}})
+	want := "port 3001 of the memory page (-page-port) and port 3000 of the HTTP API (-api-port) are taken: " +
+		"stop what listens there (another `up`?), or choose other ports with -page-port N and -api-port N (0 picks a free one)"
+	if err == nil || err.Error() != want {
+		t.Errorf("portsTaken = %v\nwant %s", err, want)
+	}
+}
