@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/localtest/token"
+	"github.com/usermemory/usermemory/memory"
 )
 
 func tokenCmd(args []string) error {
