@@ -16,6 +16,7 @@ import (
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
@@ -206,24 +207,8 @@ func TestCommandRefusesBadUsage(t *testing.T) {
 	}
 }
 
-// noCredentials leaves the default credential chain nothing to find: no
-// environment keys, no profile, no shared files, no container or instance
-// role.
-func noCredentials(t *testing.T) {
-	dir := t.TempDir()
-	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
-		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-		"AWS_REGION", "AWS_DEFAULT_REGION"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-}
-
 func TestLiveRefusesWithoutCredentials(t *testing.T) {
-	noCredentials(t)
+	awslive.NoCredentials(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-live", "-region", "us-east-1", "-model", "us.amazon.nova-lite-v1:0"}, streams{strings.NewReader(""), &stdout, &stderr})
 	if code != 1 || !strings.Contains(stderr.String(), "-live needs AWS credentials") || stdout.Len() != 0 {
@@ -232,7 +217,7 @@ func TestLiveRefusesWithoutCredentials(t *testing.T) {
 }
 
 func TestLiveRefusesWithoutRegion(t *testing.T) {
-	noCredentials(t)
+	awslive.NoCredentials(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 	var stdout, stderr bytes.Buffer

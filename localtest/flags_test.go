@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
@@ -69,5 +70,15 @@ func TestPortsTakenMessage(t *testing.T) {
 		"stop what listens there (another `up`?), or choose other ports with -page-port N and -api-port N (0 picks a free one)"
 	if err == nil || err.Error() != want {
 		t.Errorf("portsTaken = %v\nwant %s", err, want)
+	}
+}
+
+// TestChatBedrockChecksCredentials: chat --bedrock without credentials
+// refuses before the chat starts (and before it looks for a stack).
+func TestChatBedrockChecksCredentials(t *testing.T) {
+	awslive.NoCredentials(t)
+	err := chat(context.Background(), []string{"-state", t.TempDir(), "--bedrock", "--region", "us-east-1", "--model-id", exampleChatModel}, strings.NewReader(""), io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "-bedrock needs AWS credentials") {
+		t.Errorf("chat --bedrock without credentials: %v, want -bedrock needs AWS credentials…", err)
 	}
 }

@@ -8,6 +8,9 @@ package awslive
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -46,4 +49,20 @@ func Config(ctx context.Context, what, region string) (aws.Config, error) {
 		return aws.Config{}, noCredentials
 	}
 	return cfg, nil
+}
+
+// NoCredentials leaves the default credential chain of the rest of test t
+// nothing to find: no environment keys, no profile, no shared files, no
+// container or instance role, and no region.
+func NoCredentials(t testing.TB) {
+	dir := t.TempDir()
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+		"AWS_REGION", "AWS_DEFAULT_REGION"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 }
