@@ -58,12 +58,14 @@ func TestCommands(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	// A second stack on the first one's API port is refused with the flag
-	// to change.
+	// A second stack on the first one's ports is refused with both ports
+	// and the flags to change, in one message.
 	apiPort := info.APIURL[strings.LastIndex(info.APIURL, ":")+1:]
-	second := exec.Command(bin, "up", "-state", filepath.Join(dir, "second"), "-api-port", apiPort, "-page-port", "0")
-	if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), "port "+apiPort+" of the HTTP API is taken") || !strings.Contains(string(out), "-api-port") {
-		t.Errorf("up on a taken API port: %v\n%s\nwant an error naming the port and -api-port", err, out)
+	pagePort := info.PageURL[strings.LastIndex(info.PageURL, ":")+1:]
+	second := exec.Command(bin, "up", "-state", filepath.Join(dir, "second"), "-api-port", apiPort, "-page-port", pagePort)
+	want := "port " + pagePort + " of the memory page (-page-port) and port " + apiPort + " of the HTTP API (-api-port) are taken"
+	if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), want) || strings.Count(string(out), "taken") != 1 {
+		t.Errorf("up on taken ports: %v\n%s\nwant one error: %s", err, out, want)
 	}
 
 	tok := run("token", "--tenant", "acme", "--user", "cmd-user")
@@ -98,6 +100,11 @@ func TestCommands(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(run("invoke", "-e", filepath.Join("..", "events", "getfacts-me.json"), "GetFactsFunction")), &res); err != nil || res.StatusCode != 200 {
 		t.Errorf("invoke answered %+v (%v), want a 200 response", res, err)
+	}
+
+	// An unknown function is refused with the names that exist.
+	if out, err := exec.Command(bin, "invoke", "-state", state, "GetFacts").CombinedOutput(); err == nil || !strings.Contains(string(out), "no function GetFacts; the functions are ClearFactsFunction, ") {
+		t.Errorf("invoke GetFacts: %v\n%s\nwant the names of the functions", err, out)
 	}
 
 	// Ctrl-C reaches the whole foreground process group.
