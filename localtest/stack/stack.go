@@ -368,12 +368,8 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if err := errors.Join(motoErr, buildErr, keyErr); err != nil {
 		return nil, err
 	}
-	// The signing key of an earlier run in this state folder is kept, so
-	// that its tokens stay valid.
 	keyFile := filepath.Join(o.StateDir, KeyFile)
-	if kept, err := token.Open(keyFile); err == nil {
-		s.issuer = kept
-	} else if err := s.issuer.Save(keyFile); err != nil {
+	if err := s.issuer.Save(keyFile); err != nil {
 		return nil, err
 	}
 	s.serve(issuerLn, s.issuer.Handler(issuerURL))
