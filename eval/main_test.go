@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -259,6 +260,11 @@ func TestEveryCallFailed(t *testing.T) {
 
 var updateREADME = flag.Bool("update-readme", false, "rewrite the README's block of the stand-in's figures from a run")
 
+// standInFigure matches a figure of a run as the README would state it:
+// tokens, model calls and messages (two digits or more: "3 model calls
+// that failed in a row" is a constant), an F1, a leak rate.
+var standInFigure = regexp.MustCompile(`\b\d[\d,]* (?:input|output)(?: and \d[\d,]* output)? tokens|\b\d[\d,]{2,} (?:model calls|messages)\b|\bF1 \*{0,2}0\.\d+|leak rate \*{0,2}0\.\d+`)
+
 // TestREADMEStandInFigures runs the whole gold set on the stand-in and
 // holds the README's block of its figures to the run's headline: the
 // README states no figure that a run does not give.
@@ -300,6 +306,12 @@ func TestREADMEStandInFigures(t *testing.T) {
 	}
 	if want := fmt.Sprintf("is %.1f + %.1f per operation", a.PerAnswer, a.PerOperation); !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), want) {
 		t.Errorf("docs/scale.md does not say the stand-in's answer size %q", want)
+	}
+	// A figure of a run outside the block would escape this test: there
+	// is none.
+	outside := string(b[:i]) + string(b[j:])
+	if m := standInFigure.FindAllString(outside, -1); len(m) > 0 {
+		t.Errorf("README.md states figures of a run outside its block %s…%s, where no test holds them: %q", strings.TrimSpace(begin), strings.TrimSpace(end), m)
 	}
 	want := "\n" + rep.Headline() + "\n"
 	got := string(b[i+len(begin) : j])
