@@ -49,7 +49,7 @@ Say "remember that my role is nurse" to see the remember tool ask for approval.
 // messages to its queue, the answers from its Converse stand-in (or from
 // Bedrock with -bedrock).
 func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
-	fs := newFlags("chat", "[-state DIR] --tenant acme --user ana [--bedrock --model-id ID]")
+	fs := newFlags("chat", "[-state DIR] --tenant acme --user ana [--bedrock --model-id ID [--region R]]")
 	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
 	tenant := fs.String("tenant", "acme", "tenant ID")
 	user := fs.String("user", "ana", "user ID")

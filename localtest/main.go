@@ -4,18 +4,20 @@
 // the extractor's SQS event source, the Bedrock Converse stand-in and a
 // local token issuer.
 //
-// Usage:
+// Usage (every command also takes -h, and -state DIR for a stack started
+// with one):
 //
 //	go run ./localtest up [-state DIR] [-api-port 3000] [-page-port 3001] [-param Name=Value]...
-//	go run ./localtest chat --tenant acme --user ana [--bedrock --model-id ID]
-//	go run ./localtest token --tenant acme --user ana [--admin] [--ttl 1h]
-//	go run ./localtest invoke -e events/getfacts-me.json GetFactsFunction
-//	go run ./localtest send --tenant acme --user ana --thread th-1 --turns 2 --text "I'm Ana"
+//	go run ./localtest chat --tenant acme --user ana [--bedrock --model-id ID [--region R]]
+//	go run ./localtest token --tenant acme --user ana [--admin] [--ttl 1h] [--audience AUD]
+//	go run ./localtest invoke [-e events/X.json] FunctionLogicalId
+//	go run ./localtest send [-f message.json | --tenant acme --user ana --thread th-1 --turns 2 --text "I'm Ana"]
 //	go run ./localtest bench [-n 1000] [-extractions 50]
-//	go run ./localtest fault dynamodb stall 10s
+//	go run ./localtest fault [SERVICE] [KIND AMOUNT... | clear | status] [-delay 1s]
 //
 // up prints where everything is, writes the same as JSON to a state file,
-// and runs until Ctrl-C, which stops every process it started. The other
+// and runs until Ctrl-C, which stops every process it started and keeps
+// the table's items in the state folder for the next up. The other
 // commands work against the running stack through that state file.
 package main
 
