@@ -301,7 +301,7 @@ func (c *chatSession) printFacts(ctx context.Context) error {
 		fmt.Fprintln(c.out, "nothing remembered")
 	}
 	for _, f := range facts {
-		fmt.Fprintf(c.out, "  %s = %s  (%s)\n", f.Key, f.Value, f.UpdatedAt.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(c.out, "  %s = %s (%s)\n", f.Key, f.Value, f.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	return nil
 }
