@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,5 +82,18 @@ func TestChatBedrockChecksCredentials(t *testing.T) {
 	err := chat(context.Background(), []string{"-state", t.TempDir(), "--bedrock", "--region", "us-east-1", "--model-id", exampleChatModel}, strings.NewReader(""), io.Discard)
 	if err == nil || !strings.HasPrefix(err.Error(), "-bedrock needs AWS credentials") {
 		t.Errorf("chat --bedrock without credentials: %v, want -bedrock needs AWS credentials…", err)
+	}
+}
+
+// TestUpWithoutMotoServer: up without moto_server anywhere refuses before
+// it builds anything, naming the command that installs it.
+func TestUpWithoutMotoServer(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildCommand(t, dir)
+	cmd := exec.Command(bin, "up", "-state", filepath.Join(dir, "state"), "-api-port", "0", "-page-port", "0")
+	cmd.Env = []string{"PATH=" + filepath.Join(dir, "empty"), "HOME=" + dir, "TMPDIR=" + dir}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "install it with `make setup`") || strings.Contains(string(out), "building") {
+		t.Errorf("up without moto_server: %v\n%s\nwant a refusal naming make setup, before any build", err, out)
 	}
 }

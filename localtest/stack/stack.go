@@ -340,6 +340,12 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return nil, fmt.Errorf("stack: %w", err)
 	}
 
+	// Before the slow parts: a missing moto_server is told at once, with
+	// how to install it.
+	if err := motoserver.Installed(); err != nil {
+		return nil, err
+	}
+
 	// Slow parts at once: moto_server, the builds, the key.
 	var wg sync.WaitGroup
 	var motoErr, buildErr, keyErr error
