@@ -16,6 +16,7 @@ import (
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -121,7 +122,7 @@ func TestBreakerStopsAfterFailuresInARow(t *testing.T) {
 // noLive leaves the credential chain with dummy keys and a region, so
 // that -live gets as far as its question and no further.
 func noLive(t *testing.T) {
-	noCredentials(t)
+	awslive.NoCredentials(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 	t.Setenv("AWS_REGION", "us-east-1")

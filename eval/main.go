@@ -41,7 +41,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 
@@ -49,6 +48,7 @@ import (
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/harness"
 	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 )
@@ -439,39 +439,12 @@ func StandInClient(url string) *bedrockruntime.Client {
 	})
 }
 
-// errNoCredentials and errNoRegion are the refusals of -live.
-var (
-	errNoCredentials = errors.New("-live needs AWS credentials, and the default credential chain found none " +
-		"(environment variables, shared config and credentials files, SSO, web identity, container or instance role): " +
-		"run `aws configure` or `aws sso login`, or set AWS_PROFILE, then try again")
-	errNoRegion = errors.New("-live needs an AWS region: set AWS_REGION or pass -region")
-)
-
 // liveClient returns a Bedrock Runtime client with the default credential
 // chain, after checking that it finds credentials and a region.
 func liveClient(ctx context.Context, region string) (*bedrockruntime.Client, string, error) {
-	var opts []func(*config.LoadOptions) error
-	if region != "" {
-		opts = append(opts, config.WithRegion(region))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := awslive.Config(ctx, "-live", region)
 	if err != nil {
-		return nil, "", fmt.Errorf("load the AWS configuration: %w", err)
-	}
-	if cfg.Region == "" {
-		return nil, "", errNoRegion
-	}
-	if cfg.Credentials == nil {
-		return nil, "", errNoCredentials
-	}
-	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	creds, err := cfg.Credentials.Retrieve(cctx)
-	if err != nil || !creds.HasKeys() {
-		if err != nil {
-			return nil, "", fmt.Errorf("%w: %v", errNoCredentials, err)
-		}
-		return nil, "", errNoCredentials
+		return nil, "", err
 	}
 	return bedrockruntime.NewFromConfig(cfg), cfg.Region, nil
 }

@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
@@ -206,24 +208,8 @@ func TestCommandRefusesBadUsage(t *testing.T) {
 	}
 }
 
-// noCredentials leaves the default credential chain nothing to find: no
-// environment keys, no profile, no shared files, no container or instance
-// role.
-func noCredentials(t *testing.T) {
-	dir := t.TempDir()
-	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
-		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-		"AWS_REGION", "AWS_DEFAULT_REGION"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-}
-
 func TestLiveRefusesWithoutCredentials(t *testing.T) {
-	noCredentials(t)
+	awslive.NoCredentials(t)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"-live", "-region", "us-east-1", "-model", "us.amazon.nova-lite-v1:0"}, streams{strings.NewReader(""), &stdout, &stderr})
 	if code != 1 || !strings.Contains(stderr.String(), "-live needs AWS credentials") || stdout.Len() != 0 {
@@ -232,7 +218,7 @@ func TestLiveRefusesWithoutCredentials(t *testing.T) {
 }
 
 func TestLiveRefusesWithoutRegion(t *testing.T) {
-	noCredentials(t)
+	awslive.NoCredentials(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 	var stdout, stderr bytes.Buffer
@@ -273,6 +259,11 @@ func TestEveryCallFailed(t *testing.T) {
 }
 
 var updateREADME = flag.Bool("update-readme", false, "rewrite the README's block of the stand-in's figures from a run")
+
+// standInFigure matches a figure of a run as the README would state it:
+// tokens, model calls and messages (two digits or more: "3 model calls
+// that failed in a row" is a constant), an F1, a leak rate.
+var standInFigure = regexp.MustCompile(`\b\d[\d,]* (?:input|output)(?: and \d[\d,]* output)? tokens|\b\d[\d,]{2,} (?:model calls|messages)\b|\bF1 \*{0,2}0\.\d+|leak rate \*{0,2}0\.\d+`)
 
 // TestREADMEStandInFigures runs the whole gold set on the stand-in and
 // holds the README's block of its figures to the run's headline: the
@@ -315,6 +306,12 @@ func TestREADMEStandInFigures(t *testing.T) {
 	}
 	if want := fmt.Sprintf("is %.1f + %.1f per operation", a.PerAnswer, a.PerOperation); !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), want) {
 		t.Errorf("docs/scale.md does not say the stand-in's answer size %q", want)
+	}
+	// A figure of a run outside the block would escape this test: there
+	// is none.
+	outside := string(b[:i]) + string(b[j:])
+	if m := standInFigure.FindAllString(outside, -1); len(m) > 0 {
+		t.Errorf("README.md states figures of a run outside its block %s…%s, where no test holds them: %q", strings.TrimSpace(begin), strings.TrimSpace(end), m)
 	}
 	want := "\n" + rep.Headline() + "\n"
 	got := string(b[i+len(begin) : j])

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,10 +28,10 @@ import (
 // bench starts `go run ./localtest up` as a person would, times it to
 // ready, measures the running stack from outside and stops it.
 func bench(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := newFlags("bench", "[-n 1000] [-extractions 50]")
 	n := fs.Int("n", 1000, "GET requests to time")
 	extractions := fs.Int("extractions", 50, "extractions to time")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, false); err != nil {
 		return err
 	}
 	state, err := os.MkdirTemp("", "usermemory-bench")

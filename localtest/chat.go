@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -25,6 +22,7 @@ import (
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/gateway"
+	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/producer"
@@ -32,6 +30,10 @@ import (
 
 // localChatModel is the model ID the chat sends to the Converse stand-in.
 const localChatModel = "usermemory-local-chat"
+
+// exampleChatModel is the chat model the hints name for --bedrock: a
+// current model of docs/extractor.md's list, which a test holds them to.
+const exampleChatModel = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 
 const chatHelp = `Type a message, or:
   /new          start a new thread (its system prompt shows what was learned)
@@ -47,18 +49,28 @@ Say "remember that my role is nurse" to see the remember tool ask for approval.
 // messages to its queue, the answers from its Converse stand-in (or from
 // Bedrock with -bedrock).
 func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
-	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs := newFlags("chat", "[-state DIR] --tenant acme --user ana [--bedrock --model-id ID [--region R]]")
 	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
 	tenant := fs.String("tenant", "acme", "tenant ID")
 	user := fs.String("user", "ana", "user ID")
 	useBedrock := fs.Bool("bedrock", false, "answer with Amazon Bedrock (the default AWS credentials and region) instead of the stand-in")
 	modelID := fs.String("model-id", "", "the chat model (or inference profile) ID; required with -bedrock")
+	region := fs.String("region", "", "the Region of the model, with -bedrock (default: the AWS configuration's)")
 	wait := fs.Duration("wait", 15*time.Second, "how long to wait for the extractor after an answer that is due for an extraction")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, false); err != nil {
 		return err
 	}
 	if *useBedrock && *modelID == "" {
-		return errors.New("with -bedrock, -model-id names the chat model, for instance -model-id us.anthropic.claude-3-5-haiku-20241022-v1:0")
+		return fs.errorf("with -bedrock, -model-id names the chat model, for instance -model-id %s", exampleChatModel)
+	}
+	// Bedrock's credentials and Region are checked before the chat starts,
+	// not at its first message.
+	var bedrockCfg aws.Config
+	if *useBedrock {
+		var err error
+		if bedrockCfg, err = awslive.Config(ctx, "-bedrock", *region); err != nil {
+			return err
+		}
 	}
 	sc := memory.Scope{TenantID: *tenant, UserID: *user}
 	if err := sc.Validate(); err != nil {
@@ -84,15 +96,8 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 	model := bedrockruntime.NewFromConfig(local, func(o *bedrockruntime.Options) { o.BaseEndpoint = aws.String(info.BedrockURL) })
 	from := "the Bedrock stand-in at " + info.BedrockURL
 	if *useBedrock {
-		cfg, err := config.LoadDefaultConfig(ctx)
-		if err != nil {
-			return fmt.Errorf("loading the AWS configuration for Bedrock: %w", err)
-		}
-		if cfg.Region == "" {
-			return errors.New("with -bedrock, set the region of the model, for instance AWS_REGION=us-east-1")
-		}
-		model = bedrockruntime.NewFromConfig(cfg)
-		from = "Amazon Bedrock in " + cfg.Region
+		model = bedrockruntime.NewFromConfig(bedrockCfg)
+		from = "Amazon Bedrock in " + bedrockCfg.Region
 	} else if *modelID == "" {
 		*modelID = localChatModel
 	}
@@ -296,7 +301,7 @@ func (c *chatSession) printFacts(ctx context.Context) error {
 		fmt.Fprintln(c.out, "nothing remembered")
 	}
 	for _, f := range facts {
-		fmt.Fprintf(c.out, "  %s = %s  (%s)\n", f.Key, f.Value, f.UpdatedAt.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(c.out, "  %s = %s (%s)\n", f.Key, f.Value, f.UpdatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,8 +12,8 @@ import (
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
-const faultUsage = `usage: go run ./localtest fault [-state DIR] [SERVICE] [KIND AMOUNT... | clear | status] [-delay 1s]
-
+// faultHelp follows the flags in fault's help.
+const faultHelp = `
   SERVICE  dynamodb, sqs or bedrock (the functions' and gateways' endpoints)
   KIND     stall (hold requests, serve them when the fault ends), throttle
            (the service's throttling error), error (its HTTP 500), slow
@@ -32,11 +31,11 @@ const faultUsage = `usage: go run ./localtest fault [-state DIR] [SERVICE] [KIND
 
 // faultCmd sets, ends or shows the faults of the running stack.
 func faultCmd(ctx context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("fault", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), faultUsage) }
+	fs := newFlags("fault", "[-state DIR] [SERVICE] [KIND AMOUNT... | clear | status] [-delay 1s]")
+	fs.more = faultHelp
 	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
 	delay := fs.Duration("delay", time.Second, "the delay of slow")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, true); err != nil {
 		return err
 	}
 	// Flags may also follow the words.
@@ -45,11 +44,8 @@ func faultCmd(ctx context.Context, args []string, out io.Writer) error {
 	for len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		words, rest = append(words, rest[0]), rest[1:]
 	}
-	if err := fs.Parse(rest); err != nil {
+	if err := fs.parse(rest, false); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("fault: unexpected %q after the flags\n%s", fs.Args(), faultUsage)
 	}
 	info, err := stack.ReadInfo(*state)
 	if err != nil {
@@ -68,7 +64,7 @@ func faultCmd(ctx context.Context, args []string, out io.Writer) error {
 			_, err = c.Set(ctx, words[0], s)
 		}
 	default:
-		err = fmt.Errorf("fault: cannot read %q\n%s", strings.Join(words, " "), faultUsage)
+		err = fs.errorf("cannot read %q", strings.Join(words, " "))
 	}
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,19 +17,14 @@ import (
 // running stack when there is one, else on a stack started for this one
 // invocation (and then its log is printed to standard error).
 func invoke(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("invoke", flag.ContinueOnError)
+	fs := newFlags("invoke", "[-state DIR] [-e events/X.json] FunctionLogicalId")
 	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
 	event := fs.String("e", "", "event file (- for standard input; default: {})")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: go run ./localtest invoke [-e events/X.json] FunctionLogicalId")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, true); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return flag.ErrHelp
+		return fs.errorf("want one function's logical ID, not %d arguments", fs.NArg())
 	}
 	fn := fs.Arg(0)
 	payload := []byte("{}")

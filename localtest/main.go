@@ -4,18 +4,20 @@
 // the extractor's SQS event source, the Bedrock Converse stand-in and a
 // local token issuer.
 //
-// Usage:
+// Usage (every command also takes -h, and -state DIR for a stack started
+// with one):
 //
 //	go run ./localtest up [-state DIR] [-api-port 3000] [-page-port 3001] [-param Name=Value]...
-//	go run ./localtest chat --tenant acme --user ana [--bedrock --model-id ID]
-//	go run ./localtest token --tenant acme --user ana [--admin] [--ttl 1h]
-//	go run ./localtest invoke -e events/getfacts-me.json GetFactsFunction
-//	go run ./localtest send --tenant acme --user ana --thread th-1 --turns 2 --text "I'm Ana"
+//	go run ./localtest chat --tenant acme --user ana [--bedrock --model-id ID [--region R]]
+//	go run ./localtest token --tenant acme --user ana [--admin] [--ttl 1h] [--audience AUD]
+//	go run ./localtest invoke [-e events/X.json] FunctionLogicalId
+//	go run ./localtest send [-f message.json | --tenant acme --user ana --thread th-1 --turns 2 --text "I'm Ana"]
 //	go run ./localtest bench [-n 1000] [-extractions 50]
-//	go run ./localtest fault dynamodb stall 10s
+//	go run ./localtest fault [SERVICE] [KIND AMOUNT... | clear | status] [-delay 1s]
 //
 // up prints where everything is, writes the same as JSON to a state file,
-// and runs until Ctrl-C, which stops every process it started. The other
+// and runs until Ctrl-C, which stops every process it started and keeps
+// the table's items in the state folder for the next up. The other
 // commands work against the running stack through that state file.
 package main
 
@@ -24,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -98,4 +101,54 @@ func (p paramFlag) Set(v string) error {
 	}
 	p[k] = val
 	return nil
+}
+
+// cmdFlags is a command's flag set and its usage line, which every command
+// writes the same way: "usage: go run ./localtest NAME SYNOPSIS".
+type cmdFlags struct {
+	*flag.FlagSet
+	synopsis string
+	// more, when not empty, follows the flags in the help.
+	more string
+}
+
+// newFlags returns the flag set of the command name, whose arguments
+// synopsis shows.
+func newFlags(name, synopsis string) *cmdFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// Parse errors come back as one error, printed once by main.
+	fs.SetOutput(io.Discard)
+	return &cmdFlags{FlagSet: fs, synopsis: synopsis}
+}
+
+// usage returns the command's usage line.
+func (f *cmdFlags) usage() string {
+	return "usage: go run ./localtest " + f.Name() + " " + f.synopsis
+}
+
+// parse parses args. -h prints the usage line and the flags to standard
+// error and returns flag.ErrHelp; a wrong flag, or an argument that is not
+// a flag when positional is false, comes back as one error with the usage
+// line.
+func (f *cmdFlags) parse(args []string, positional bool) error {
+	err := f.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, f.usage())
+		f.SetOutput(os.Stderr)
+		f.PrintDefaults()
+		fmt.Fprint(os.Stderr, f.more)
+		return err
+	}
+	if err != nil {
+		return f.errorf("%v", err)
+	}
+	if !positional && f.NArg() > 0 {
+		return f.errorf("unexpected argument %q: this command takes flags only", f.Arg(0))
+	}
+	return nil
+}
+
+// errorf returns an error of the command, followed by its usage line.
+func (f *cmdFlags) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: %s\n%s (-h lists the flags)", f.Name(), fmt.Sprintf(format, args...), f.usage())
 }

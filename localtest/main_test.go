@@ -58,12 +58,14 @@ func TestCommands(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	// A second stack on the first one's API port is refused with the flag
-	// to change.
+	// A second stack on the first one's ports is refused with both ports
+	// and the flags to change, in one message.
 	apiPort := info.APIURL[strings.LastIndex(info.APIURL, ":")+1:]
-	second := exec.Command(bin, "up", "-state", filepath.Join(dir, "second"), "-api-port", apiPort, "-page-port", "0")
-	if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), "port "+apiPort+" of the HTTP API is taken") || !strings.Contains(string(out), "-api-port") {
-		t.Errorf("up on a taken API port: %v\n%s\nwant an error naming the port and -api-port", err, out)
+	pagePort := info.PageURL[strings.LastIndex(info.PageURL, ":")+1:]
+	second := exec.Command(bin, "up", "-state", filepath.Join(dir, "second"), "-api-port", apiPort, "-page-port", pagePort)
+	want := "port " + pagePort + " of the memory page (-page-port) and port " + apiPort + " of the HTTP API (-api-port) are taken"
+	if out, err := second.CombinedOutput(); err == nil || !strings.Contains(string(out), want) || strings.Count(string(out), "taken") != 1 {
+		t.Errorf("up on taken ports: %v\n%s\nwant one error: %s", err, out, want)
 	}
 
 	tok := run("token", "--tenant", "acme", "--user", "cmd-user")
@@ -100,6 +102,11 @@ func TestCommands(t *testing.T) {
 		t.Errorf("invoke answered %+v (%v), want a 200 response", res, err)
 	}
 
+	// An unknown function is refused with the names that exist.
+	if out, err := exec.Command(bin, "invoke", "-state", state, "GetFacts").CombinedOutput(); err == nil || !strings.Contains(string(out), "no function GetFacts; the functions are ClearFactsFunction, ") {
+		t.Errorf("invoke GetFacts: %v\n%s\nwant the names of the functions", err, out)
+	}
+
 	// Ctrl-C reaches the whole foreground process group.
 	pids := descendants(up.cmd.Process.Pid)
 	if len(pids) < 3 {
@@ -121,6 +128,31 @@ func TestCommands(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(state, stack.InfoFile)); err == nil {
 		t.Error("the state file is still there after Ctrl-C")
+	}
+	// It says that it stopped, and what it kept.
+	if last := strings.TrimSpace(up.stderr.String()); !strings.Contains(last[strings.LastIndex(last, "\n")+1:], "stopped; kept the table's") {
+		t.Errorf("up's last line after Ctrl-C is not the one saying it stopped:\n%s", last)
+	}
+
+	// -state keeps the facts: a new up with the same folder has them.
+	again := startUp(t, bin, nil, "-state", state, "-api-port", "0", "-page-port", "0")
+	info, err = stack.ReadInfo(state)
+	if err != nil {
+		t.Fatalf("%v\nup printed:\n%s\n%s", err, again.printed, again.stderr.String())
+	}
+	req, _ := http.NewRequest(http.MethodGet, info.APIURL+"/v1/me/facts", nil)
+	req.Header.Set("Authorization", "Bearer "+run("token", "--tenant", "acme", "--user", "cmd-user"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"value":"Lisbon"`) {
+		t.Errorf("facts after a restart with the same -state = %s %s, want Lisbon kept", resp.Status, b)
+	}
+	if !strings.Contains(again.stderr.String(), "loaded") {
+		t.Errorf("up's progress does not say it loaded the kept items:\n%s", again.stderr.String())
 	}
 }
 

@@ -17,8 +17,10 @@ import (
 var readmeSkips = map[string]string{
 	"go run ./localtest up":    "the test starts it, with the README's flags",
 	"make test":                "the whole suite, which runs this test",
+	"make setup":               "installs moto_server into the home folder where it is missing; this test already needs it",
 	"go run ./localtest bench": "starts a stack of its own and measures it for minutes",
 	"go test":                  "test suites, run by make test",
+	"go run ./scripts/skips":   "go test ./..., run by make test",
 	"sam build":                "deploys to an AWS account",
 	"go run ./eval -live":      "calls Bedrock in the reader's AWS account",
 }

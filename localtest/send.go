@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -17,7 +16,7 @@ import (
 )
 
 func send(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("send", flag.ContinueOnError)
+	fs := newFlags("send", "[-state DIR] [-f message.json | --tenant acme --user ana --thread th-1 --turns 2 --text \"I'm Ana\"]")
 	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
 	file := fs.String("f", "", "a JSON file with the message (version 1); the other flags are then ignored")
 	tenant := fs.String("tenant", "acme", "tenant ID")
@@ -27,7 +26,7 @@ func send(ctx context.Context, args []string) error {
 	turns := fs.Int("turns", 2, "turnCount")
 	text := fs.String("text", "Hi, I'm Ana and I live in Lisbon. Please answer in Portuguese.", "the user turn's text")
 	answer := fs.String("answer", "Olá Ana!", "the assistant turn's text (empty for none)")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, false); err != nil {
 		return err
 	}
 	info, err := stack.ReadInfo(*state)

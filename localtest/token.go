@@ -1,24 +1,28 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"time"
 
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/localtest/token"
+	"github.com/usermemory/usermemory/memory"
 )
 
 func tokenCmd(args []string) error {
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs := newFlags("token", "[-state DIR] --tenant acme --user ana [--admin] [--ttl 1h] [--audience AUD]")
 	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
 	tenant := fs.String("tenant", "acme", "tenant, in the tenant claim")
 	user := fs.String("user", "ana", "user, the sub claim")
 	admin := fs.Bool("admin", false, "add the admin scope")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")
 	audience := fs.String("audience", "", "audience (default: the stack's)")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, false); err != nil {
 		return err
+	}
+	// An empty ID would sign a token that the API refuses only later.
+	if err := (memory.Scope{TenantID: *tenant, UserID: *user}).Validate(); err != nil {
+		return fs.errorf("--tenant and --user: %v", err)
 	}
 	info, err := stack.ReadInfo(*state)
 	if err != nil {

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +22,7 @@ const (
 )
 
 func up(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+	fs := newFlags("up", "[-state DIR] [-api-port 3000] [-page-port 3001] [-param Name=Value]...")
 	state := fs.String("state", stack.DefaultStateDir(), "folder for binaries, logs, the signing key and the state file")
 	params := paramFlag{}
 	fs.Var(params, "param", "override a template parameter, Name=Value (repeatable)")
@@ -30,7 +30,7 @@ func up(ctx context.Context, args []string) error {
 	visibility := fs.Duration("visibility-timeout", 0, "replace the queues' visibility timeout (0: the template's)")
 	apiPort := fs.Int("api-port", DefaultAPIPort, "port of the HTTP API on 127.0.0.1 (0: a free port)")
 	pagePort := fs.Int("page-port", DefaultPagePort, "port of the memory page on 127.0.0.1 (0: a free port)")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, false); err != nil {
 		return err
 	}
 	// The hints repeat -state when it was given, so that they talk to
@@ -48,18 +48,15 @@ func up(ctx context.Context, args []string) error {
 	fmt.Fprintln(os.Stderr, "starting the local stack from template.yaml…")
 	s, err := stack.Start(ctx, stack.Options{StateDir: *state, Parameters: params, MaxEnvironments: *maxEnv,
 		VisibilityTimeout: *visibility, APIPort: *apiPort, PagePort: *pagePort, Progress: os.Stderr})
-	if pe := (*stack.PortError)(nil); errors.As(err, &pe) {
-		flagName := map[string]string{"api": "-api-port", "page": "-page-port"}[pe.Part]
-		return fmt.Errorf("port %d of the %s is taken: stop what listens there (another `up`?), or choose another port with %s N (%s 0 picks a free one)",
-			pe.Port, map[string]string{"api": "HTTP API", "page": "memory page"}[pe.Part], flagName, flagName)
+	if taken := stack.TakenPorts(err); len(taken) > 0 {
+		return portsTaken(taken)
 	}
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	defer s.RemoveInfo()
 	path, err := s.WriteInfo()
 	if err != nil {
+		s.Close()
 		return err
 	}
 	i := s.Info
@@ -85,11 +82,28 @@ Try it (in another terminal):
   curl -s -H "Authorization: Bearer $TOKEN" %s/v1/me/facts
   xdg-open "%s/#token=$TOKEN"
 
-Ctrl-C stops everything.
+Ctrl-C stops everything; the table's items are kept in %s for the next up with this state folder (queued messages are not).
 `, time.Since(start).Seconds(), i.APIURL, i.PageURL, i.PageURL, i.AWSEndpoint, i.Region, i.TableName, i.QueueURL, i.DLQURL,
-		i.BedrockURL, i.LambdaURL, i.FaultURL, stateFlag, i.JWKSURL, i.Issuer, i.Audience, i.LogDir, path, stateFlag, stateFlag, i.APIURL, i.APIURL, i.PageURL)
+		i.BedrockURL, i.LambdaURL, i.FaultURL, stateFlag, i.JWKSURL, i.Issuer, i.Audience, i.LogDir, path, stateFlag, stateFlag, i.APIURL, i.APIURL, i.PageURL,
+		filepath.Join(i.StateDir, stack.TableFile))
 	<-ctx.Done()
+	return stop(s)
+}
+
+// stop saves the table's items into the state folder, stops every process
+// of the stack and says what it kept.
+func stop(s *stack.Stack) error {
 	fmt.Fprintln(os.Stderr, "\nstopping…")
+	defer s.RemoveInfo()
+	// Ctrl-C ended up's context: the save gets one of its own.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, path, err := s.SaveTable(ctx)
+	s.Close()
+	if err != nil {
+		return fmt.Errorf("stopped, but the table's items were not saved: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "stopped; kept the table's %d items in %s (queued messages are not kept)\n", n, path)
 	return nil
 }
 
@@ -99,4 +113,17 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// portsTaken says, in one message, every port that is taken and the flag
+// that changes it.
+func portsTaken(taken []*stack.PortError) error {
+	var parts, flags []string
+	for _, pe := range taken {
+		name := map[string]string{"api": "-api-port", "page": "-page-port"}[pe.Part]
+		parts = append(parts, fmt.Sprintf("port %d of the %s (%s)", pe.Port, pe.PartName(), name))
+		flags = append(flags, name+" N")
+	}
+	return fmt.Errorf("%s %s taken: stop what listens there (another `up`?), or choose other ports with %s (0 picks a free one)",
+		strings.Join(parts, " and "), map[bool]string{false: "is", true: "are"}[len(taken) > 1], strings.Join(flags, " and "))
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -23,11 +24,61 @@ import (
 // runs.
 const EndpointEnv = "USERMEMORY_AWS_ENDPOINT"
 
+// BinEnv names the environment variable that gives the path of the
+// moto_server program, when it is neither on PATH nor in [VenvDir].
+const BinEnv = "USERMEMORY_MOTO_SERVER"
+
+// Version is the moto version the project is tested with.
+const Version = "5.2.1"
+
+// InstallCommand installs moto_server into [VenvDir], as make setup does.
+// It works on a stock Debian 12 or Ubuntu 24.04, whose python3 refuses a
+// plain pip install (PEP 668, externally-managed-environment).
+const InstallCommand = "python3 -m venv ~/.local/share/usermemory/venv && ~/.local/share/usermemory/venv/bin/pip install 'moto[server]==" + Version + "' cfn-lint"
+
 // InstallHint tells how to get moto_server where it is missing.
-const InstallHint = `moto_server is not on PATH: install it with  python3 -m pip install 'moto[server]==5.2.1'`
+const InstallHint = "moto_server is not installed (not on PATH, not in ~/.local/share/usermemory/venv/bin, and " + BinEnv + " is not set): " +
+	"install it with `make setup`, or `" + InstallCommand + "` (on Debian and Ubuntu, python3 -m venv needs `sudo apt-get install python3-venv`)"
 
 // runHint tells how to run the tests that need moto_server.
-const runHint = "run the tests with  ./scripts/with-moto.sh go test ./...  (make test does), which needs moto_server (python3 -m pip install 'moto[server]==5.2.1')"
+const runHint = "run the tests with `./scripts/with-moto.sh go test ./...` (make test does), which needs moto_server (`make setup` installs it)"
+
+// VenvDir returns the virtual environment make setup installs moto_server
+// and cfn-lint into: $XDG_DATA_HOME/usermemory/venv, by default
+// ~/.local/share/usermemory/venv.
+func VenvDir() string {
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		data = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(data, "usermemory", "venv")
+}
+
+// Find returns the path of the moto_server program: the one [BinEnv]
+// names, else the one on PATH, else the one in [VenvDir]. Its error says
+// how to install it.
+func Find() (string, error) {
+	if p := os.Getenv(BinEnv); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", BinEnv, p, err)
+		}
+		return p, nil
+	}
+	if p, err := exec.LookPath("moto_server"); err == nil {
+		return p, nil
+	}
+	if dir := VenvDir(); dir != "" {
+		p := filepath.Join(dir, "bin", "moto_server")
+		if _, err := exec.LookPath(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New(InstallHint)
+}
 
 // Server is a running moto_server process.
 type Server struct {
@@ -38,12 +89,12 @@ type Server struct {
 }
 
 // Start starts moto_server on a free 127.0.0.1 port and waits until it
-// answers. Its output goes to logPath when not empty. It returns an error
-// with [InstallHint] when moto_server is not installed.
+// answers. Its output goes to logPath when not empty. It returns the error
+// of [Find] when moto_server is not installed.
 func Start(ctx context.Context, logPath string) (*Server, error) {
-	bin, err := exec.LookPath("moto_server")
+	bin, err := Find()
 	if err != nil {
-		return nil, errors.New(InstallHint)
+		return nil, err
 	}
 	port, err := FreePort()
 	if err != nil {
@@ -116,18 +167,16 @@ func Endpoint(tb testenv.TB) string {
 	return ep
 }
 
-// Installed returns nil when moto_server is on PATH, and otherwise an
+// Installed returns nil when [Find] finds moto_server, and otherwise an
 // error saying how to install it. Tests that start their own server (the
 // local stack's) call it, or [RequireInstalled], first.
 func Installed() error {
-	if _, err := exec.LookPath("moto_server"); err != nil {
-		return errors.New(InstallHint)
-	}
-	return nil
+	_, err := Find()
+	return err
 }
 
 // RequireInstalled skips tb, or fails it when services are required (see
-// testenv.Need), unless moto_server is on PATH.
+// testenv.Need), unless [Find] finds moto_server.
 func RequireInstalled(tb testenv.TB) {
 	tb.Helper()
 	if err := Installed(); err != nil {

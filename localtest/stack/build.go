@@ -70,7 +70,7 @@ func build(ctx context.Context, root, templateDir, cache, state string, fns map[
 			rieErr <- nil
 			return
 		}
-		progress("building the Lambda Runtime Interface Emulator (once per version; about half a minute on an empty Go cache)…")
+		progress("building the Lambda Runtime Interface Emulator (once per version; with the functions, about a minute on two cores with an empty Go cache)…")
 		tmp := fmt.Sprintf("%s.%d.tmp", rie, os.Getpid())
 		if err := lambdapool.BuildRIE(ctx, root, tmp); err != nil {
 			rieErr <- err

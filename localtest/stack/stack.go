@@ -114,7 +114,8 @@ type Options struct {
 	// APIPort and PagePort are the ports of the HTTP API and of the
 	// memory page on 127.0.0.1; 0 picks a free port, which is what tests
 	// want so that parallel runs never collide. A port that is taken is
-	// a *[PortError].
+	// a *[PortError]; when both are, [Start] returns both (see
+	// [TakenPorts]).
 	APIPort, PagePort int
 }
 
@@ -130,11 +131,30 @@ type PortError struct {
 
 // Error says which port of which part is taken.
 func (e *PortError) Error() string {
-	return fmt.Sprintf("stack: port %d of the %s is taken (is another stack or program listening there?): %v", e.Port, partNames[e.Part], e.Err)
+	return fmt.Sprintf("stack: port %d of the %s is taken (is another stack or program listening there?): %v", e.Port, e.PartName(), e.Err)
 }
+
+// PartName names the part whose port is taken: "HTTP API" or "memory page".
+func (e *PortError) PartName() string { return partNames[e.Part] }
 
 // Unwrap returns the error of listening.
 func (e *PortError) Unwrap() error { return e.Err }
+
+// TakenPorts returns every *[PortError] in err, which holds one for each
+// taken port when [Start] fails on more than one.
+func TakenPorts(err error) []*PortError {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []*PortError
+		for _, e := range j.Unwrap() {
+			out = append(out, TakenPorts(e)...)
+		}
+		return out
+	}
+	if pe := (*PortError)(nil); errors.As(err, &pe) {
+		return []*PortError{pe}
+	}
+	return nil
+}
 
 var partNames = map[string]string{"api": "HTTP API", "page": "memory page"}
 
@@ -285,16 +305,18 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 	// The memory page is served at its own origin, which the API's CORS
 	// configuration must allow, as a frontend's would be in production.
-	pageLn, err := listenPort("page", o.PagePort)
-	if err != nil {
+	// Both ports are tried, so that every taken one is told at once.
+	pageLn, pageErr := listenPort("page", o.PagePort)
+	apiLn, apiErr := listenPort("api", o.APIPort)
+	if err := errors.Join(pageErr, apiErr); err != nil {
+		for _, ln := range []net.Listener{pageLn, apiLn} {
+			if ln != nil {
+				_ = ln.Close()
+			}
+		}
 		return nil, err
 	}
 	pageURL := "http://" + pageLn.Addr().String()
-	apiLn, err := listenPort("api", o.APIPort)
-	if err != nil {
-		_ = pageLn.Close()
-		return nil, err
-	}
 	s.listeners = append(s.listeners, pageLn, apiLn)
 	origins := params[CORSParameter]
 	if origins == "" {
@@ -316,6 +338,12 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	first, err := tmpl.Resolve(samtemplate.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params})
 	if err != nil {
 		return nil, fmt.Errorf("stack: %w", err)
+	}
+
+	// Before the slow parts: a missing moto_server is told at once, with
+	// how to install it.
+	if err := motoserver.Installed(); err != nil {
+		return nil, err
 	}
 
 	// Slow parts at once: moto_server, the builds, the key.
@@ -394,6 +422,11 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		KeyFile:     keyFile,
 		LogDir:      logDir,
 		PID:         os.Getpid(),
+	}
+	if n, err := s.loadTable(ctx, o.StateDir); err != nil {
+		return nil, err
+	} else if n > 0 {
+		progress("loaded %d items of the table from %s", n, filepath.Join(o.StateDir, TableFile))
 	}
 
 	// The functions, each in its pool, with the template's environment.
@@ -711,7 +744,8 @@ func (s *Stack) Invoke(ctx context.Context, fn string, payload []byte) (lambdapo
 func (s *Stack) invokeFunc(ctx context.Context, fn string, payload []byte) (lambdapool.Result, error) {
 	p := s.pool(fn)
 	if p == nil {
-		return lambdapool.Result{}, fmt.Errorf("stack: no function %s", fn)
+		return lambdapool.Result{}, fmt.Errorf("stack: no function %s; the functions are %s (by logical ID, or by name)",
+			fn, strings.Join(slices.Sorted(maps.Keys(s.Info.Functions)), ", "))
 	}
 	return p.Invoke(ctx, payload, "")
 }
@@ -778,7 +812,7 @@ func ReadInfo(dir string) (Info, error) {
 	}
 	b, err := os.ReadFile(filepath.Join(dir, InfoFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return Info{}, fmt.Errorf("stack: no running stack (no %s in %s): start one with  go run ./localtest up", InfoFile, dir)
+		return Info{}, fmt.Errorf("stack: no running stack (no %s in %s): start one with `go run ./localtest up`", InfoFile, dir)
 	}
 	if err != nil {
 		return Info{}, err
@@ -789,7 +823,7 @@ func ReadInfo(dir string) (Info, error) {
 	}
 	if info.PID > 0 {
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", info.PID)); err != nil {
-			return Info{}, fmt.Errorf("stack: the stack of %s (process %d) no longer runs: start one with  go run ./localtest up", dir, info.PID)
+			return Info{}, fmt.Errorf("stack: the stack of %s (process %d) no longer runs: start one with `go run ./localtest up`", dir, info.PID)
 		}
 	}
 	return info, nil
