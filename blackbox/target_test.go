@@ -192,7 +192,7 @@ type localInfo struct {
 func (t *target) local(_ context.Context, dir string) error {
 	b, err := os.ReadFile(filepath.Join(dir, "stack.json"))
 	if err != nil {
-		return fmt.Errorf("no local stack with state folder %s (start one with  go run ./localtest up -state %s): %w", dir, dir, err)
+		return fmt.Errorf("no local stack with state folder %s (start one with: go run ./localtest up -state %s): %w", dir, dir, err)
 	}
 	var info localInfo
 	if err := json.Unmarshal(b, &info); err != nil {

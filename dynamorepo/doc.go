@@ -18,8 +18,9 @@
 //	facts     map: canonical key -> {v: value, t: updatedAt in unix ms,
 //	          o: origin (conversation, manual, remember_tool),
 //	          s: source thread ID, n: source thread title, each left out
-//	          when empty}. A fact written before origins were stored has
-//	          no o: it reads as conversation when it has s, else manual
+//	          when empty}. o is written only when it is not the derived
+//	          origin (conversation when the fact has s, else manual), so a
+//	          fact without o, old ones included, reads as that
 //	ver       string: a random token from crypto/rand, new on every write;
 //	          Save's condition compares it
 //	threads   map: thread key -> "<extracted turn count>:<unix ms>", the

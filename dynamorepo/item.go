@@ -181,23 +181,35 @@ func (n integer) time() time.Time { return time.UnixMilli(int64(n)).UTC() }
 
 func ptr[T any](v T) *T { return &v }
 
-// factValue is the stored form of f: {v, t, o, s, n}.
+// factValue is the stored form of f: {v, t, o, s, n}. The origin is
+// stored only when it is not the one [factItem.fact] derives from the
+// source thread (conversation with one, manual without), so that the
+// common facts cost no bytes for it.
 func factValue(f memory.Fact) factItem {
-	return factItem{Value: ptr(text(f.Value)), UpdatedAt: ptr(integer(f.UpdatedAt.UnixMilli())),
-		Origin: text(f.Origin), Source: text(f.SourceThreadID), Title: text(f.SourceThreadTitle)}
+	it := factItem{Value: ptr(text(f.Value)), UpdatedAt: ptr(integer(f.UpdatedAt.UnixMilli())),
+		Source: text(f.SourceThreadID), Title: text(f.SourceThreadTitle)}
+	if f.Origin != it.derivedOrigin() {
+		it.Origin = text(f.Origin)
+	}
+	return it
 }
 
-// fact returns the fact stored as f under key. An item written before
-// origins were stored has none: its fact reads as from a conversation when
-// it has a source thread, else as set by hand.
+// derivedOrigin is the origin of a fact stored without one: from a
+// conversation when it has a source thread, else set by hand.
+func (f factItem) derivedOrigin() memory.Origin {
+	if f.Source != "" {
+		return memory.OriginConversation
+	}
+	return memory.OriginManual
+}
+
+// fact returns the fact stored as f under key. A fact stored without an
+// origin (written before origins were stored, or whose origin is the
+// derived one) has [factItem.derivedOrigin].
 func (f factItem) fact(key string) memory.Fact {
 	origin := memory.Origin(f.Origin)
-	switch {
-	case origin != "":
-	case f.Source != "":
-		origin = memory.OriginConversation
-	default:
-		origin = memory.OriginManual
+	if origin == "" {
+		origin = f.derivedOrigin()
 	}
 	return memory.Fact{Key: key, Value: string(*f.Value), UpdatedAt: f.UpdatedAt.time(), Origin: origin,
 		SourceThreadID: string(f.Source), SourceThreadTitle: string(f.Title)}

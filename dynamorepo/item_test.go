@@ -76,7 +76,7 @@ func TestItemLayout(t *testing.T) {
 		dynamorepo.KeyAttribute: S(scope.TenantID + "#" + scope.UserID),
 		"ver":                   it["ver"],
 		"facts": M(map[string]types.AttributeValue{
-			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "o": S("conversation"), "s": S("th-1"), "n": S("Moving house")}),
+			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "s": S("th-1"), "n": S("Moving house")}),
 			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("1795989600001"), "o": S("remember_tool")}),
 		}),
 		"threads":   M(map[string]types.AttributeValue{"th-1": S("6:1795989600000"), "#5KkS6upF9_Pr": S("12:1795989601000")}),

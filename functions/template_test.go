@@ -406,7 +406,7 @@ func TestEnvironmentIsSetups(t *testing.T) {
 func TestCfnLint(t *testing.T) {
 	bin, err := exec.LookPath("cfn-lint")
 	if err != nil {
-		testenv.Need(t, "cfn-lint is not on PATH: install it with  python3 -m pip install cfn-lint")
+		testenv.Need(t, "cfn-lint is not on PATH: make setup installs it")
 	}
 	// With the informational checks: I3011 wants every stateful resource
 	// to say what happens to it on delete and replace.

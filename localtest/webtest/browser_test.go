@@ -97,7 +97,7 @@ func findChromium() (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("no chromium on PATH: install Debian's package with  apt-get install -y chromium  (make test does it)")
+	return "", fmt.Errorf("no chromium on PATH: install Debian's package: apt-get install -y chromium (make test does it)")
 }
 
 // axePath is where `npm ci` installs axe-core, from this package's folder.
@@ -109,7 +109,7 @@ const axePath = "node_modules/axe-core/axe.min.js"
 func loadAxe() (string, error) {
 	if _, err := os.Stat(axePath); err != nil {
 		if _, lookErr := exec.LookPath("npm"); lookErr != nil {
-			return "", fmt.Errorf("no %s and no npm: run  npm ci --prefix localtest/webtest  (make test does it)", axePath)
+			return "", fmt.Errorf("no %s and no npm: run npm ci --prefix localtest/webtest (make test does it)", axePath)
 		}
 		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -41,7 +41,7 @@ func TestDocsAreGenerated(t *testing.T) {
 			for i := range max(len(gl), len(wl)) {
 				g, w := at(gl, i), at(wl, i)
 				if g != w {
-					t.Errorf("docs/%s differs from the computation at line %d of its generated part:\n doc: %s\n now: %s\nrun  ./scripts/with-moto.sh go run ./scripts/cost -write .", name, i+1, g, w)
+					t.Errorf("docs/%s differs from the computation at line %d of its generated part:\n doc: %s\n now: %s\nrun: ./scripts/with-moto.sh go run ./scripts/cost -write .", name, i+1, g, w)
 					break
 				}
 			}

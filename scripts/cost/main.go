@@ -91,7 +91,7 @@ func defaultProfile() profile {
 func run(ctx context.Context, p profile, root string, write bool) error {
 	endpoint := os.Getenv("USERMEMORY_AWS_ENDPOINT")
 	if endpoint == "" {
-		return fmt.Errorf("USERMEMORY_AWS_ENDPOINT is not set: run  ./scripts/with-moto.sh go run ./scripts/cost")
+		return fmt.Errorf("USERMEMORY_AWS_ENDPOINT is not set: run ./scripts/with-moto.sh go run ./scripts/cost")
 	}
 	docs, _, err := render(ctx, endpoint, p, root)
 	if err != nil {
