@@ -8,11 +8,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/usermemory/usermemory/producer"
 	"github.com/usermemory/usermemory/schema"
@@ -215,6 +217,9 @@ type vectorCase struct {
 	// sentAt, when not empty, is the message's sentAt as written (with its
 	// offset and digits); otherwise the message has none.
 	sentAt string
+	// extra holds members of the input as written, over those of m: what
+	// the Go type cannot say, such as an empty threadTitle.
+	extra map[string]any
 }
 
 // vector returns c as the file holds it: the message without version,
@@ -234,6 +239,7 @@ func (c vectorCase) vector(t *testing.T) messageVector {
 	if c.sentAt != "" {
 		fields["sentAt"] = c.sentAt
 	}
+	maps.Copy(fields, c.extra)
 	return messageVector{Name: c.name, QueueURL: c.queueURL, MaxBytes: c.maxBytes, TranscriptChars: c.transcriptChars,
 		Attributes: c.attributes, Message: json.RawMessage(compact(t, fields))}
 }
@@ -349,7 +355,76 @@ func vectorCases() []vectorCase {
 		{name: "a model ID with a space", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.CheapModelID = "nova micro" })},
 		{name: "a trace ID with a space", m: with(base(0, 1, ana[0]), func(m *producer.Message) { m.Meta = &producer.Meta{TraceID: "a b"} })},
 	}
-	return append(cases, randomCases(60)...)
+	cases = append(cases, titleCases(ana)...)
+	cases = append(cases, randomCases(60)...)
+	return append(cases, randomTitleCases(30)...)
+}
+
+// titled returns m with the thread title title.
+func titled(m producer.Message, title string) producer.Message {
+	m.ThreadTitle = title
+	return m
+}
+
+// titleCases lists the inputs with a threadTitle: sent as given (the
+// extractor cleans it), after threadId, outside the deduplication ID, at
+// most schema.MaxThreadTitleChars code points.
+func titleCases(ana []producer.Turn) []vectorCase {
+	sixty := strings.Repeat("😀", schema.MaxThreadTitleChars) // 60 runes, 240 bytes, 120 UTF-16 units
+	return []vectorCase{
+		{name: "a thread title: the same deduplication ID", m: titled(base(0, 2, ana...), "Trip to Lisbon"), sentAt: "2026-11-29T22:00:00Z"},
+		{name: "an empty thread title is left out", m: base(0, 2, ana...), extra: map[string]any{"threadTitle": ""}},
+		{name: "a thread title Go escapes, sent as given", m: titled(base(0, 2, ana...),
+			" <b>Tom & Jerry</b> \"hi\" \\ \u2028\u2029\x01\x7f\tline\r\nnext ")},
+		{name: "a thread title of only white space, sent as given", m: titled(base(0, 2, ana...), " \u00a0\u3000\n")},
+		{name: "a thread title of 60 characters of 4 bytes", m: titled(base(0, 2, ana...), sixty)},
+		{name: "a thread title of 61 characters of 4 bytes", m: titled(base(0, 2, ana...), sixty+"😀")},
+		{name: "a thread title of 60 characters, combining marks counted", m: titled(base(0, 2, ana...), strings.Repeat("e\u0301", 30))},
+		{name: "a thread title of 61 characters, combining marks counted", m: titled(base(0, 2, ana...), strings.Repeat("e\u0301", 30)+"!")},
+		{name: "a thread title of 60 characters Go escapes", m: titled(base(0, 2, ana...), strings.Repeat("<\u2028&", 20))},
+		{name: "a thread title of 60 ASCII characters and a BOM", m: titled(base(0, 2, ana...), strings.Repeat("a", 59)+"\ufeff")},
+		{name: "a thread title and an invalid ID", m: titled(with(base(0, 2, ana...), func(m *producer.Message) { m.UserID = "" }), "Trip")},
+		{name: "over the size limit: the title stays, the oldest turns go", maxBytes: 1024,
+			m: titled(base(6, 30, manyTurns(60)...), strings.Repeat("日本", 30))},
+		{name: "over the size limit: the title stays, the newest turn is cut", maxBytes: 1024,
+			m: titled(base(0, 2, turns(strings.Repeat("ü", 400), strings.Repeat("<é>", 400))...), sixty)},
+		{name: "a thread title with context, model ID and meta", m: with(titled(base(6, 8, ana...), "Férias 🏖 <2027>"), func(m *producer.Message) {
+			m.ContextTurns = turns("Do you like cats?", "Yes!")
+			m.CheapModelID = "us.amazon.nova-micro-v1:0"
+			m.Meta = &producer.Meta{RequestID: "req-1"}
+		})},
+	}
+}
+
+// randomTitleCases returns n messages whose thread titles are drawn with a
+// fixed seed from tricky pieces, from 0 to 70 characters: valid up to 60,
+// refused beyond.
+func randomTitleCases(n int) []vectorCase {
+	r := rand.New(rand.NewPCG(60, 2026))
+	pieces := []string{"a", " ", "\t", "\n", "é", "e\u0301", "日", "😀", "<", "&", ">", "\u2028", "\u0085", "\u00a0",
+		"\ufeff", "\"", "\\", "\x01", "\x7f", "\ufffd"}
+	cases := make([]vectorCase, n)
+	for i := range cases {
+		want := r.IntN(71)
+		var b strings.Builder
+		for utf8.RuneCountInString(b.String()) < want {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		title := firstRunes(b.String(), want)
+		m := titled(base(r.IntN(20), 20+r.IntN(20), turns("I live in Porto", "Noted")...), title)
+		c := vectorCase{name: fmt.Sprint("random title ", i+1), m: m}
+		if r.IntN(2) == 0 {
+			c.maxBytes = 1024 + r.IntN(500)
+		}
+		cases[i] = c
+	}
+	return cases
+}
+
+// firstRunes returns the first n runes of s.
+func firstRunes(s string, n int) string {
+	rs := []rune(s)
+	return string(rs[:min(n, len(rs))])
 }
 
 // randomCases returns n messages drawn with a fixed seed from tricky

@@ -77,9 +77,13 @@ func sign(t *testing.T, tenant, user string, scopes ...string) string {
 
 // TestGatewayLoop compiles the package and runs its example gateway loop
 // on the stack: thread 2's system prompt holds the fact thread 1 stated,
-// learned through the queue and the extractor; removeFact forgets it;
-// deleteByUser, with an admin token, erases the user. The Go side then
-// checks the erasure through the API itself.
+// learned through the queue and the extractor, and the fact names thread
+// 1 and its title (sent with the message, cleaned to one line by the
+// extractor) with origin conversation; a fact set for an approved remember
+// tool call reads back with origin remember_tool; the export holds it and
+// thread 1's watermark; removeFact forgets; eraseUser, with an admin
+// token, erases the user and dates what remains. The Go side then checks
+// the erasure through the API itself.
 func TestGatewayLoop(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -106,9 +110,13 @@ func TestGatewayLoop(t *testing.T) {
 	for _, want := range []string{
 		"thread 1 extraction due: true",
 		`facts after thread 1: [`,
+		`home_city came from: ["conversation","ts-thread-1","Moving to Lisbon «Ana» <draft> ✓"]`,
+		`pet came from: ["remember_tool",null]`,
+		`"facts":[`, `"pet:remember_tool"`, `"threads":[`,
 		`\"home_city\": \"Lisbon\"`, // in thread 2's system prompt
 		"home city is Lisbon",       // in the chat model's answer
 		"facts after forgetting home_city: [",
+		"erasure dates in order: true",
 		"facts after the erasure: 0",
 		"\nok\n",
 	} {

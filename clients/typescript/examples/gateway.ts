@@ -1,9 +1,11 @@
 // A small gateway loop over usermemory, as `go run ./localtest chat` runs
 // the Go gateway: before every answer it reads the user's facts into the
 // {memory} slot of the system prompt; after it, it sends the extraction
-// message. The end-to-end test (localtest/tse2e) runs main() against the
-// local stack: thread 2 knows what thread 1 said, forgetting a fact works,
-// and so does the erasure.
+// message, with the thread's title. The end-to-end test (localtest/tse2e)
+// runs main() against the local stack: thread 2 knows what thread 1 said,
+// the learned fact names thread 1's title, a fact the remember tool set
+// says so, the export holds them, forgetting a fact works, and so does the
+// erasure.
 
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { UserMemoryStoreClient, type Fact, type Scope, type Turn } from "../src/index.js";
@@ -26,7 +28,8 @@ export class Thread {
   readonly turns: Turn[] = [];
   /** extracted is the turn count of the last message that was due: the turns after it are sent. */
   extracted = 0;
-  constructor(readonly id: string, readonly scope: Scope) {}
+  /** title is the thread's title as the host shows it: sent as threadTitle, kept with the facts learned here. */
+  constructor(readonly id: string, readonly scope: Scope, readonly title?: string) {}
 }
 
 /** Reply is the outcome of one user message. */
@@ -46,7 +49,7 @@ export async function ask(store: UserMemoryStoreClient, model: ChatModel, t: Thr
   const turnCount = t.turns.length;
   const extractDue = store.isExtractDue({ previousTurnCount, turnCount });
   await store.extract({
-    ...t.scope, threadId: t.id, previousTurnCount, turnCount,
+    ...t.scope, threadId: t.id, threadTitle: t.title, previousTurnCount, turnCount,
     turns: t.turns.slice(t.extracted), contextTurns: t.turns.slice(0, t.extracted),
   });
   if (extractDue) {
@@ -113,11 +116,30 @@ export async function main(): Promise<void> {
   const model = converseModel(env("USERMEMORY_BEDROCK_URL"), "usermemory-local-chat");
   const step = (what: string, detail: unknown) => console.log(`${what}: ${JSON.stringify(detail)}`);
 
-  const one = new Thread("ts-thread-1", sc);
+  // The extractor keeps the title on one line, trimmed.
+  const one = new Thread("ts-thread-1", sc, "  Moving to Lisbon\n«Ana» <draft> ✓ ");
   const r1 = await ask(store, model, one, "Hi, I'm Ana from Lisbon, answer in Portuguese");
   step("thread 1 extraction due", r1.extractDue);
   const learned = await waitFor(store, sc, (fs) => fs.some((f) => f.key === "home_city" && f.value === "Lisbon"));
   step("facts after thread 1", learned.map((f) => `${f.key}=${f.value}`));
+  const city = learned.find((f) => f.key === "home_city")!;
+  step("home_city came from", [city.origin, city.sourceThreadId, city.sourceThreadTitle]);
+  if (city.origin !== "conversation" || city.sourceThreadId !== one.id || city.sourceThreadTitle !== "Moving to Lisbon «Ana» <draft> ✓") {
+    throw new Error("home_city does not name thread 1 and its title");
+  }
+
+  // The user approved the model's remember tool call: the gateway says so.
+  await store.upsertFact({ ...sc, key: "pet", value: "a cat named Mia", origin: "remember_tool" });
+  const pet = (await store.getFacts(sc)).find((f) => f.key === "pet");
+  step("pet came from", [pet?.origin, pet?.sourceThreadId ?? null]);
+  if (pet?.origin !== "remember_tool" || pet.sourceThreadId !== undefined) {
+    throw new Error("the remember tool's fact does not say so");
+  }
+  const exported = await store.exportData(sc);
+  step("export", { facts: exported.facts.map((f) => `${f.key}:${f.origin}`), threads: exported.threads.map((t) => t.threadKey) });
+  if (!exported.facts.some((f) => f.key === "pet") || !exported.threads.some((t) => t.threadKey === one.id)) {
+    throw new Error("the export lacks the fact or thread 1's watermark");
+  }
 
   const two = new Thread("ts-thread-2", sc);
   const r2 = await ask(store, model, two, "Where do I live?");
@@ -134,7 +156,9 @@ export async function main(): Promise<void> {
     throw new Error("home_city is still there after removeFact");
   }
 
-  step("facts erased", await store.deleteByUser(sc));
+  const erased = await store.eraseUser(sc);
+  step("facts erased", erased.removedFacts);
+  step("erasure dates in order", [erased.queuedMessagesUntil, erased.backupsUntil].every((t) => Date.parse(t) > Date.parse(erased.erasedAt)));
   const after = await store.getFacts(sc);
   step("facts after the erasure", after.length);
   if (after.length !== 0) {

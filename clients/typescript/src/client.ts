@@ -7,8 +7,25 @@ import type { MessageInput, Meta, Turn } from "./message.js";
 import type { components } from "./openapi.js";
 import { Producer, type ProducerOptions } from "./producer.js";
 
-/** Fact is one stored fact, as the fact API returns it (IUserMemoryFact). */
+/**
+ * Fact is one stored fact, as the fact API returns it (IUserMemoryFact),
+ * with its origin (conversation, manual or remember_tool) and, for a fact
+ * learned from a thread, sourceThreadId and sourceThreadTitle.
+ */
 export type Fact = components["schemas"]["Fact"];
+
+/**
+ * WriteOrigin says how a fact set through upsertFact came to be: "manual"
+ * (by hand, the default) or "remember_tool" (a remember tool call the
+ * user approved). "conversation" is the extractor's alone.
+ */
+export type WriteOrigin = components["schemas"]["ValueBody"]["origin"];
+
+/** Erasure is the answer of an erasure: the facts removed, and until when backups and queued messages may still hold the user. */
+export type Erasure = components["schemas"]["Erased"];
+
+/** Export is everything the service holds about one user (GDPR access and portability). */
+export type Export = components["schemas"]["Export"];
 
 /** Scope names one user of one tenant. */
 export interface Scope {
@@ -20,7 +37,8 @@ export interface Scope {
  * Token is what a [TokenProvider] gives: a JWT for the fact API and its
  * scope. "me" is the user's own access token (the /v1/me routes, its sub
  * must be the user); "admin" a token with the admin scope in the user's
- * tenant (the /v1/users/{userId} routes, and the only way to deleteByUser).
+ * tenant (the /v1/users/{userId} routes, and the only way to deleteByUser
+ * and eraseUser).
  */
 export interface Token {
   token: string;
@@ -28,7 +46,7 @@ export interface Token {
 }
 
 /** Operation names the method a token is asked for. */
-export type Operation = "getFacts" | "upsertFact" | "removeFact" | "clear" | "deleteByUser" | "extract";
+export type Operation = "getFacts" | "upsertFact" | "removeFact" | "clear" | "deleteByUser" | "exportData" | "extract";
 
 /**
  * TokenProvider returns the token to call the fact API with for one user,
@@ -57,6 +75,12 @@ export interface ClientOptions extends DueConfig {
 /** ExtractArgs are the arguments of extract: those of IUserMemoryStore.extract, and the thread's turn counts. */
 export interface ExtractArgs extends Scope {
   threadId: string;
+  /**
+   * The thread's title as a person knows it, at most 60 characters: kept
+   * with the facts the extraction sets (sourceThreadTitle) and shown
+   * instead of the thread's ID. Optional.
+   */
+  threadTitle?: string;
   /** The turns since the last extraction, oldest first. */
   turns: readonly Turn[];
   /** The thread's turn count before the call that just ended, and now: the message carries them. */
@@ -68,6 +92,13 @@ export interface ExtractArgs extends Scope {
   meta?: Meta & Record<string, unknown>;
 }
 
+/** UpsertArgs are the arguments of upsertFact: the fact, and how it came to be set (default "manual"). */
+export interface UpsertArgs extends Scope {
+  key: string;
+  value: string;
+  origin?: WriteOrigin;
+}
+
 /**
  * IUserMemoryStore is the store interface of the behaviour reference's
  * gateway, with its method names and argument shapes; extract takes the
@@ -75,7 +106,7 @@ export interface ExtractArgs extends Scope {
  */
 export interface IUserMemoryStore {
   getFacts(args: Scope): Promise<Fact[]>;
-  upsertFact(args: Scope & { key: string; value: string }): Promise<void>;
+  upsertFact(args: UpsertArgs): Promise<void>;
   removeFact(args: Scope & { key: string }): Promise<void>;
   clear(args: Scope): Promise<void>;
   deleteByUser(args: Scope): Promise<number>;
@@ -112,9 +143,15 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     return ((await res.json()) as components["schemas"]["Facts"]).facts;
   }
 
-  /** upsertFact sets one fact by hand; a 400 UserMemoryError for an empty key or value (code 5372597957094) or one over maxFactChars (5377210486159, with a userMessage). */
-  async upsertFact(args: Scope & { key: string; value: string }): Promise<void> {
-    await this.#call("upsertFact", "PUT", args, "/facts/" + encodeURIComponent(args.key), { value: args.value });
+  /**
+   * upsertFact sets one fact, by hand or, with origin "remember_tool", for
+   * a remember tool call the user approved; a 400 UserMemoryError for an
+   * empty key or value (code 5372597957094), one over maxFactChars
+   * (5377210486159, with a userMessage) or another origin (5380000000110).
+   */
+  async upsertFact(args: UpsertArgs): Promise<void> {
+    const body = args.origin === undefined ? { value: args.value } : { value: args.value, origin: args.origin };
+    await this.#call("upsertFact", "PUT", args, "/facts/" + encodeURIComponent(args.key), body);
   }
 
   /** removeFact forgets one fact; a key that is not there is not an error. */
@@ -127,10 +164,27 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     await this.#call("clear", "DELETE", sc, "/facts");
   }
 
-  /** deleteByUser erases the user (GDPR) and returns the number of facts removed. It needs an admin token. */
+  /** deleteByUser erases the user (GDPR) and returns the number of facts removed: eraseUser's removedFacts. It needs an admin token. */
   async deleteByUser(sc: Scope): Promise<number> {
+    return (await this.eraseUser(sc)).removedFacts;
+  }
+
+  /**
+   * eraseUser erases the user (GDPR) and returns the service's whole
+   * answer: removedFacts, erasedAt, and backupsUntil and
+   * queuedMessagesUntil, until when a backup or a message queued before
+   * may still hold the user. It needs an admin token (operation
+   * "deleteByUser").
+   */
+  async eraseUser(sc: Scope): Promise<Erasure> {
     const res = await this.#call("deleteByUser", "DELETE", sc, "");
-    return ((await res.json()) as components["schemas"]["Erased"]).removedFacts;
+    return (await res.json()) as Erasure;
+  }
+
+  /** exportData returns everything the service holds about the user: facts, forgotten keys, thread watermarks. */
+  async exportData(sc: Scope): Promise<Export> {
+    const res = await this.#call("exportData", "GET", sc, "/export");
+    return (await res.json()) as Export;
   }
 
   /** isExtractDue is memory.IsExtractDue with the configured beat. Pure. */

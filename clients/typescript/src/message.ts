@@ -3,6 +3,7 @@
 
 import { createHash } from "node:crypto";
 import { goString, goTime } from "./gojson.js";
+import { runeCount } from "./transcript.js";
 
 /** VERSION is the version of the message format this package writes. */
 export const VERSION = 1;
@@ -12,6 +13,9 @@ export const MAX_TURNS = 2000;
 
 /** MAX_COUNT is the largest turn count. */
 export const MAX_COUNT = 2 ** 31 - 1;
+
+/** MAX_THREAD_TITLE_CHARS is the longest threadTitle, in characters (code points): schema.MaxThreadTitleChars. */
+export const MAX_THREAD_TITLE_CHARS = 60;
 
 /** Role is who spoke a turn. */
 export type Role = "user" | "assistant" | "tool";
@@ -36,6 +40,12 @@ export interface MessageInput {
   tenantId: string;
   userId: string;
   threadId: string;
+  /**
+   * The thread's title as a person knows it: at most 60 characters
+   * (code points) of valid Unicode, sent as given; the extractor keeps it,
+   * cleaned to one line, with the facts it sets. Empty or absent: none.
+   */
+  threadTitle?: string;
   /** The thread's turn count before the call that just ended. */
   previousTurnCount: number;
   /** The thread's turn count now, at least previousTurnCount. */
@@ -82,6 +92,10 @@ export function validate(m: MessageInput, sentAt: string | undefined): Violation
   }
   if (m.turnCount < m.previousTurnCount) {
     v.push({ pointer: "/turnCount", rule: "at least previousTurnCount" });
+  }
+  const title = m.threadTitle ?? "";
+  if (typeof title !== "string" || loneSurrogate.test(title) || runeCount(title) > MAX_THREAD_TITLE_CHARS) {
+    v.push({ pointer: "/threadTitle", rule: `1 to ${MAX_THREAD_TITLE_CHARS} characters of valid Unicode (no lone surrogate)` });
   }
   validateTurns("/turns", m.turns, v);
   validateTurns("/contextTurns", m.contextTurns ?? [], v);
@@ -140,6 +154,7 @@ const fields: readonly [string, (m: Wire) => string | undefined][] = [
   ["tenantId", (m) => goString(m.tenantId)],
   ["userId", (m) => goString(m.userId)],
   ["threadId", (m) => goString(m.threadId)],
+  ["threadTitle", (m) => (m.threadTitle ? goString(m.threadTitle) : undefined)],
   ["previousTurnCount", (m) => String(m.previousTurnCount)],
   ["turnCount", (m) => String(m.turnCount)],
   ["turns", (m) => encodeTurns(m.turns)],

@@ -22,6 +22,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download everything held about the caller. */
+        get: operations["exportMyData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/facts/{key}": {
         parameters: {
             query?: never;
@@ -29,9 +46,14 @@ export interface paths {
             path: {
                 /**
                  * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
-                 *     once. It is stored in canonical form ("Home City" → home_city).
-                 *     A key that, decoded, is not valid UTF-8 or holds U+FFFD
-                 *     (k%FF%FE) is refused: 400, code 5380000000212 (CodeInvalidKey).
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
                  */
                 key: components["parameters"]["Key"];
             };
@@ -68,6 +90,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{userId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user, in the tenant of the admin's token. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /** Everything held about a user of the admin's tenant. */
+        get: operations["exportUserData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}/facts": {
         parameters: {
             query?: never;
@@ -98,9 +140,14 @@ export interface paths {
                 userId: components["parameters"]["UserId"];
                 /**
                  * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
-                 *     once. It is stored in canonical form ("Home City" → home_city).
-                 *     A key that, decoded, is not valid UTF-8 or holds U+FFFD
-                 *     (k%FF%FE) is refused: 400, code 5380000000212 (CodeInvalidKey).
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
                  */
                 key: components["parameters"]["Key"];
             };
@@ -137,6 +184,16 @@ export interface components {
         ValueBody: {
             /** @description Trimmed; at most maxFactChars characters. */
             value: string;
+            /**
+             * @description How the fact came to be set: manual (by hand, the default) or
+             *     remember_tool, for a gateway that forwards a call of the
+             *     remember tool the user approved. Any other value is 400, code
+             *     5380000000110 (CodeInvalidOrigin); conversation is the
+             *     extractor's alone.
+             * @default manual
+             * @enum {string}
+             */
+            origin: "manual" | "remember_tool";
         };
         Fact: {
             key: string;
@@ -146,8 +203,24 @@ export interface components {
              * @description RFC 3339, UTC.
              */
             updatedAt: string;
+            /**
+             * @description How the fact came to be stored, recorded at write time:
+             *     conversation (extracted from a thread), manual (set by hand
+             *     through this API or its page) or remember_tool (the remember
+             *     tool, approved by the user). A fact stored before origins were
+             *     recorded reads as conversation when it has a sourceThreadId,
+             *     else as manual.
+             * @enum {string}
+             */
+            origin: "conversation" | "manual" | "remember_tool";
             /** @description The thread a fact was extracted from; absent for a fact set by hand. */
             sourceThreadId?: components["schemas"]["ID"];
+            /**
+             * @description The title of that thread as the gateway gave it (threadTitle of
+             *     the extraction message), one line; absent when it gave none.
+             *     Show it, with the date, rather than the thread's ID.
+             */
+            sourceThreadTitle?: string;
         };
         Facts: {
             facts: components["schemas"]["Fact"][];
@@ -158,6 +231,45 @@ export interface components {
         };
         Erased: {
             removedFacts: number;
+            erasedAt: components["schemas"]["Time"];
+            backupsUntil: components["schemas"]["Time"];
+            queuedMessagesUntil: components["schemas"]["Time"];
+        };
+        /**
+         * Format: date-time
+         * @description RFC 3339, UTC.
+         */
+        Time: string;
+        Export: {
+            /**
+             * @description The version of this document; it changes when a member changes meaning or goes.
+             * @constant
+             */
+            format: 1;
+            exportedAt: components["schemas"]["Time"];
+            tenantId: components["schemas"]["ID"];
+            userId: components["schemas"]["ID"];
+            /** @description The stored facts, sorted by key, as GET .../facts lists them. */
+            facts: components["schemas"]["Fact"][];
+            /** @description The keys the user asked to forget, with when; an extraction of turns sent before does not set them again. */
+            forgotten: {
+                key: string;
+                forgottenAt: components["schemas"]["Time"];
+            }[];
+            /** @description The last time every fact was forgotten at once; absent when never (or expired). */
+            clearedAt?: components["schemas"]["Time"];
+            /** @description The time of the last erasure, while its fence lasts; absent otherwise. */
+            erasedAt?: components["schemas"]["Time"];
+            /**
+             * @description The extraction watermarks: per thread, the turns already read.
+             *     threadKey is the thread's ID, or for an ID longer than 13
+             *     characters "#" and a hash of it: the service keeps no more.
+             */
+            threads: {
+                threadKey: string;
+                turnCount: number;
+                extractedAt: components["schemas"]["Time"];
+            }[];
         };
         Problem: {
             /** Format: uri */
@@ -302,9 +414,14 @@ export interface components {
     parameters: {
         /**
          * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
-         *     once. It is stored in canonical form ("Home City" → home_city).
-         *     A key that, decoded, is not valid UTF-8 or holds U+FFFD
-         *     (k%FF%FE) is refused: 400, code 5380000000212 (CodeInvalidKey).
+         *     once. It is stored in canonical form: lower case, each run of
+         *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+         *     may hold letters, digits and combining marks of any script and
+         *     those four separators only: any other character (Bad%20Key!) is
+         *     refused, never dropped: 400, code 5380000000109
+         *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+         *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+         *     5380000000212 (CodeInvalidKey).
          */
         Key: string;
         /** @description The user, in the tenant of the admin's token. */
@@ -360,6 +477,35 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    exportMyData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Everything the service holds about the user, as one JSON
+             *     document (GDPR Art. 15 access, Art. 20 portability). The
+             *     download leaves an audit line (action export) with hashed
+             *     references only.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     putMyFact: {
         parameters: {
             query?: never;
@@ -367,9 +513,14 @@ export interface operations {
             path: {
                 /**
                  * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
-                 *     once. It is stored in canonical form ("Home City" → home_city).
-                 *     A key that, decoded, is not valid UTF-8 or holds U+FFFD
-                 *     (k%FF%FE) is refused: 400, code 5380000000212 (CodeInvalidKey).
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
                  */
                 key: components["parameters"]["Key"];
             };
@@ -395,9 +546,14 @@ export interface operations {
             path: {
                 /**
                  * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
-                 *     once. It is stored in canonical form ("Home City" → home_city).
-                 *     A key that, decoded, is not valid UTF-8 or holds U+FFFD
-                 *     (k%FF%FE) is refused: 400, code 5380000000212 (CodeInvalidKey).
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
                  */
                 key: components["parameters"]["Key"];
             };
@@ -431,13 +587,57 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Erased; removedFacts counts the facts removed. */
+            /**
+             * @description Erased; removedFacts counts the facts removed. The dates say
+             *     what remains (docs/privacy.md): until backupsUntil a
+             *     point-in-time restore of the table can bring the record back
+             *     (erasedAt plus the recovery period); until queuedMessagesUntil
+             *     an extraction message sent before the erasure, holding the
+             *     user's turns, may still wait in the queue or the dead-letter
+             *     queue (erasedAt plus both queues' retention: a FIFO queue's
+             *     dead-letter queue counts its retention again from the move).
+             *     Such a message writes nothing. The audit line names the same
+             *     dates.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Erased"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    exportUserData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user, in the tenant of the admin's token. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Everything the service holds about the user, as one JSON
+             *     document (GDPR Art. 15 access, Art. 20 portability). The
+             *     download leaves an audit line (action export) with hashed
+             *     references only.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Export"];
                 };
             };
             400: components["responses"]["Problem"];
@@ -502,9 +702,14 @@ export interface operations {
                 userId: components["parameters"]["UserId"];
                 /**
                  * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
-                 *     once. It is stored in canonical form ("Home City" → home_city).
-                 *     A key that, decoded, is not valid UTF-8 or holds U+FFFD
-                 *     (k%FF%FE) is refused: 400, code 5380000000212 (CodeInvalidKey).
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
                  */
                 key: components["parameters"]["Key"];
             };
@@ -532,9 +737,14 @@ export interface operations {
                 userId: components["parameters"]["UserId"];
                 /**
                  * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
-                 *     once. It is stored in canonical form ("Home City" → home_city).
-                 *     A key that, decoded, is not valid UTF-8 or holds U+FFFD
-                 *     (k%FF%FE) is refused: 400, code 5380000000212 (CodeInvalidKey).
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
                  */
                 key: components["parameters"]["Key"];
             };

@@ -37,7 +37,7 @@ after(() => server.close());
 const json = (res: ServerResponse, status: number, body: unknown, type = "application/json", headers: Record<string, string> = {}) =>
   res.writeHead(status, { "content-type": type, ...headers }).end(JSON.stringify(body));
 
-const fact = { key: "home_city", value: "Lisbon", updatedAt: "2026-12-02T00:00:00Z", sourceThreadId: "th-1" };
+const fact = { key: "home_city", value: "Lisbon", updatedAt: "2026-12-02T00:00:00Z", origin: "conversation" as const, sourceThreadId: "th-1", sourceThreadTitle: "Trip" };
 
 const operations: string[] = [];
 
@@ -59,31 +59,54 @@ test("a user's token uses the /v1/me routes; the key is percent-encoded", async 
   const c = client("me");
   assert.deepEqual(await c.getFacts({ tenantId: "acme", userId: "ana" }), [fact]);
   await c.upsertFact({ tenantId: "acme", userId: "ana", key: "home city/é", value: "Porto" });
+  await c.upsertFact({ tenantId: "acme", userId: "ana", key: "pet", value: "cat", origin: "remember_tool" });
   answer = (_, res) => res.writeHead(204).end();
   await c.removeFact({ tenantId: "acme", userId: "ana", key: "home city/é" });
   await c.clear({ tenantId: "acme", userId: "ana" });
   assert.deepEqual(seen.map((s) => `${s.method} ${s.url} ${s.body}`), [
     "GET /v1/me/facts ",
     'PUT /v1/me/facts/home%20city%2F%C3%A9 {"value":"Porto"}',
+    'PUT /v1/me/facts/pet {"value":"cat","origin":"remember_tool"}',
     "DELETE /v1/me/facts/home%20city%2F%C3%A9 ",
     "DELETE /v1/me/facts ",
   ]);
   assert.ok(seen.every((s) => s.authorization === "Bearer me:acme:ana"));
-  assert.deepEqual(operations, ["getFacts", "upsertFact", "removeFact", "clear"]);
+  assert.deepEqual(operations, ["getFacts", "upsertFact", "upsertFact", "removeFact", "clear"]);
+});
+
+const exported = {
+  format: 1, exportedAt: "2026-12-02T01:00:00Z", tenantId: "acme", userId: "ana@x", facts: [fact],
+  forgotten: [{ key: "pet", forgottenAt: "2026-12-01T00:00:00Z" }], threads: [{ threadKey: "th-1", turnCount: 2, extractedAt: "2026-12-01T00:00:00Z" }],
+};
+
+test("exportData reads /v1/me/export with a user's token, /v1/users/{userId}/export with an admin's", async () => {
+  seen.length = 0;
+  operations.length = 0;
+  answer = (s, res) => (s.url.endsWith("/export") ? json(res, 200, exported) : res.writeHead(404).end());
+  assert.deepEqual(await client("me").exportData({ tenantId: "acme", userId: "ana@x" }), exported);
+  assert.deepEqual(await client("admin").exportData({ tenantId: "acme", userId: "ana@x" }), exported);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url} ${s.authorization}`), [
+    "GET /v1/me/export Bearer me:acme:ana@x",
+    "GET /v1/users/ana%40x/export Bearer admin:acme:ana@x",
+  ]);
+  assert.deepEqual(operations, ["exportData", "exportData"]);
 });
 
 test("an admin token uses the /v1/users/{userId} routes, and erases", async () => {
   seen.length = 0;
-  answer = (s, res) => (s.method === "DELETE" && s.url === "/v1/users/ana%40x" ? json(res, 200, { removedFacts: 3 }) : res.writeHead(204).end());
+  const erased = { removedFacts: 3, erasedAt: "2026-12-02T01:00:00Z", backupsUntil: "2027-01-06T01:00:00Z", queuedMessagesUntil: "2026-12-30T01:00:00Z" };
+  answer = (s, res) => (s.method === "DELETE" && s.url === "/v1/users/ana%40x" ? json(res, 200, erased) : res.writeHead(204).end());
   const c = client("admin");
   await c.clear({ tenantId: "acme", userId: "ana@x" });
   assert.equal(await c.deleteByUser({ tenantId: "acme", userId: "ana@x" }), 3);
-  assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), ["DELETE /v1/users/ana%40x/facts", "DELETE /v1/users/ana%40x"]);
+  assert.deepEqual(await c.eraseUser({ tenantId: "acme", userId: "ana@x" }), erased);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), ["DELETE /v1/users/ana%40x/facts", "DELETE /v1/users/ana%40x", "DELETE /v1/users/ana%40x"]);
 });
 
 test("deleteByUser with a user's token is refused before any call", async () => {
   seen.length = 0;
   await assert.rejects(client("me").deleteByUser({ tenantId: "acme", userId: "ana" }), /admin scope/);
+  await assert.rejects(client("me").eraseUser({ tenantId: "acme", userId: "ana" }), /admin scope/);
   assert.equal(seen.length, 0);
 });
 
@@ -109,7 +132,7 @@ test("extract sends the message the producer builds and returns the facts stored
   answer = (_, res) => json(res, 200, { facts: [fact], limits: { maxFacts: 30, maxFactChars: 200 } });
   const sent: unknown[] = [];
   const args = {
-    tenantId: "acme", userId: "ana", threadId: "th-2", previousTurnCount: 0, turnCount: 2,
+    tenantId: "acme", userId: "ana", threadId: "th-2", threadTitle: "Moving <north>", previousTurnCount: 0, turnCount: 2,
     turns: [{ role: "user", text: "I moved to Porto" }, { role: "assistant", text: "Nice!" }],
     cheapModelId: "us.amazon.nova-micro-v1:0", meta: { kind: "MEMORY_USER", traceId: "t-1" }, sentAt: "2026-12-02T00:00:00Z",
   };
@@ -120,6 +143,20 @@ test("extract sends the message the producer builds and returns the facts stored
     MessageGroupId: "acme/ana", MessageDeduplicationId: built.deduplicationId,
   }]);
   assert.match(built.body, /"meta":\{"traceId":"t-1"\}\}$/);
+  assert.match(built.body, /"threadId":"th-2","threadTitle":"Moving \\u003cnorth\\u003e",/);
+});
+
+test("a thread title that is not valid Unicode or not a string is refused, naming /threadTitle", () => {
+  // A lone surrogate is JavaScript's form of what Go refuses as invalid
+  // UTF-8; JSON cannot carry it into the shared vectors (Go's decoder
+  // reads it as U+FFFD).
+  const p = new Producer(undefined, "https://sqs.example/123/q.fifo");
+  const m = { tenantId: "acme", userId: "ana", threadId: "t", previousTurnCount: 0, turnCount: 1, turns: [{ role: "user", text: "hi" }] };
+  for (const threadTitle of ["Trip \ud83d", "\ude00 Trip", 7 as unknown as string]) {
+    assert.throws(() => p.build({ ...m, threadTitle }), (e: unknown) =>
+      e instanceof ProducerError && e.reason === "invalid" && e.violations.map((v) => v.pointer).join() === "/threadTitle");
+  }
+  assert.match(p.build({ ...m, threadTitle: "Trip \ud83d\ude00" }).body, /"threadTitle":"Trip 😀"/);
 });
 
 test("isExtractDue uses the configured beat; a beat the service refuses throws", () => {
