@@ -16,7 +16,7 @@ import (
 // anas is Ana's export as the seeded repository holds it, read at
 // httpapitest.Now.
 const anas = `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-123",` +
-	`"facts":[{"key":"city","value":"Lisbon","updatedAt":"2026-11-29T22:00:00Z"},{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z"}],` +
+	`"facts":[{"key":"city","value":"Lisbon","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"},{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],` +
 	`"forgotten":[],"threads":[]}`
 
 // fixture is this function with the standard users seeded, and its table:
@@ -32,7 +32,7 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "ExportFunct
 			Status: 200, Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-789","facts":[],"forgotten":[],"threads":[]}`},
 		{Name: "admin of another tenant exports that tenant's namesake", Route: "GET /v1/users/{userId}/export", Token: httpapitest.AdminToken("globex"),
 			Params: map[string]string{"userId": "u-123"}, Status: 200,
-			Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"globex","userId":"u-123","facts":[{"key":"language","value":"Finnish","updatedAt":"2026-11-29T22:00:00Z"}],"forgotten":[],"threads":[]}`},
+			Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"globex","userId":"u-123","facts":[{"key":"language","value":"Finnish","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"forgotten":[],"threads":[]}`},
 		{Name: "user scope on the admin route", Route: "GET /v1/users/{userId}/export", Token: httpapitest.UserToken(),
 			Params: map[string]string{"userId": "u-456"}, Status: 403, Code: httpapi.CodeForbidden},
 		{Name: "admin scope only on the /me route", Route: "GET /v1/me/export", Token: httpapitest.AdminToken("acme"), Status: 403},
