@@ -18,9 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/factapi"
 	"github.com/usermemory/usermemory/producer"
 )
@@ -150,20 +150,15 @@ func (t *target) deployed(ctx context.Context) error {
 	}
 	t.apiURL, t.queueURL = os.Getenv("USERMEMORY_API_URL"), os.Getenv("USERMEMORY_QUEUE_URL")
 	if name := os.Getenv("USERMEMORY_STACK_NAME"); name != "" {
-		out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+		out, err := awslive.StackOutputs(ctx, cfg, name)
 		if err != nil {
-			return fmt.Errorf("describe stack %s: %w", name, err)
+			return err
 		}
-		if len(out.Stacks) != 1 {
-			return fmt.Errorf("describe stack %s: %d stacks, want 1", name, len(out.Stacks))
+		if v, ok := out["ApiUrl"]; ok {
+			t.apiURL = v
 		}
-		for _, o := range out.Stacks[0].Outputs {
-			switch aws.ToString(o.OutputKey) {
-			case "ApiUrl":
-				t.apiURL = aws.ToString(o.OutputValue)
-			case "QueueUrl":
-				t.queueURL = aws.ToString(o.OutputValue)
-			}
+		if v, ok := out["QueueUrl"]; ok {
+			t.queueURL = v
 		}
 		t.name = fmt.Sprintf("stack %s in %s", name, cfg.Region)
 	} else {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 )
 
 // Config loads the default AWS configuration, with region when it is not
@@ -65,4 +66,22 @@ func NoCredentials(t testing.TB) {
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+}
+
+// StackOutputs returns the outputs of the CloudFormation stack named name,
+// by output key (ApiUrl, QueueUrl, DeadLetterQueueUrl, TableName…): how a
+// command run against a deployed stack finds its resources.
+func StackOutputs(ctx context.Context, cfg aws.Config, name string) (map[string]string, error) {
+	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+	if err != nil {
+		return nil, fmt.Errorf("describe stack %s: %w", name, err)
+	}
+	if len(out.Stacks) != 1 {
+		return nil, fmt.Errorf("describe stack %s: %d stacks, want 1", name, len(out.Stacks))
+	}
+	outputs := make(map[string]string, len(out.Stacks[0].Outputs))
+	for _, o := range out.Stacks[0].Outputs {
+		outputs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
+	}
+	return outputs, nil
 }

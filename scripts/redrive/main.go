@@ -37,11 +37,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
@@ -123,25 +123,11 @@ func stackTarget(ctx context.Context, name, profile, region string) (target, err
 	if err != nil {
 		return target{}, err
 	}
-	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+	out, err := awslive.StackOutputs(ctx, cfg, name)
 	if err != nil {
-		return target{}, fmt.Errorf("stack %s: %w", name, err)
+		return target{}, err
 	}
-	if len(out.Stacks) != 1 {
-		return target{}, fmt.Errorf("stack %s: %d stacks", name, len(out.Stacks))
-	}
-	t := target{cfg: cfg}
-	for _, o := range out.Stacks[0].Outputs {
-		switch aws.ToString(o.OutputKey) {
-		case "QueueUrl":
-			t.queue = aws.ToString(o.OutputValue)
-		case "DeadLetterQueueUrl":
-			t.dlq = aws.ToString(o.OutputValue)
-		case "TableName":
-			t.tableName = aws.ToString(o.OutputValue)
-		}
-	}
-	return t, nil
+	return target{cfg: cfg, queue: out["QueueUrl"], dlq: out["DeadLetterQueueUrl"], tableName: out["TableName"]}, nil
 }
 
 // localTarget reads what the running local stack wrote in its state
