@@ -83,7 +83,7 @@ func request(transcript string) memory.ModelRequest {
 		ModelID:       modelID,
 		System:        "You keep facts about the user.",
 		Transcript:    transcript,
-		Tool:          memory.OperationsTool(8, 200),
+		Tool:          memory.OperationsTool(8, 200, true),
 		MaxOperations: 8,
 		Meta:          memory.Meta{Kind: memory.KindMemoryUser, TenantID: "acme", UserID: "u-1"},
 	}
@@ -231,7 +231,7 @@ func TestMaxTokens(t *testing.T) {
 			m, _ := newModel(url, tt.opts...)
 			req := request(anaTranscript)
 			req.MaxOperations = tt.maxOps
-			req.Tool = memory.OperationsTool(tt.maxOps, 200)
+			req.Tool = memory.OperationsTool(tt.maxOps, 200, true)
 			if _, err := m.Extract(context.Background(), req); err != nil {
 				t.Fatalf("Extract: %v", err)
 			}
@@ -262,7 +262,7 @@ func TestMaxTokensAskedAgain(t *testing.T) {
 		s, url := standIn(t)
 		m, o := newModel(url)
 		req := request(anaTranscript)
-		req.MaxOperations, req.Tool = tt.maxOps, memory.OperationsTool(tt.maxOps, 200)
+		req.MaxOperations, req.Tool = tt.maxOps, memory.OperationsTool(tt.maxOps, 200, true)
 		s.Script(fakebedrock.Step{StopReason: "max_tokens"})
 		ans, err := m.Extract(context.Background(), req)
 		c := calls(t, s)

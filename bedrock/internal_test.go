@@ -49,7 +49,7 @@ func (s *stub) Converse(_ context.Context, in *bedrockruntime.ConverseInput, opt
 func TestEveryCallSetsTheStandardRetryer(t *testing.T) {
 	s := &stub{t: t, attempts: 3}
 	m := New(s, WithMaxAttempts(3))
-	req := memory.ModelRequest{ModelID: "m", Transcript: "User: hi", Tool: memory.OperationsTool(4, 100), MaxOperations: 4}
+	req := memory.ModelRequest{ModelID: "m", Transcript: "User: hi", Tool: memory.OperationsTool(4, 100, true), MaxOperations: 4}
 	for range 3 {
 		ans, err := m.Extract(context.Background(), req)
 		if err != nil {
@@ -95,7 +95,7 @@ func TestBackoffStaysInBounds(t *testing.T) {
 }
 
 func TestNoClient(t *testing.T) {
-	_, err := New(nil).Extract(context.Background(), memory.ModelRequest{ModelID: "m", Transcript: "x", Tool: memory.OperationsTool(1, 16)})
+	_, err := New(nil).Extract(context.Background(), memory.ModelRequest{ModelID: "m", Transcript: "x", Tool: memory.OperationsTool(1, 16, true)})
 	if err == nil || errors.Is(err, memory.ErrMalformedAnswer) {
 		t.Errorf("Extract without a client = %v, want a failed call", err)
 	}

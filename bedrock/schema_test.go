@@ -61,7 +61,7 @@ const (
 // except for the classes above, where the test says what happens instead.
 func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 	const maxOps, maxChars = 3, 16
-	tool := memory.OperationsTool(maxOps, maxChars)
+	tool := memory.OperationsTool(maxOps, maxChars, true)
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.InputSchema))
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,16 @@ const (
 	DefaultContextChars       = 1500
 	DefaultMaxThreads         = 64
 	DefaultMaxConflictRetries = 8
+	DefaultMaxPending         = 10
+	// DefaultPendingLifetime is how long a pending fact waits for the
+	// user's answer before it is dropped: a week, so that a user who opens
+	// the page weekly sees every one.
+	DefaultPendingLifetime = 7 * 24 * time.Hour
 )
+
+// DefaultPendingCategories are the categories that wait for the user's
+// yes when Config.PendingCategories is nil: all of [Categories].
+var DefaultPendingCategories = Categories
 
 // DeletionFenceLifetime is how long a tombstone and a ClearedAt fence the
 // extractions requested before them: past it, no message sent before them
@@ -40,6 +49,9 @@ const (
 	MinContextChars      = 100
 	MaxContextChars      = 20000
 	MaxMaxThreads        = 1000
+	MaxMaxPending        = 50
+	MinPendingLifetime   = time.Hour
+	MaxPendingLifetime   = 30 * 24 * time.Hour
 
 	// ItemBudget is the largest size, in bytes, that a full record may
 	// reach under the caps: 300 KB, leaving a quarter of DynamoDB's 400 KB
@@ -54,7 +66,7 @@ const (
 // bytes: 1 byte for the map entry, and two integers of at most 20
 // characters each (an int64 with its sign) around the colon.
 const (
-	factOverhead      = 16 + 5*8 + MaxIDLen + len(OriginRememberTool) + 4*MaxThreadTitleChars
+	factOverhead      = 16 + 8*8 + MaxIDLen + len(OriginRememberTool) + len(CategoryUnionMembership) + 4*MaxThreadTitleChars + 4*MaxEvidenceChars
 	threadOverhead    = 1 + 20 + 1 + 20
 	tombstoneOverhead = 16 + 8
 	recordOverhead    = 1024
@@ -100,6 +112,21 @@ type Config struct {
 	// Template overrides the embedded MEMORY_USER template. It must hold
 	// the placeholder {facts}; the transcript is sent as the user message.
 	Template string
+	// EvidenceCheckOff switches the evidence check off: an extracted SET
+	// is then kept without a quote found in a user turn (its evidence is
+	// kept only when found). On by default.
+	EvidenceCheckOff bool
+	// PendingCategories are the special categories ([Categories]) whose
+	// extracted facts wait for the user's yes. Nil means
+	// DefaultPendingCategories; an empty, non-nil slice lets every fact in
+	// at once.
+	PendingCategories []string
+	// MaxPending is the most pending facts a user has; over it the oldest
+	// are dropped. Default: DefaultMaxPending.
+	MaxPending int
+	// PendingLifetime is how long a pending fact waits for an answer.
+	// Default: DefaultPendingLifetime.
+	PendingLifetime time.Duration
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -134,20 +161,32 @@ func (c Config) WithDefaults() Config {
 	if c.Template == "" {
 		c.Template = DefaultTemplate
 	}
+	if c.PendingCategories == nil {
+		c.PendingCategories = DefaultPendingCategories
+	}
+	if c.MaxPending == 0 {
+		c.MaxPending = DefaultMaxPending
+	}
+	if c.PendingLifetime == 0 {
+		c.PendingLifetime = DefaultPendingLifetime
+	}
 	return c
 }
 
 // MaxRecordBytes is an upper bound of the size of a stored record under c:
 // every key and value at MaxFactChars runes of 4 bytes, every fact from a
 // thread ID of MaxIDLen bytes and a title of MaxThreadTitleChars runes of
-// 4 bytes, with the longest origin, MaxThreads watermarks under keys of
-// [ThreadKeyLen] bytes (the store keys a watermark by [ThreadKey]),
-// MaxTombstones tombstones with keys of MaxFactChars runes of 4 bytes.
+// 4 bytes, with evidence of MaxEvidenceChars runes of 4 bytes, the longest
+// origin and category and an end date, MaxFacts facts and MaxPending
+// pending facts, MaxThreads watermarks under keys of [ThreadKeyLen] bytes
+// (the store keys a watermark by [ThreadKey]), MaxTombstones tombstones
+// with keys of MaxFactChars runes of 4 bytes.
 func (c Config) MaxRecordBytes() int {
+	c = c.WithDefaults()
 	perFact := 2*4*c.MaxFactChars + factOverhead
 	perThread := ThreadKeyLen + threadOverhead
 	perTombstone := 4*c.MaxFactChars + tombstoneOverhead
-	return recordOverhead + c.MaxFacts*perFact + c.MaxThreads*perThread + c.MaxTombstones*perTombstone
+	return recordOverhead + (c.MaxFacts+c.MaxPending)*perFact + c.MaxThreads*perThread + c.MaxTombstones*perTombstone
 }
 
 // Validate returns a *Error with CodeInvalidConfig naming the first field
@@ -179,10 +218,19 @@ func (c Config) Validate() error {
 		return bad("maxConflictRetries %d is outside [1, 100]", c.MaxConflictRetries)
 	case !strings.Contains(c.Template, "{facts}"):
 		return bad("the template must hold the placeholder {facts}")
+	case c.MaxPending < 1 || c.MaxPending > MaxMaxPending:
+		return bad("maxPending %d is outside [1, %d]", c.MaxPending, MaxMaxPending)
+	case c.PendingLifetime < MinPendingLifetime || c.PendingLifetime > MaxPendingLifetime:
+		return bad("pendingLifetime %s is outside [%s, %s]", c.PendingLifetime, MinPendingLifetime, MaxPendingLifetime)
+	}
+	for _, cat := range c.PendingCategories {
+		if !ValidCategory(cat) {
+			return bad("pending category %q is not one of %s", cat, strings.Join(Categories, ", "))
+		}
 	}
 	if n := c.MaxRecordBytes(); n > ItemBudget {
-		return bad("a full record could reach %d bytes, over the budget of %d: lower maxFacts (%d), maxFactChars (%d), maxThreads (%d) or maxTombstones (%d)",
-			n, ItemBudget, c.MaxFacts, c.MaxFactChars, c.MaxThreads, c.MaxTombstones)
+		return bad("a full record could reach %d bytes, over the budget of %d: lower maxFacts (%d), maxFactChars (%d), maxThreads (%d), maxTombstones (%d) or maxPending (%d)",
+			n, ItemBudget, c.MaxFacts, c.MaxFactChars, c.MaxThreads, c.MaxTombstones, c.MaxPending)
 	}
 	return nil
 }

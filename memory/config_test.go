@@ -36,7 +36,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestValidateCountsTombstones(t *testing.T) {
 	// Fits the budget with one tombstone, not with as many as facts.
-	cfg := Config{MaxFacts: 17, MaxFactChars: 2000, MaxTombstones: 1}
+	cfg := Config{MaxFacts: 14, MaxFactChars: 2000, MaxTombstones: 1, MaxPending: 1}
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("Validate(%+v) = %v, want nil", cfg, err)
 	}

@@ -76,7 +76,7 @@ func TestExtractionTranscriptMarksTheContext(t *testing.T) {
 func TestContextReachesTheModelAndMovesNoWatermark(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("preferred_language", "Portuguese")}})
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 
 	only := extractReq(memorytest.Ana, "th-1", 6, 6)
 	only.ContextTurns = []memory.Turn{u("I live in Lisbon")}

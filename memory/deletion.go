@@ -9,7 +9,8 @@ import (
 	"unicode/utf8"
 )
 
-// RemoveFact forgets the fact with key (canonical form) and leaves a
+// RemoveFact forgets the fact with key (canonical form), and its pending
+// fact if any, and leaves a
 // tombstone with the time of the removal, so that no extraction requested
 // before it sets the key again; the tombstone is written even when the key
 // is not stored (an extraction in flight may be about to set it). One
@@ -41,7 +42,8 @@ func (s *Store) RemoveFact(ctx context.Context, sc Scope, key string) error {
 		return nil
 	}
 	return s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
-		rec.Facts = slices.DeleteFunc(slices.Clone(rec.Facts), func(f Fact) bool { return f.Key == k })
+		rec.Facts = withoutKey(rec.Facts, k)
+		rec.Pending = withoutKey(rec.Pending, k)
 		rec.Tombstones = maps.Clone(rec.Tombstones)
 		if rec.Tombstones == nil {
 			rec.Tombstones = map[string]time.Time{}
@@ -60,7 +62,9 @@ func withoutTombstone(tombs map[string]time.Time, key string) map[string]time.Ti
 	return out
 }
 
-// tidy returns rec with its deletion fences kept within their bounds: a
+// tidy returns rec without what ended ([Store.tidyEnded]: temporary facts
+// past their last day, pending facts past their wait), and with its
+// deletion fences kept within their bounds: a
 // tombstone or a ClearedAt older than DeletionFenceLifetime is dropped (no
 // message sent before it can still arrive), a tombstone at or before
 // ClearedAt is dropped (ClearedAt fences it already), and over
@@ -99,7 +103,7 @@ func (s *Store) tidy(rec Record) Record {
 		}
 	}
 	rec.Tombstones = tombs
-	return rec
+	return s.tidyEnded(rec, now)
 }
 
 // Clear forgets every fact of the user and sets ClearedAt, so that no

@@ -28,7 +28,7 @@ func removedAt(t *testing.T, repo *memorytest.Repo, sc memory.Scope, key string)
 func TestRemovedKeyIsNotSetByAnOlderExtraction(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestRemovedKeyIsNotSetByAnOlderExtraction(t *testing.T) {
 func TestRemovalBetweenReadAndWriteOfAnExtraction(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon"), set("language", "pt")}})
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestRemovalBetweenReadAndWriteOfAnExtraction(t *testing.T) {
 
 func TestManualUpsertClearsTheTombstone(t *testing.T) {
 	ctx := context.Background()
-	s, repo := newStore(t, memory.Config{})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestManualUpsertClearsTheTombstone(t *testing.T) {
 func TestClearFencesOlderExtractions(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestClearFencesOlderExtractions(t *testing.T) {
 func TestTombstonesAreBoundedAndFoldIntoClearedAt(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
-	s, repo := newStore(t, memory.Config{MaxTombstones: 2}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true, MaxTombstones: 2}, memory.WithModel(model))
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestDeletionFencesExpire(t *testing.T) {
 	now := t0
 	clock := func() time.Time { return now }
 	model := memorytest.NewModel()
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model), memory.WithClock(clock))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model), memory.WithClock(clock))
 	if err := s.Clear(ctx, memorytest.Ana); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestDeletionFencesExpire(t *testing.T) {
 
 func TestRemoveFactAndClear(t *testing.T) {
 	ctx := context.Background()
-	s, repo := newStore(t, memory.Config{})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	for _, k := range []string{"language", "home_city"} {
 		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
 			t.Fatal(err)
@@ -315,7 +315,7 @@ func TestRemoveFactAndClear(t *testing.T) {
 
 func TestDeleteByUser(t *testing.T) {
 	ctx := context.Background()
-	s, repo := newStore(t, memory.Config{})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	for _, k := range []string{"a", "b", "c"} {
 		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
 			t.Fatal(err)

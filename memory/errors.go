@@ -42,6 +42,16 @@ const (
 	// CodeInvalidOrigin: a write by hand names an origin other than
 	// manual or remember_tool.
 	CodeInvalidOrigin int64 = 5380000000110
+	// CodePendingNotFound: no pending fact has the key to keep (it was
+	// never pending, was answered already, or its wait ended).
+	CodePendingNotFound int64 = 5380000000111
+	// CodeInvalidValidUntil: the end date of a fact set by hand is not a
+	// date from today to a year ahead.
+	CodeInvalidValidUntil int64 = 5380000000112
+	// CodeSecretRefused: a fact set by hand holds what looks like a secret
+	// (a card number, an IBAN, a credential or a password); it is never
+	// stored.
+	CodeSecretRefused int64 = 5380000000113
 )
 
 // Error is an error with a meaning for callers: an HTTP status, a numeric

@@ -18,8 +18,12 @@ const ExportFormat = 1
 type Export struct {
 	// At is when the export was read, from the store's clock.
 	At time.Time
-	// Facts are the stored facts, sorted by key.
+	// Facts are the stored facts, sorted by key: every fact held,
+	// a temporary fact past its last day included until the record's next
+	// write removes it (its ValidUntil says it ended).
 	Facts []Fact
+	// Pending are the pending facts held, sorted by key.
+	Pending []Fact
 	// Forgotten are the tombstones: the keys removed by hand or by the
 	// forget tool, with the times of their removal, sorted by key.
 	Forgotten []Forgotten
@@ -57,7 +61,7 @@ func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
 	if err != nil {
 		return Export{}, repoError(err)
 	}
-	out := Export{At: s.now(), Facts: factsOf(rec), ClearedAt: rec.ClearedAt, ErasedAt: rec.ErasedAt,
+	out := Export{At: s.now(), Facts: sortedCopy(rec.Facts), Pending: sortedCopy(rec.Pending), ClearedAt: rec.ClearedAt, ErasedAt: rec.ErasedAt,
 		Forgotten: []Forgotten{}, Threads: []Watermark{}}
 	for _, k := range slices.Sorted(maps.Keys(rec.Tombstones)) {
 		out.Forgotten = append(out.Forgotten, Forgotten{Key: k, At: rec.Tombstones[k]})
@@ -67,4 +71,14 @@ func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
 		out.Threads = append(out.Threads, Watermark{ThreadKey: k, TurnCount: m.TurnCount, At: m.At})
 	}
 	return out, nil
+}
+
+// sortedCopy returns facts sorted by key in a new, non-nil slice.
+func sortedCopy(facts []Fact) []Fact {
+	out := slices.Clone(facts)
+	if out == nil {
+		out = []Fact{}
+	}
+	sortFacts(out)
+	return out
 }

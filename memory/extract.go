@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -90,12 +91,31 @@ type ExtractResult struct {
 	// Forgotten counts the SETs left out because the user removed their
 	// key after the request was made.
 	Forgotten int
+	// Unsupported counts the SETs left out because their evidence was
+	// missing or not found in a user turn of the request ([EvidenceFound]).
+	Unsupported int
+	// Secrets counts the SETs left out because they held a secret
+	// ([SecretKind]).
+	Secrets int
+	// Ended counts the SETs left out because the end date they carried was
+	// already past.
+	Ended int
+	// Pending counts the SETs of a special category that now wait for the
+	// user's yes (Record.Pending) instead of changing a fact.
+	Pending int
 }
 
 // Extract has the cheap model read the newest turns of a thread, after the
 // context turns marked as already read, and merges its operations into the
 // stored facts: SET adds or replaces a key (a fact repeated unchanged
-// keeps its date and source), DELETE removes it. The
+// keeps its date and source), DELETE removes it (and its pending fact).
+//
+// Every SET is screened first ([Store.screen]): one that holds a secret is
+// left out (Secrets), one whose end date is past is left out (Ended), one
+// whose evidence is not a span of a user turn of req.Turns is left out
+// (Unsupported) unless Config.EvidenceCheckOff, and one of a category in
+// Config.PendingCategories goes to the pending facts (Pending) instead of
+// the facts. The
 // result is saved under the caps with the thread's watermark, in one
 // conditional write; a conflict merges the same operations again into the
 // fresh record and never calls the model again.
@@ -139,7 +159,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 		return ExtractResult{}, repoError(err)
 	}
 	if o, stop := s.skip(rec, req); stop {
-		return ExtractResult{Facts: visible(rec, o), Outcome: o}, nil
+		return ExtractResult{Facts: s.visible(rec, o), Outcome: o}, nil
 	}
 
 	meta := req.Meta
@@ -150,7 +170,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 		meta.ModelID = s.cfg.CheapModelID
 	}
 	if s.gate != nil && !s.gate.Allow(ctx, meta) {
-		return ExtractResult{Facts: factsOf(rec), Outcome: OutcomeRefused}, nil
+		return ExtractResult{Facts: s.facts(rec), Outcome: OutcomeRefused}, nil
 	}
 
 	res := ExtractResult{ModelCalls: 1}
@@ -159,7 +179,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 		s.gate.Record(ctx, meta, res.Usage)
 	}
 	if err != nil {
-		res.Facts = factsOf(rec)
+		res.Facts = s.facts(rec)
 		if errors.Is(err, ErrMalformedAnswer) {
 			res.Outcome = OutcomeBadAnswer
 			res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeBadAnswer, Message: "the model's answer is not the expected structure", Err: err}
@@ -171,6 +191,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 	}
 
 	now := s.now()
+	changes := s.screen(ops, req, now, &res)
 	var final Record
 	stopped := Outcome("")
 	err = s.saveLoop(ctx, req.Scope, rec, func(rec Record) (Record, bool) {
@@ -179,9 +200,11 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 			return rec, false
 		}
 		next := rec
-		kept, forgotten := forgetRemoved(ops, rec.Tombstones, req.SentAt)
+		kept, forgotten := forgetRemoved(changes, rec.Tombstones, req.SentAt)
 		res.Forgotten = forgotten
-		next.Facts, res.Sets, res.Deletes = mergeOperations(rec.Facts, kept, sourceOf(req), now, s.cfg.MaxFacts)
+		var n mergeCounts
+		next.Facts, next.Pending, n = mergeOperations(rec.Facts, rec.Pending, kept, sourceOf(req), now, s.cfg.MaxFacts)
+		res.Sets, res.Deletes, res.Pending = n.sets, n.deletes, n.pending
 		next.Threads = markThread(rec.Threads, ThreadKey(req.ThreadID), ThreadMark{TurnCount: req.TurnCount, At: now}, s.cfg.MaxThreads)
 		final = next
 		return next, true
@@ -189,11 +212,11 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 	if err != nil {
 		return ExtractResult{}, err
 	}
-	res.Facts = visible(final, stopped)
+	res.Facts = s.visible(final, stopped)
 	switch {
 	case stopped != "":
 		res.Outcome = stopped
-	case res.Sets+res.Deletes > 0:
+	case res.Sets+res.Deletes+res.Pending > 0:
 		res.Outcome = OutcomeChanged
 	default:
 		res.Outcome = OutcomeUnchanged
@@ -203,11 +226,11 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 
 // visible returns the facts a caller may see after outcome o: none when the
 // user was erased.
-func visible(rec Record, o Outcome) []Fact {
+func (s *Store) visible(rec Record, o Outcome) []Fact {
 	if o == OutcomeFenced {
 		return []Fact{}
 	}
-	return factsOf(rec)
+	return s.facts(rec)
 }
 
 // skip reports whether rec makes the extraction of req moot: the user was
@@ -235,11 +258,11 @@ func fences(at, sentAt time.Time) bool {
 
 // forgetRemoved returns ops without the SETs of keys whose tombstone
 // fences a request made at sentAt, and how many it left out.
-func forgetRemoved(ops []Operation, tombs map[string]time.Time, sentAt time.Time) ([]Operation, int) {
+func forgetRemoved(ops []change, tombs map[string]time.Time, sentAt time.Time) ([]change, int) {
 	if len(tombs) == 0 || sentAt.IsZero() {
 		return ops, 0
 	}
-	out := make([]Operation, 0, len(ops))
+	out := make([]change, 0, len(ops))
 	for _, op := range ops {
 		if op.Op == OpSet && fences(tombs[op.Key], sentAt) {
 			continue
@@ -258,9 +281,9 @@ func (s *Store) callModel(ctx context.Context, meta Meta, rec Record, er Extract
 	}
 	req := ModelRequest{
 		ModelID:       meta.ModelID,
-		System:        RenderTemplate(s.cfg.Template, factsOf(rec)),
+		System:        RenderTemplate(s.cfg.Template, s.facts(rec), s.now()),
 		Transcript:    ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars),
-		Tool:          OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars),
+		Tool:          OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
 		MaxOperations: s.cfg.MaxOperations,
 		Meta:          meta,
 	}
@@ -274,9 +297,11 @@ func (s *Store) callModel(ctx context.Context, meta Meta, rec Record, er Extract
 
 // validateOperations checks an answer as untrusted input: at most
 // MaxOperations operations, each SET or DELETE with a key that has a
-// letter or digit, each SET with a value. Keys are made canonical and cut;
-// values are cleaned and cut at a rune boundary. Any invalid operation
-// refuses the whole answer.
+// letter or digit, each SET with a value and, if it has one, an end date
+// that is a date. Keys are made canonical and cut; values and evidence are
+// cleaned and cut at a rune boundary; an end date is written YYYY-MM-DD.
+// Any invalid operation refuses the whole answer. Whether a SET is kept
+// is [Store.screen]'s call.
 func (s *Store) validateOperations(ops []Operation) ([]Operation, error) {
 	if len(ops) > s.cfg.MaxOperations {
 		return nil, malformed("%d operations, over the limit of %d", len(ops), s.cfg.MaxOperations)
@@ -296,6 +321,15 @@ func (s *Store) validateOperations(ops []Operation) ([]Operation, error) {
 			o.Value = cutRunes(cleanValue(op.Value), s.cfg.MaxFactChars)
 			if o.Value == "" {
 				return nil, malformed("operation %d: SET with an empty value", i)
+			}
+			o.Evidence = cleanEvidence(op.Evidence)
+			o.Category = strings.TrimSpace(op.Category)
+			if u := strings.TrimSpace(op.ValidUntil); u != "" {
+				d, err := ParseValidUntil(u)
+				if err != nil {
+					return nil, malformed("operation %d: validUntil %v", i, err)
+				}
+				o.ValidUntil = d.Format(time.DateOnly)
 			}
 		}
 		out = append(out, o)
@@ -318,39 +352,141 @@ func sourceOf(req ExtractRequest) Fact {
 	return Fact{Origin: OriginConversation, SourceThreadID: req.ThreadID, SourceThreadTitle: CleanThreadTitle(req.ThreadTitle)}
 }
 
-// mergeOperations applies ops in order to facts: SET adds or replaces (an
-// unchanged value keeps its date and source), DELETE removes; a fact it
-// sets has the origin and thread of source. The result is capped to
-// maxFacts, dropping the facts updated longest ago. It returns the facts
-// and how many SETs and DELETEs changed something.
-func mergeOperations(facts []Fact, ops []Operation, source Fact, now time.Time, maxFacts int) ([]Fact, int, int) {
+// change is an operation screened by [Store.screen]: for a SET, the fact
+// it sets (with its evidence, end date and category) and whether it waits
+// for the user's yes.
+type change struct {
+	Operation
+	fact    Fact
+	pending bool
+}
+
+// screen turns the validated operations of an answer to req into changes,
+// leaving out, and counting in res, every SET that holds a secret, ends
+// before now, or (unless Config.EvidenceCheckOff) has no evidence found
+// in a user turn of req.Turns. A SET of a category in
+// Config.PendingCategories, named by the model or found by
+// [SensitiveCategory], is marked pending. An end date more than
+// MaxValidUntilDays ahead is brought back to it.
+func (s *Store) screen(ops []Operation, req ExtractRequest, now time.Time, res *ExtractResult) []change {
+	out := make([]change, 0, len(ops))
+	last := today(now).AddDate(0, 0, MaxValidUntilDays)
+	for _, op := range ops {
+		c := change{Operation: op}
+		if op.Op == OpSet {
+			f := Fact{Key: op.Key, Value: op.Value, Evidence: op.Evidence}
+			if SecretKind(op.Key, op.Value, op.Evidence) != "" {
+				res.Secrets++
+				continue
+			}
+			if op.ValidUntil != "" {
+				f.ValidUntil, _ = ParseValidUntil(op.ValidUntil) // validated already
+				if f.ValidUntil.Before(today(now)) {
+					res.Ended++
+					continue
+				}
+				if f.ValidUntil.After(last) {
+					f.ValidUntil = last
+				}
+			}
+			if !EvidenceFound(op.Evidence, req.Turns) {
+				if !s.cfg.EvidenceCheckOff {
+					res.Unsupported++
+					continue
+				}
+				f.Evidence = ""
+			}
+			f.Category, c.pending = s.categoryOf(op)
+			c.fact = f
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// categoryOf returns the special category of a SET and whether it waits
+// for the user's yes: the model's category when it names one of
+// [Categories], else the first the rules find ([SensitiveCategory]); it
+// waits when that category, or any other the rules find, is in
+// Config.PendingCategories.
+func (s *Store) categoryOf(op Operation) (string, bool) {
+	named := ""
+	if ValidCategory(op.Category) {
+		named = op.Category
+	}
+	if named != "" && slices.Contains(s.cfg.PendingCategories, named) {
+		return named, true
+	}
+	if c := SensitiveCategory(op.Key, op.Value, s.cfg.PendingCategories); c != "" {
+		return c, true
+	}
+	if named == "" {
+		named = SensitiveCategory(op.Key, op.Value, Categories)
+	}
+	return named, false
+}
+
+// mergeCounts counts what a merge changed: SETs of facts, DELETEs, and
+// SETs that now wait as pending facts.
+type mergeCounts struct{ sets, deletes, pending int }
+
+// mergeOperations applies ops in order to facts and pending: SET adds or
+// replaces a fact (one unchanged in value and end date keeps its date,
+// source and evidence) and drops the key's pending fact; a pending SET
+// adds or replaces the key's pending fact, unless the same value is a
+// fact already; DELETE removes the key's fact and pending fact. A fact it
+// sets has the origin and thread of source. The facts are capped to
+// maxFacts, dropping those updated longest ago.
+func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.Time, maxFacts int) ([]Fact, []Fact, mergeCounts) {
 	byKey := make(map[string]Fact, len(facts)+len(ops))
 	for _, f := range facts {
 		byKey[f.Key] = f
 	}
-	sets, deletes := 0, 0
+	waiting := make(map[string]Fact, len(pending))
+	for _, f := range pending {
+		waiting[f.Key] = f
+	}
+	var n mergeCounts
 	for _, op := range ops {
 		old, had := byKey[op.Key]
-		switch op.Op {
-		case OpSet:
-			if had && old.Value == op.Value {
+		switch {
+		case op.Op == OpDelete:
+			_, wasPending := waiting[op.Key]
+			if had || wasPending {
+				delete(byKey, op.Key)
+				delete(waiting, op.Key)
+				n.deletes++
+			}
+		case op.pending:
+			if w, ok := waiting[op.Key]; (had && old.Value == op.Value) || (ok && w.Value == op.Value) {
 				continue
 			}
-			f := source
-			f.Key, f.Value, f.UpdatedAt = op.Key, op.Value, now
-			byKey[op.Key] = f
-			sets++
-		case OpDelete:
-			if had {
-				delete(byKey, op.Key)
-				deletes++
+			waiting[op.Key] = withSource(op.fact, source, now)
+			n.pending++
+		default:
+			delete(waiting, op.Key)
+			if had && old.Value == op.Value && old.ValidUntil.Equal(op.fact.ValidUntil) {
+				continue
 			}
+			byKey[op.Key] = withSource(op.fact, source, now)
+			n.sets++
 		}
 	}
-	out := make([]Fact, 0, len(byKey))
-	for _, f := range byKey {
+	return capFacts(sortedValues(byKey), maxFacts, ""), sortedValues(waiting), n
+}
+
+// withSource returns f with the origin and thread of source, updated at now.
+func withSource(f, source Fact, now time.Time) Fact {
+	f.Origin, f.SourceThreadID, f.SourceThreadTitle, f.UpdatedAt = source.Origin, source.SourceThreadID, source.SourceThreadTitle, now
+	return f
+}
+
+// sortedValues returns the facts of m sorted by key.
+func sortedValues(m map[string]Fact) []Fact {
+	out := make([]Fact, 0, len(m))
+	for _, f := range m {
 		out = append(out, f)
 	}
 	sortFacts(out)
-	return capFacts(out, maxFacts, ""), sets, deletes
+	return out
 }

@@ -35,7 +35,7 @@ func TestExtractMerges(t *testing.T) {
 			Usage: memory.Usage{InputTokens: 300, OutputTokens: 40}},
 		memorytest.Answer{Operations: []memory.Operation{set("name", "Ana"), del("home_city"), set("role", "nurse"), del("never_there")}},
 	)
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	req := extractReq(memorytest.Ana, "th-1", 0, 2, "Hi, I'm Ana from Lisbon, answer in Portuguese", "Olá Ana!")
 	req.ThreadTitle = "  Weekend\nin Lisbon  "
 	res, err := s.Extract(ctx, req)
@@ -93,7 +93,7 @@ func indexOf(facts []memory.Fact, key string) int {
 
 func TestExtractPromptHoldsFactsAndTranscriptNotToolTurns(t *testing.T) {
 	model := memorytest.NewModel()
-	s, _ := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, _ := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	ctx := context.Background()
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "Portuguese"); err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestExtractFailuresWriteNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			model := memorytest.NewModel(tt.answer)
-			s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+			s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 			if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "Portuguese"); err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +193,7 @@ func TestExtractSilentPaths(t *testing.T) {
 
 	t.Run("disabled", func(t *testing.T) {
 		model := memorytest.NewModel()
-		s, _ := newStore(t, memory.Config{ExtractionDisabled: true}, memory.WithModel(model))
+		s, _ := newStore(t, memory.Config{EvidenceCheckOff: true, ExtractionDisabled: true}, memory.WithModel(model))
 		if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
 			t.Fatalf("edits must still work when extraction is off: %v", err)
 		}
@@ -207,7 +207,7 @@ func TestExtractSilentPaths(t *testing.T) {
 	})
 	t.Run("no turns", func(t *testing.T) {
 		model := memorytest.NewModel()
-		s, _ := newStore(t, memory.Config{}, memory.WithModel(model))
+		s, _ := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 		res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2))
 		if err != nil || res.Outcome != memory.OutcomeNoTurns || model.Calls() != 0 {
 			t.Errorf("res = %+v, %v", res, err)
@@ -216,7 +216,7 @@ func TestExtractSilentPaths(t *testing.T) {
 	t.Run("refused by the usage gate", func(t *testing.T) {
 		model := memorytest.NewModel()
 		g := &gate{}
-		s, repo := newStore(t, memory.Config{}, memory.WithModel(model), memory.WithUsageGate(g))
+		s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model), memory.WithUsageGate(g))
 		res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi"))
 		if err != nil || res.Outcome != memory.OutcomeRefused || res.Reported != nil || model.Calls() != 0 || repo.Calls("Save") != 0 {
 			t.Errorf("res = %+v, %v", res, err)
@@ -225,7 +225,7 @@ func TestExtractSilentPaths(t *testing.T) {
 	t.Run("usage recorded", func(t *testing.T) {
 		model := memorytest.NewModel(memorytest.Answer{Usage: memory.Usage{InputTokens: 7}, Err: errors.New("boom")})
 		g := &gate{allow: true}
-		s, _ := newStore(t, memory.Config{}, memory.WithModel(model), memory.WithUsageGate(g))
+		s, _ := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model), memory.WithUsageGate(g))
 		if _, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi")); err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +238,7 @@ func TestExtractSilentPaths(t *testing.T) {
 func TestExtractRedeliveryCostsNoModelCall(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	req := extractReq(memorytest.Ana, "th-1", 0, 2, "I'm Ana")
 	if _, err := s.Extract(ctx, req); err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestExtractRedeliveryCostsNoModelCall(t *testing.T) {
 func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "name", "Ana"); err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 func TestExtractConflictReMergesWithoutModelCall(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
-	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "a", "1"); err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestExtractConflictReMergesWithoutModelCall(t *testing.T) {
 func TestExtractCapsAndBadRequests(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("c", "3"), set("d", "4")}})
-	s, _ := newStore(t, memory.Config{MaxFacts: 3}, memory.WithModel(model))
+	s, _ := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFacts: 3}, memory.WithModel(model))
 	for _, k := range []string{"a", "b"} {
 		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
 			t.Fatal(err)

@@ -20,6 +20,27 @@ type Fact struct {
 	Origin            Origin
 	SourceThreadID    string
 	SourceThreadTitle string
+	// Evidence is, for an extracted fact, the user's own words the model
+	// quoted for it: a span of a user turn of the extraction, checked
+	// against it ([EvidenceFound]), at most [MaxEvidenceChars] runes. Empty
+	// for a fact set by hand or by a tool: its Origin says why it is kept.
+	// It is stored, exported and shown with the fact, never logged.
+	Evidence string
+	// ValidUntil is, for a fact the user stated as temporary, the last day
+	// (midnight UTC) on which it holds; zero for a lasting fact. From the
+	// next day on the fact is never read ([Fact.Expired]) and the record's
+	// next whole write removes it.
+	ValidUntil time.Time
+	// Category is the special category of personal data the fact belongs
+	// to ([Categories]), "" for none. An extracted fact of a category in
+	// Config.PendingCategories waits in Record.Pending for the user's yes.
+	Category string
+}
+
+// Expired reports whether f is a temporary fact whose last day ended
+// before now: now is on or after the day after ValidUntil (in UTC).
+func (f Fact) Expired(now time.Time) bool {
+	return !f.ValidUntil.IsZero() && !now.Before(f.ValidUntil.AddDate(0, 0, 1))
 }
 
 // Origin says how a fact came to be stored; it is recorded at write time.

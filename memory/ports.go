@@ -29,6 +29,18 @@ type Record struct {
 	// before that time does not set the key. Nil when the record has no
 	// tombstone map (see [Repository.SetFact]).
 	Tombstones map[string]time.Time
+	// Pending are the extracted facts of a special category that wait for
+	// the user's yes ([Store.KeepPending]) or no ([Store.DiscardPending]):
+	// they are never in a prompt nor among the facts read. Each has its
+	// Category; it is dropped PendingLifetime after its UpdatedAt.
+	Pending []Fact
+	// Expires is the earliest time at which a fact ends (the day after its
+	// ValidUntil) or a pending fact lapses; zero when none does. The store
+	// sets it on every whole-record write ([Repository.Save]). SetFact and
+	// DeleteFact apply only while it is zero or after the time of their
+	// write, so that the first write after it is a whole-record write,
+	// which removes what ended.
+	Expires time.Time
 }
 
 // ThreadMark is the extraction watermark of one thread.
@@ -44,10 +56,11 @@ type Repository interface {
 	// Get returns the user's record; a zero Record when there is none.
 	Get(ctx context.Context, s Scope) (Record, error)
 
-	// SetFact writes f, and removes the tombstone of f.Key, in one
-	// conditional write when the stored record has facts and either already
-	// holds f.Key or holds fewer than maxFacts facts; it then returns applied
-	// true. When the user has no facts at all (no record, or only an
+	// SetFact writes f, and removes the tombstone and the pending fact of
+	// f.Key, in one conditional write when the stored record has facts,
+	// its Expires is zero or after f.UpdatedAt, and it either already
+	// holds f.Key or holds fewer than maxFacts facts; it then returns
+	// applied true. When the user has no facts at all (no record, or only an
 	// erasure fence) it creates them with f alone, in a write that a
 	// concurrent write of another key never makes fail: it either creates
 	// the facts or, when another writer created them first, adds f to
@@ -58,15 +71,17 @@ type Repository interface {
 	// the same way.
 	SetFact(ctx context.Context, s Scope, f Fact, maxFacts int) (applied bool, current Record, err error)
 
-	// DeleteFact removes the fact with key, if stored, and records the
-	// tombstone key → at, in one conditional write, when the stored record
-	// has facts and a tombstone map that either already holds key or holds
+	// DeleteFact removes the fact and the pending fact with key, if
+	// stored, and records the tombstone key → at, in one conditional write,
+	// when the stored record has facts, its Expires is zero or after at,
+	// and it has a tombstone map that either already holds key or holds
 	// fewer than maxTombstones; it then returns applied true. Otherwise it
 	// writes nothing and returns applied false with the current record
 	// (zero when none), on which the store merges and calls Save.
 	DeleteFact(ctx context.Context, s Scope, key string, at time.Time, maxTombstones int) (applied bool, current Record, err error)
 
-	// ClearFacts empties the user's facts and tombstones and sets
+	// ClearFacts empties the user's facts, pending facts and tombstones,
+	// zeroes Expires and sets
 	// ClearedAt to at, keeping the watermarks and ErasedAt, in one write
 	// that needs no condition: with no record (or only an erasure fence)
 	// it creates one that holds no fact, so that the clear still fences
@@ -90,11 +105,18 @@ type Repository interface {
 }
 
 // Operation is one change a model asks for: Op is "SET" (Key to Value) or
-// "DELETE" (Key).
+// "DELETE" (Key). A SET carries Evidence, the user's words it rests on,
+// and may carry ValidUntil, the last day of a temporary fact
+// ("YYYY-MM-DD"), and Category, a special category of [Categories] the
+// model saw in it. As answered they are unchecked; [Store.Extract] checks
+// them.
 type Operation struct {
-	Op    string
-	Key   string
-	Value string
+	Op         string
+	Key        string
+	Value      string
+	Evidence   string
+	ValidUntil string
+	Category   string
 }
 
 // Operation kinds.

@@ -67,7 +67,9 @@ func (s *Store) Limits() Limits {
 }
 
 // GetFacts returns the stored facts of the user sorted by key, an empty
-// slice for a user without a record. No model call, no write. Errors: a
+// slice for a user without a record; a temporary fact past its last day
+// is never among them, nor is a pending fact ([Store.Read] returns those).
+// No model call, no write. Errors: a
 // 400 *Error with CodeInvalidID, or a repository failure (CodeRepository).
 func (s *Store) GetFacts(ctx context.Context, sc Scope) ([]Fact, error) {
 	if err := sc.Validate(); err != nil {
@@ -77,14 +79,7 @@ func (s *Store) GetFacts(ctx context.Context, sc Scope) ([]Fact, error) {
 	if err != nil {
 		return nil, repoError(err)
 	}
-	return factsOf(rec), nil
-}
-
-func factsOf(rec Record) []Fact {
-	out := make([]Fact, len(rec.Facts))
-	copy(out, rec.Facts)
-	sortFacts(out)
-	return out
+	return s.facts(rec), nil
 }
 
 // checkManual trims and checks a key and a value set by hand. It returns
@@ -124,39 +119,74 @@ func (s *Store) UpsertFact(ctx context.Context, sc Scope, key, value string) (Fa
 }
 
 // UpsertFactFrom stores one fact set by hand or by the remember tool,
-// with origin (see [CheckWriteOrigin]): the key in its canonical form
-// ([CanonicalKey]), the value trimmed, no source thread, updatedAt now. The
-// same key replaces the stored fact; over MaxFacts the fact updated longest
-// ago is dropped, never this one. A tombstone of the key goes: a person
-// who sets a fact again after removing it means it. It returns the stored
-// fact. Writes of distinct keys under MaxFacts never conflict, for a new
-// user too; a new key at the cap merges and saves the whole record.
+// with origin and no end date: it is [Store.Put] of them.
+func (s *Store) UpsertFactFrom(ctx context.Context, sc Scope, key, value string, origin Origin) (Fact, error) {
+	return s.Put(ctx, sc, FactInput{Key: key, Value: value, Origin: origin})
+}
+
+// FactInput is a fact set by hand or by the remember tool.
+type FactInput struct {
+	Key, Value string
+	// Origin is OriginManual or OriginRememberTool ([CheckWriteOrigin]).
+	Origin Origin
+	// ValidUntil is "" for a lasting fact, or the last day of a temporary
+	// one, "YYYY-MM-DD", from today to MaxValidUntilDays ahead.
+	ValidUntil string
+}
+
+// Put stores one fact set by hand or by the remember tool: the key in its
+// canonical form ([CanonicalKey]), the value trimmed, the origin, the end
+// date when there is one, no source thread and no evidence (the origin
+// says why it is kept), updatedAt now. The same key replaces the stored
+// fact and its pending fact, if any; over MaxFacts the fact updated
+// longest ago is dropped, never this one. A tombstone of the key goes: a
+// person who sets a fact again after removing it means it. It returns the
+// stored fact. Writes of distinct lasting keys under MaxFacts never
+// conflict, for a new user too; a new key at the cap, a temporary fact,
+// or a record where something ended merges and saves the whole record.
 //
 // Errors: 400 *Error with CodeInvalidID, CodeInvalidOrigin,
-// CodeInvalidKeyChars, CodeEmptyFact or CodeFactTooLong (with a
-// userMessage); 409 CodeConflict when concurrent writers won
-// MaxConflictRetries times; a repository failure.
-func (s *Store) UpsertFactFrom(ctx context.Context, sc Scope, key, value string, origin Origin) (Fact, error) {
+// CodeInvalidKeyChars, CodeEmptyFact, CodeFactTooLong (with a
+// userMessage), CodeInvalidValidUntil or CodeSecretRefused; 409
+// CodeConflict when concurrent writers won MaxConflictRetries times; a
+// repository failure.
+func (s *Store) Put(ctx context.Context, sc Scope, in FactInput) (Fact, error) {
 	if err := sc.Validate(); err != nil {
 		return Fact{}, err
 	}
-	if err := CheckWriteOrigin(origin); err != nil {
+	if err := CheckWriteOrigin(in.Origin); err != nil {
 		return Fact{}, err
 	}
-	k, v, err := s.checkManual(key, value, true)
+	k, v, err := s.checkManual(in.Key, in.Value, true)
 	if err != nil {
 		return Fact{}, err
 	}
-	f := Fact{Key: k, Value: v, UpdatedAt: s.now(), Origin: origin}
-	applied, rec, err := s.repo.SetFact(ctx, sc, f, s.cfg.MaxFacts)
+	if kind := SecretKind(k, v, ""); kind != "" {
+		return Fact{}, badRequest(CodeSecretRefused, "the fact looks like a secret ("+kind+"); it is not stored",
+			"This looks like a password, a key or a card or account number. It is safer not to remember it.")
+	}
+	now := s.now()
+	until, err := checkValidUntil(in.ValidUntil, now)
 	if err != nil {
+		return Fact{}, err
+	}
+	f := Fact{Key: k, Value: v, UpdatedAt: now, Origin: in.Origin, ValidUntil: until}
+	var rec Record
+	if until.IsZero() {
+		var applied bool
+		applied, rec, err = s.repo.SetFact(ctx, sc, f, s.cfg.MaxFacts)
+		if err != nil {
+			return Fact{}, repoError(err)
+		}
+		if applied {
+			return f, nil
+		}
+	} else if rec, err = s.repo.Get(ctx, sc); err != nil {
 		return Fact{}, repoError(err)
-	}
-	if applied {
-		return f, nil
 	}
 	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
 		rec.Facts = capFacts(setFact(rec.Facts, f), s.cfg.MaxFacts, f.Key)
+		rec.Pending = withoutKey(rec.Pending, f.Key)
 		rec.Tombstones = withoutTombstone(rec.Tombstones, f.Key)
 		return rec, true
 	})

@@ -52,7 +52,7 @@ func mustFacts(t *testing.T, s *memory.Store, sc memory.Scope) []memory.Fact {
 }
 
 func TestGetFactsOfUnknownUserIsEmpty(t *testing.T) {
-	s, repo := newStore(t, memory.Config{})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	facts, err := s.GetFacts(context.Background(), memorytest.Ana)
 	if err != nil || facts == nil || len(facts) != 0 {
 		t.Fatalf("GetFacts = %v, %v; want an empty slice", facts, err)
@@ -64,7 +64,7 @@ func TestGetFactsOfUnknownUserIsEmpty(t *testing.T) {
 
 func TestUpsertFact(t *testing.T) {
 	ctx := context.Background()
-	s, _ := newStore(t, memory.Config{MaxFactChars: 20})
+	s, _ := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFactChars: 20})
 	f, err := s.UpsertFact(ctx, memorytest.Ana, "  Home City ", "  Lisbon ")
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestUpsertFact(t *testing.T) {
 }
 
 func TestUpsertFactErrors(t *testing.T) {
-	s, repo := newStore(t, memory.Config{MaxFactChars: 20})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFactChars: 20})
 	tests := []struct {
 		name       string
 		sc         memory.Scope
@@ -128,7 +128,7 @@ func TestUpsertFactErrors(t *testing.T) {
 // TestTooLongSaysAtMost: exactly MaxFactChars is accepted, so the message
 // says "at most", never "under".
 func TestTooLongSaysAtMost(t *testing.T) {
-	s, _ := newStore(t, memory.Config{MaxFactChars: 20})
+	s, _ := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFactChars: 20})
 	_, err := s.UpsertFact(context.Background(), memorytest.Ana, "bio", strings.Repeat("a", 30))
 	var e *memory.Error
 	const want = "This is too long to remember: it can have at most 20 characters (it has 30)."
@@ -141,7 +141,7 @@ func TestTooLongSaysAtMost(t *testing.T) {
 // names, and refuses any other than manual and remember_tool.
 func TestUpsertFactFromRecordsOrigin(t *testing.T) {
 	ctx := context.Background()
-	s, repo := newStore(t, memory.Config{})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	f, err := s.UpsertFactFrom(ctx, memorytest.Ana, "pet", "a cat", memory.OriginRememberTool)
 	if err != nil || f.Origin != memory.OriginRememberTool {
 		t.Fatalf("UpsertFactFrom = %+v, %v", f, err)
@@ -162,7 +162,7 @@ func TestUpsertFactFromRecordsOrigin(t *testing.T) {
 
 func TestUpsertFactOverCapDropsLeastRecentlyUpdated(t *testing.T) {
 	ctx := context.Background()
-	s, repo := newStore(t, memory.Config{MaxFacts: 3})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFacts: 3})
 	for _, k := range []string{"a", "b", "c"} {
 		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "v-"+k); err != nil {
 			t.Fatal(err)
@@ -189,7 +189,7 @@ func TestUpsertFactOverCapDropsLeastRecentlyUpdated(t *testing.T) {
 
 func TestUpsertFactRetriesConflicts(t *testing.T) {
 	ctx := context.Background()
-	s, repo := newStore(t, memory.Config{MaxFacts: 1, MaxConflictRetries: 3})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFacts: 1, MaxConflictRetries: 3})
 	if _, err := s.UpsertFact(ctx, memorytest.Ana, "a", "1"); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestUpsertFactRetriesConflicts(t *testing.T) {
 
 func TestRepositoryFailureIsAnErrorNeverEmpty(t *testing.T) {
 	ctx := context.Background()
-	s, repo := newStore(t, memory.Config{})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	repo.Fail = memorytest.ErrInjected
 	if facts, err := s.GetFacts(ctx, memorytest.Ana); err == nil || facts != nil {
 		t.Errorf("GetFacts = %v, %v; want an error", facts, err)

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -17,10 +18,12 @@ var DefaultTemplate string
 // RenderTemplate returns tmpl with {facts} replaced by the facts, one
 // "- key: value" line each in key order, values quoted as JSON strings so
 // that none spans lines or poses as instructions; "(none)" when there is
-// no fact. {transcript}, when present, is removed: the transcript is sent
-// as the user message.
-func RenderTemplate(tmpl string, facts []Fact) string {
-	r := strings.NewReplacer("{facts}", factLines(facts), "{transcript}", "(see the user message)")
+// no fact. {today} is replaced by now's date, YYYY-MM-DD in UTC, from
+// which the model counts the end date of a temporary fact. {transcript},
+// when present, is removed: the transcript is sent as the user message.
+func RenderTemplate(tmpl string, facts []Fact, now time.Time) string {
+	r := strings.NewReplacer("{facts}", factLines(facts), "{today}", now.UTC().Format(time.DateOnly),
+		"{transcript}", "(see the user message)")
 	return r.Replace(tmpl)
 }
 

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/usermemory/usermemory/memory"
 )
@@ -39,6 +40,6 @@ func TestTranscriptDropsOldestFirstWithinBudget(t *testing.T) {
 }
 
 func TestRenderTemplateGolden(t *testing.T) {
-	golden(t, "memory_user_prompt.golden", memory.RenderTemplate(memory.DefaultTemplate, hostileFacts))
-	golden(t, "memory_user_prompt_empty.golden", memory.RenderTemplate(memory.DefaultTemplate, nil))
+	golden(t, "memory_user_prompt.golden", memory.RenderTemplate(memory.DefaultTemplate, hostileFacts, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)))
+	golden(t, "memory_user_prompt_empty.golden", memory.RenderTemplate(memory.DefaultTemplate, nil, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)))
 }

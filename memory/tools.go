@@ -51,16 +51,26 @@ const (
 )
 
 // OperationsTool returns the tool an extraction forces the model to call:
-// its input is the list of SET/DELETE operations.
-func OperationsTool(maxOperations, maxFactChars int) ToolDefinition {
+// its input is the list of SET/DELETE operations. Each SET quotes its
+// evidence (required when evidence is true, the default of the store),
+// and may carry validUntil and category.
+func OperationsTool(maxOperations, maxFactChars int, evidence bool) ToolDefinition {
+	required := `["op","key"]`
+	if evidence {
+		required = `["op","key","evidence"]`
+	}
 	schema := fmt.Sprintf(`{"type":"object","properties":{"operations":{"type":"array","maxItems":%d,`+
 		`"description":"The changes to the known facts; empty when there is nothing to change.",`+
 		`"items":{"type":"object","properties":{`+
 		`"op":{"type":"string","enum":["SET","DELETE"]},`+
 		`"key":{"type":"string","minLength":1,"maxLength":%d,"description":"snake_case name of the fact"},`+
-		`"value":{"type":"string","maxLength":%d,"description":"the value, for SET only"}},`+
-		`"required":["op","key"],"additionalProperties":false}}},`+
-		`"required":["operations"],"additionalProperties":false}`, maxOperations, maxFactChars, maxFactChars)
+		`"value":{"type":"string","maxLength":%d,"description":"the value, for SET only"},`+
+		`"evidence":{"type":"string","maxLength":%d,"description":"for SET: the user's own words the fact rests on, copied exactly from a User turn of the new turns"},`+
+		`"validUntil":{"type":"string","description":"for SET of a fact the user stated as temporary: its last day, YYYY-MM-DD"},`+
+		`"category":{"type":"string","enum":%s,"description":"for SET of a special category of personal data only"}},`+
+		`"required":%s,"additionalProperties":false}}},`+
+		`"required":["operations"],"additionalProperties":false}`,
+		maxOperations, maxFactChars, maxFactChars, MaxEvidenceChars, jsonList(Categories), required)
 	return ToolDefinition{
 		Name:        OperationsToolName,
 		Description: "Record the changes to the durable facts known about the user.",
@@ -68,16 +78,26 @@ func OperationsTool(maxOperations, maxFactChars int) ToolDefinition {
 	}
 }
 
+// jsonList returns words as a JSON array of strings.
+func jsonList(words []string) string {
+	b, _ := json.Marshal(words) // A string slice always marshals.
+	return string(b)
+}
+
 // ParseOperations decodes the input of an OperationsTool call. Input that
-// is not an object with an "operations" array of {op, key, value} objects
-// is an error wrapping ErrMalformedAnswer. The operations are not yet
-// validated: the store does that.
+// is not an object with an "operations" array of {op, key, value,
+// evidence, validUntil, category} objects is an error wrapping
+// ErrMalformedAnswer. The operations are not yet validated: the store
+// does that.
 func ParseOperations(input []byte) ([]Operation, error) {
 	var in struct {
 		Operations *[]struct {
-			Op    string `json:"op"`
-			Key   string `json:"key"`
-			Value string `json:"value"`
+			Op         string `json:"op"`
+			Key        string `json:"key"`
+			Value      string `json:"value"`
+			Evidence   string `json:"evidence"`
+			ValidUntil string `json:"validUntil"`
+			Category   string `json:"category"`
 		} `json:"operations"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(input))
@@ -93,7 +113,7 @@ func ParseOperations(input []byte) ([]Operation, error) {
 	}
 	ops := make([]Operation, len(*in.Operations))
 	for i, o := range *in.Operations {
-		ops[i] = Operation{Op: o.Op, Key: o.Key, Value: o.Value}
+		ops[i] = Operation{Op: o.Op, Key: o.Key, Value: o.Value, Evidence: o.Evidence, ValidUntil: o.ValidUntil, Category: o.Category}
 	}
 	return ops, nil
 }

@@ -25,7 +25,7 @@ func topLevel(t *testing.T, d memory.ToolDefinition) ([]string, map[string]any) 
 }
 
 func TestWithTopLevelKeepsOnlyWhatNovaSupports(t *testing.T) {
-	defs := append([]memory.ToolDefinition{memory.OperationsTool(8, 200)}, memory.UserTools()...)
+	defs := append([]memory.ToolDefinition{memory.OperationsTool(8, 200, true)}, memory.UserTools()...)
 	for _, d := range defs {
 		full, fullSchema := topLevel(t, d)
 		if !slices.Contains(full, "additionalProperties") {
@@ -54,7 +54,7 @@ func TestWithTopLevelKeepsOnlyWhatNovaSupports(t *testing.T) {
 	}
 	// The operations tool keeps additionalProperties:false on each
 	// operation, below the top level.
-	cut, _ := memory.OperationsTool(8, 200).WithTopLevel("type", "properties", "required")
+	cut, _ := memory.OperationsTool(8, 200, true).WithTopLevel("type", "properties", "required")
 	var s struct {
 		Properties struct {
 			Operations struct {
@@ -77,7 +77,7 @@ func TestWithTopLevelRefusesASchemaThatIsNotAnObject(t *testing.T) {
 }
 
 func TestOperationsToolSchemaIsJSON(t *testing.T) {
-	tool := memory.OperationsTool(60, 200)
+	tool := memory.OperationsTool(60, 200, true)
 	var v map[string]any
 	if err := json.Unmarshal(tool.InputSchema, &v); err != nil {
 		t.Fatalf("schema: %v", err)
@@ -110,7 +110,7 @@ func isMalformed(err error) bool {
 
 func TestExecuteTool(t *testing.T) {
 	ctx := context.Background()
-	s, repo := newStore(t, memory.Config{})
+	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	remember := memory.ToolCall{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"Preferred Language","value":"Portuguese"}`)}
 	if _, err := s.ExecuteTool(ctx, memorytest.Ana, remember, false); memory.ErrorCode(err) != memory.CodeApprovalRequired {
 		t.Errorf("without approval: %v", err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -314,7 +315,7 @@ func callTurns(rng *rand.Rand, first int) []producer.Turn {
 // U+2028, U+2029); and the transcript at TranscriptChars.
 func promptBound(cfg memory.Config) int {
 	slots := strings.Count(cfg.Template, "{facts}")
-	template := utf8.RuneCountInString(memory.RenderTemplate(cfg.Template, nil)) - slots*utf8.RuneCountInString("(none)")
+	template := utf8.RuneCountInString(memory.RenderTemplate(cfg.Template, nil, time.Time{})) - slots*utf8.RuneCountInString("(none)")
 	line := len(`- "": ""`) + cfg.MaxFactChars + 6*cfg.MaxFactChars
 	return template + slots*(cfg.MaxFacts*line+cfg.MaxFacts-1) + cfg.TranscriptChars
 }

@@ -95,7 +95,17 @@ func clone(rec memory.Record) memory.Record {
 	if rec.Tombstones != nil {
 		rec.Tombstones = maps.Clone(rec.Tombstones)
 	}
+	if rec.Pending != nil {
+		rec.Pending = slices.Clone(rec.Pending)
+	}
 	return rec
+}
+
+// ended reports whether rec holds something that ended by at (its Expires
+// is set and not after at): SetFact and DeleteFact then leave the write to
+// Save.
+func ended(rec memory.Record, at time.Time) bool {
+	return !rec.Expires.IsZero() && !rec.Expires.After(at)
 }
 
 // Get implements memory.Repository.
@@ -129,9 +139,10 @@ func (r *Repo) SetFact(_ context.Context, s memory.Scope, f memory.Fact, maxFact
 		r.records[s] = rec
 		return true, memory.Record{}, nil
 	}
-	if rec.Tombstones == nil {
+	if rec.Tombstones == nil || ended(rec, f.UpdatedAt) {
 		// Stored by Put without a tombstone map: refused, as the DynamoDB
-		// repository refuses such an item.
+		// repository refuses such an item; or something ended, which a
+		// whole-record write removes.
 		return false, clone(rec), nil
 	}
 	idx := -1
@@ -150,6 +161,7 @@ func (r *Repo) SetFact(_ context.Context, s memory.Scope, f memory.Fact, maxFact
 		rec.Facts = append(rec.Facts, f)
 	}
 	delete(rec.Tombstones, f.Key)
+	rec.Pending = slices.DeleteFunc(rec.Pending, func(p memory.Fact) bool { return p.Key == f.Key })
 	rec.Version = r.nextVersion()
 	r.records[s] = rec
 	return true, memory.Record{}, nil
@@ -164,7 +176,7 @@ func (r *Repo) DeleteFact(_ context.Context, s memory.Scope, key string, at time
 		return false, memory.Record{}, err
 	}
 	rec, ok := r.records[s]
-	if !ok || rec.Facts == nil || rec.Tombstones == nil {
+	if !ok || rec.Facts == nil || rec.Tombstones == nil || ended(rec, at) {
 		return false, clone(rec), nil
 	}
 	if _, had := rec.Tombstones[key]; !had && len(rec.Tombstones) >= maxTombstones {
@@ -172,6 +184,7 @@ func (r *Repo) DeleteFact(_ context.Context, s memory.Scope, key string, at time
 	}
 	rec = clone(rec)
 	rec.Facts = slices.DeleteFunc(rec.Facts, func(f memory.Fact) bool { return f.Key == key })
+	rec.Pending = slices.DeleteFunc(rec.Pending, func(f memory.Fact) bool { return f.Key == key })
 	rec.Tombstones[key] = at
 	rec.Version = r.nextVersion()
 	r.records[s] = rec
@@ -188,6 +201,8 @@ func (r *Repo) ClearFacts(_ context.Context, s memory.Scope, at time.Time) error
 	rec := clone(r.records[s])
 	rec.Facts = []memory.Fact{}
 	rec.Tombstones = map[string]time.Time{}
+	rec.Pending = nil
+	rec.Expires = time.Time{}
 	rec.ClearedAt = at
 	rec.Version = r.nextVersion()
 	r.records[s] = rec

@@ -1,0 +1,107 @@
+package memory
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// MaxValidUntilDays is how far ahead, in days, a temporary fact may hold:
+// a year. An extracted end date further ahead is brought back to it; one
+// set by hand is refused.
+const MaxValidUntilDays = 366
+
+// ParseValidUntil parses the end date of a temporary fact: "YYYY-MM-DD",
+// or an RFC 3339 time whose date (in its own offset) counts. It returns
+// midnight UTC of that day.
+func ParseValidUntil(s string) (time.Time, error) {
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		return d, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD)", cutRunes(s, 32))
+}
+
+// today returns midnight UTC of now's day.
+func today(now time.Time) time.Time {
+	now = now.UTC()
+	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// checkValidUntil returns the end date s of a fact set by hand, midnight
+// UTC, or a 400 *Error with CodeInvalidValidUntil unless it is a date from
+// today to MaxValidUntilDays ahead. "" is no end.
+func checkValidUntil(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	d, err := ParseValidUntil(s)
+	last := today(now).AddDate(0, 0, MaxValidUntilDays)
+	if err != nil || d.Before(today(now)) || d.After(last) {
+		return time.Time{}, badRequest(CodeInvalidValidUntil,
+			fmt.Sprintf("validUntil must be a date (YYYY-MM-DD) from today to %s", last.Format(time.DateOnly)),
+			"The end date must be between today and a year from now.")
+	}
+	return d, nil
+}
+
+// ends returns when f stops being read: the day after its ValidUntil, or
+// for a pending fact the end of its wait, whichever is first; zero for a
+// lasting fact that is not pending.
+func (s *Store) ends(f Fact, pending bool) time.Time {
+	var end time.Time
+	if !f.ValidUntil.IsZero() {
+		end = f.ValidUntil.AddDate(0, 0, 1)
+	}
+	if pending {
+		if lapse := f.UpdatedAt.Add(s.cfg.PendingLifetime); end.IsZero() || lapse.Before(end) {
+			end = lapse
+		}
+	}
+	return end
+}
+
+// liveFacts returns, sorted by key in a new slice, the facts of facts that
+// have not ended by now; pending says they are pending facts, whose wait
+// ends too.
+func (s *Store) liveFacts(facts []Fact, pending bool, now time.Time) []Fact {
+	out := make([]Fact, 0, len(facts))
+	for _, f := range facts {
+		if end := s.ends(f, pending); end.IsZero() || now.Before(end) {
+			out = append(out, f)
+		}
+	}
+	sortFacts(out)
+	return out
+}
+
+// facts returns the facts of rec a reader sees now: sorted, none ended.
+func (s *Store) facts(rec Record) []Fact { return s.liveFacts(rec.Facts, false, s.now()) }
+
+// pending returns the pending facts of rec a reader sees now.
+func (s *Store) pending(rec Record) []Fact { return s.liveFacts(rec.Pending, true, s.now()) }
+
+// tidyEnded returns rec without the facts and pending facts that ended by
+// now, with at most MaxPending pending facts (the newest), and Expires set
+// to the earliest end of what stays.
+func (s *Store) tidyEnded(rec Record, now time.Time) Record {
+	rec.Facts = s.liveFacts(rec.Facts, false, now)
+	pending := s.liveFacts(rec.Pending, true, now)
+	if len(pending) > s.cfg.MaxPending {
+		slices.SortStableFunc(pending, func(a, b Fact) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+		pending = pending[:s.cfg.MaxPending]
+		sortFacts(pending)
+	}
+	rec.Pending = pending
+	rec.Expires = time.Time{}
+	for i, list := range [][]Fact{rec.Facts, rec.Pending} {
+		for _, f := range list {
+			if end := s.ends(f, i == 1); !end.IsZero() && (rec.Expires.IsZero() || end.Before(rec.Expires)) {
+				rec.Expires = end
+			}
+		}
+	}
+	return rec
+}

@@ -1,0 +1,117 @@
+package memory
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// Memory is what a user's page shows: the facts, read into every prompt,
+// and the pending facts, read into none until the user keeps them.
+type Memory struct {
+	// Facts are the stored facts, sorted by key, none ended.
+	Facts []Fact
+	// Pending are the extracted facts of a special category that wait for
+	// the user's yes, sorted by key, none past its wait.
+	Pending []Fact
+}
+
+// Read returns the user's facts and pending facts in one repository read:
+// no model call, no write. Errors: those of GetFacts.
+func (s *Store) Read(ctx context.Context, sc Scope) (Memory, error) {
+	if err := sc.Validate(); err != nil {
+		return Memory{}, err
+	}
+	rec, err := s.repo.Get(ctx, sc)
+	if err != nil {
+		return Memory{}, repoError(err)
+	}
+	return Memory{Facts: s.facts(rec), Pending: s.pending(rec)}, nil
+}
+
+// KeepPending is the user's yes to a pending fact: it moves to the facts,
+// with its value, evidence, category and source, updated now (over
+// MaxFacts the fact updated longest ago is dropped, never this one), and
+// from then on it is in every prompt. It returns the kept fact. Errors: 400
+// CodeInvalidID, CodeInvalidKeyChars or CodeEmptyFact; 404
+// CodePendingNotFound when no pending fact has the key; 409 CodeConflict;
+// a repository failure.
+func (s *Store) KeepPending(ctx context.Context, sc Scope, key string) (Fact, error) {
+	k, rec, err := s.readForPending(ctx, sc, key)
+	if err != nil {
+		return Fact{}, err
+	}
+	var kept Fact
+	found := false
+	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
+		i := slices.IndexFunc(s.pending(rec), func(f Fact) bool { return f.Key == k })
+		if found = i >= 0; !found {
+			return rec, false
+		}
+		kept = s.pending(rec)[i]
+		kept.UpdatedAt = s.now()
+		rec.Pending = withoutKey(rec.Pending, k)
+		rec.Facts = capFacts(setFact(rec.Facts, kept), s.cfg.MaxFacts, k)
+		rec.Tombstones = withoutTombstone(rec.Tombstones, k)
+		return rec, true
+	})
+	if err != nil {
+		return Fact{}, err
+	}
+	if !found {
+		return Fact{}, &Error{Status: http.StatusNotFound, Code: CodePendingNotFound,
+			Message: "no pending fact has this key", UserMessage: "This is no longer waiting for your answer."}
+	}
+	return kept, nil
+}
+
+// DiscardPending is the user's no to a pending fact: it goes, and a
+// tombstone of its key fences the extractions requested before now, so
+// that a message already queued does not propose it again (a later
+// conversation may). A key with no pending fact changes nothing; the
+// stored fact of the key, if any, stays. Errors: 400 CodeInvalidID,
+// CodeInvalidKeyChars or CodeEmptyFact; 409 CodeConflict; a repository
+// failure.
+func (s *Store) DiscardPending(ctx context.Context, sc Scope, key string) error {
+	k, rec, err := s.readForPending(ctx, sc, key)
+	if err != nil {
+		return err
+	}
+	at := s.now()
+	return s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
+		if !slices.ContainsFunc(rec.Pending, func(f Fact) bool { return f.Key == k }) {
+			return rec, false
+		}
+		rec.Pending = withoutKey(rec.Pending, k)
+		rec.Tombstones = maps.Clone(rec.Tombstones)
+		if rec.Tombstones == nil {
+			rec.Tombstones = map[string]time.Time{}
+		}
+		rec.Tombstones[k] = at
+		return rec, true
+	})
+}
+
+// readForPending validates the scope and a key named by hand, and reads
+// the record.
+func (s *Store) readForPending(ctx context.Context, sc Scope, key string) (string, Record, error) {
+	if err := sc.Validate(); err != nil {
+		return "", Record{}, err
+	}
+	k, _, err := s.checkManual(key, "", false)
+	if err != nil {
+		return "", Record{}, err
+	}
+	rec, err := s.repo.Get(ctx, sc)
+	if err != nil {
+		return "", Record{}, repoError(err)
+	}
+	return k, rec, nil
+}
+
+// withoutKey returns a copy of facts without the fact with key.
+func withoutKey(facts []Fact, key string) []Fact {
+	return slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return f.Key == key })
+}
