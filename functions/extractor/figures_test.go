@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
