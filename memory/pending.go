@@ -115,3 +115,8 @@ func (s *Store) readForPending(ctx context.Context, sc Scope, key string) (strin
 func withoutKey(facts []Fact, key string) []Fact {
 	return slices.DeleteFunc(slices.Clone(facts), func(f Fact) bool { return f.Key == key })
 }
+
+// PendingUntil returns when the pending fact f stops waiting for an
+// answer and is dropped: PendingLifetime after it was proposed, or the day
+// after its ValidUntil when that comes first.
+func (s *Store) PendingUntil(f Fact) time.Time { return s.ends(f, true) }
