@@ -28,7 +28,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/samtemplate"
