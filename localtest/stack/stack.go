@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/internal/localnet"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/fault"
@@ -254,7 +255,7 @@ const CORSParameter = "CorsAllowOrigins"
 
 func (o *Options) defaults() error {
 	if o.Root == "" {
-		root, err := moduleRoot()
+		root, err := localnet.ModuleRoot()
 		if err != nil {
 			return err
 		}
@@ -281,27 +282,6 @@ func (o *Options) defaults() error {
 	}
 	return os.MkdirAll(o.StateDir, 0o755)
 }
-
-// moduleRoot returns the nearest folder at or above the working folder
-// that holds a go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("stack: no go.mod at or above the working folder; run from the repository")
-		}
-		dir = parent
-	}
-}
-
-func listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
 
 // progress returns the function that writes one line of progress, with
 // the time since began, to o.Progress.
@@ -434,7 +414,7 @@ func (s *Stack) serveFaultProxies() error {
 		next http.Handler
 		url  *string
 	}{{fault.DynamoDB, serial, &s.dynamoURL}, {fault.SQS, sqsProxy, &s.sqsURL}, {fault.Bedrock, modelProxy, &s.bedrockURL}} {
-		ln, err := listen()
+		ln, err := localnet.Listen()
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/internal/localnet"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/localtest/apigw"
@@ -95,7 +96,7 @@ func (s *Stack) openLog(_ context.Context, st *starting) (err error) {
 // options', the page's origin added to the API's CORS origins, the
 // issuer and the audience of every JWT authorizer.
 func (s *Stack) openListeners(_ context.Context, st *starting) (err error) {
-	if st.issuerLn, err = listen(); err != nil {
+	if st.issuerLn, err = localnet.Listen(); err != nil {
 		return err
 	}
 	st.issuerURL = "http://" + st.issuerLn.Addr().String()
@@ -313,7 +314,7 @@ func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
 	}
 	s.Info.PageURL = st.pageURL
 	s.serve(st.pageLn, web.Handler(s.Info.APIURL))
-	ln, err := listen()
+	ln, err := localnet.Listen()
 	if err != nil {
 		return err
 	}
