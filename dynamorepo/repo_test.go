@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/internal/motoserver"
+	"github.com/usermemory/usermemory/internal/localnet"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -398,11 +398,11 @@ func TestEmptyNamesAndInvalidScopes(t *testing.T) {
 // TestStorageFailures checks that every operation returns an error, never
 // an empty result, when the table is missing or the endpoint is closed.
 func TestStorageFailures(t *testing.T) {
-	port, err := motoserver.FreePort()
+	ports, err := localnet.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := newClient("http://127.0.0.1:"+strconv.Itoa(port), nil, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+	closed := newClient("http://127.0.0.1:"+strconv.Itoa(ports[0]), nil, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	repos := map[string]*dynamorepo.Repo{
 		"missing table":   dynamorepo.New(newClient(endpoint(t), nil), "no-such-table"),
 		"closed endpoint": dynamorepo.New(closed, "memory"),

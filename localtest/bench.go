@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -40,31 +41,62 @@ func bench(ctx context.Context, args []string) error {
 	}
 	defer os.RemoveAll(state)
 
-	// 1. From the command to ready.
+	info, stop, err := benchUp(ctx, state)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	iss, err := token.Open(info.KeyFile)
+	if err != nil {
+		return err
+	}
+	b := &benchRun{info: info, client: &http.Client{Timeout: 30 * time.Second}, sign: func(user string) (string, error) {
+		return iss.Sign(token.Claims{Issuer: info.Issuer, Audience: info.Audience, Subject: user,
+			TenantClaim: info.TenantClaim, Tenant: "bench", Scopes: []string{info.UserScope}})
+	}}
+	if err := b.reads(*n); err != nil {
+		return err
+	}
+	if err := b.extractions(ctx, *extractions); err != nil {
+		return err
+	}
+	stop()
+	if left, _ := filepath.Glob(filepath.Join(state, stack.InfoFile)); len(left) > 0 {
+		return fmt.Errorf("bench: the stack did not stop cleanly (its state file is still there)")
+	}
+	return nil
+}
+
+// benchUp starts the stack as a person does, with go run on free ports,
+// prints the time from the command to ready, and returns the stack's Info
+// and a function that stops it (and may be called twice).
+func benchUp(ctx context.Context, state string) (stack.Info, func(), error) {
 	// Free ports: a stack a person runs keeps the default ones.
 	cmd := exec.CommandContext(ctx, "go", "run", "./localtest", "up", "-state", state, "-api-port", "0", "-page-port", "0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return stack.Info{}, nil, err
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return err
+		return stack.Info{}, nil, err
 	}
+	var once sync.Once
 	stop := func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
+		once.Do(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			done := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				<-done
+			}
+		})
 	}
-	defer stop()
 	lines := bufio.NewScanner(out)
 	var reported string
 	for lines.Scan() {
@@ -76,58 +108,65 @@ func bench(ctx context.Context, args []string) error {
 	ready := time.Since(start)
 	go func() { _, _ = io.Copy(io.Discard, out) }()
 	if reported == "" {
-		return fmt.Errorf("bench: the stack did not start (run go run ./localtest up to see why)")
+		stop()
+		return stack.Info{}, nil, fmt.Errorf("bench: the stack did not start (run go run ./localtest up to see why)")
 	}
 	info, err := stack.ReadInfo(state)
 	if err != nil {
-		return err
+		stop()
+		return stack.Info{}, nil, err
 	}
 	fmt.Printf("up to ready: %.1f s from the command (go run included), %s inside the process\n", ready.Seconds(), reported)
+	return info, stop, nil
+}
 
-	iss, err := token.Open(info.KeyFile)
-	if err != nil {
-		return err
-	}
-	sign := func(user string) (string, error) {
-		return iss.Sign(token.Claims{Issuer: info.Issuer, Audience: info.Audience, Subject: user,
-			TenantClaim: info.TenantClaim, Tenant: "bench", Scopes: []string{info.UserScope}})
-	}
-	client := &http.Client{Timeout: 30 * time.Second}
+// benchRun times requests against a running stack.
+type benchRun struct {
+	info   stack.Info
+	client *http.Client
+	sign   func(user string) (string, error)
+}
 
-	// 2. GET facts, warm.
-	tok, err := sign("reader")
+// reads times n sequential GET /v1/me/facts of a user with three facts,
+// after 50 warm-up requests, and prints p50 and p99.
+func (b *benchRun) reads(n int) error {
+	tok, err := b.sign("reader")
 	if err != nil {
 		return err
 	}
 	for _, kv := range [][2]string{{"name", "Ana"}, {"home_city", "Lisbon"}, {"preferred_language", "Portuguese"}} {
-		if _, err := do(client, http.MethodPut, info.APIURL+"/v1/me/facts/"+kv[0], tok, `{"value":"`+kv[1]+`"}`); err != nil {
+		if _, err := do(b.client, http.MethodPut, b.info.APIURL+"/v1/me/facts/"+kv[0], tok, `{"value":"`+kv[1]+`"}`); err != nil {
 			return err
 		}
 	}
 	for range 50 {
-		if _, err := do(client, http.MethodGet, info.APIURL+"/v1/me/facts", tok, ""); err != nil {
+		if _, err := do(b.client, http.MethodGet, b.info.APIURL+"/v1/me/facts", tok, ""); err != nil {
 			return err
 		}
 	}
-	lat := make([]time.Duration, 0, *n)
-	for range *n {
+	lat := make([]time.Duration, 0, n)
+	for range n {
 		t0 := time.Now()
-		if _, err := do(client, http.MethodGet, info.APIURL+"/v1/me/facts", tok, ""); err != nil {
+		if _, err := do(b.client, http.MethodGet, b.info.APIURL+"/v1/me/facts", tok, ""); err != nil {
 			return err
 		}
 		lat = append(lat, time.Since(t0))
 	}
 	fmt.Printf("GET /v1/me/facts through the API emulator, warm, %d sequential requests: p50 %s, p99 %s\n",
-		*n, pct(lat, 50), pct(lat, 99))
+		n, pct(lat, 50), pct(lat, 99))
+	return nil
+}
 
-	// 3. SendMessage to facts readable.
-	sqsClient := sqs.New(sqs.Options{Region: info.Region, BaseEndpoint: aws.String(info.AWSEndpoint),
+// extractions times, for n new users, a SendMessage until the facts are
+// readable through the API, and prints p50 and p99.
+func (b *benchRun) extractions(ctx context.Context, n int) error {
+	sqsClient := sqs.New(sqs.Options{Region: b.info.Region, BaseEndpoint: aws.String(b.info.AWSEndpoint),
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
-	p := producer.New(sqsClient, info.QueueURL)
-	lat = lat[:0]
-	for i := range *extractions {
+	p := producer.New(sqsClient, b.info.QueueURL)
+	lat := make([]time.Duration, 0, n)
+	for i := range n {
 		user := "x-" + strings.ToLower(rand.Text()[:10])
-		tok, err := sign(user)
+		tok, err := b.sign(user)
 		if err != nil {
 			return err
 		}
@@ -137,29 +176,33 @@ func bench(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		for {
-			body, err := do(client, http.MethodGet, info.APIURL+"/v1/me/facts", tok, "")
-			if err != nil {
-				return err
-			}
-			var got struct{ Facts []json.RawMessage }
-			if json.Unmarshal(body, &got) == nil && len(got.Facts) > 0 {
-				break
-			}
-			if time.Since(t0) > 30*time.Second {
-				return fmt.Errorf("bench: extraction %d: no facts after 30 s", i)
-			}
-			time.Sleep(5 * time.Millisecond)
+		if err := b.waitForFacts(tok, t0, i); err != nil {
+			return err
 		}
 		lat = append(lat, time.Since(t0))
 	}
 	fmt.Printf("SendMessage to facts readable through the API, stand-in model, %d extractions: p50 %s, p99 %s\n",
-		*extractions, pct(lat, 50), pct(lat, 99))
-	stop()
-	if left, _ := filepath.Glob(filepath.Join(state, stack.InfoFile)); len(left) > 0 {
-		return fmt.Errorf("bench: the stack did not stop cleanly (its state file is still there)")
-	}
+		n, pct(lat, 50), pct(lat, 99))
 	return nil
+}
+
+// waitForFacts polls the facts of tok's user until there is one, or fails
+// 30 s after t0.
+func (b *benchRun) waitForFacts(tok string, t0 time.Time, i int) error {
+	for {
+		body, err := do(b.client, http.MethodGet, b.info.APIURL+"/v1/me/facts", tok, "")
+		if err != nil {
+			return err
+		}
+		var got struct{ Facts []json.RawMessage }
+		if json.Unmarshal(body, &got) == nil && len(got.Facts) > 0 {
+			return nil
+		}
+		if time.Since(t0) > 30*time.Second {
+			return fmt.Errorf("bench: extraction %d: no facts after 30 s", i)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func do(c *http.Client, method, url, tok, body string) ([]byte, error) {

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"slices"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -19,17 +18,21 @@ const (
 // turn that would keep fewer is dropped whole.
 const minCutTail = 64
 
-// ContextTurns returns, in a new slice, the context turns a model reads:
-// the newest of turns whose transcript blocks ("User: …", "Assistant: …",
-// joined by a blank line) fit within maxChars characters, oldest first.
-// Tool turns and turns of only white space are left out, as [Transcript]
-// leaves them out; texts are trimmed and invalid UTF-8 is replaced. The
-// turn that crosses the budget keeps the end of its text, marked with
-// "…", when more than 64 characters are left for it (the question that
-// ends an assistant's answer); the turns before it are dropped. It is
-// idempotent: ContextTurns of its result, with the same maxChars, is the
-// result. maxChars < 1 keeps nothing.
-func ContextTurns(turns []Turn, maxChars int) []Turn {
+// TranscriptTurns returns, in a new slice, the turns a transcript of at
+// most maxChars characters keeps: the newest of turns whose transcript
+// blocks ("User: …", "Assistant: …", joined by a blank line) fit within
+// maxChars characters, oldest first. It is the one rule of what a model
+// reads of a thread: [Transcript] writes its result, the context section
+// of [ExtractionTranscript] uses it with the context budget, and a
+// producer sends only what it keeps. Tool turns and turns of only white
+// space are left out; texts are trimmed and invalid UTF-8 is replaced by
+// U+FFFD. The turn that crosses the budget keeps the end of its text,
+// marked with "…", when more than 64 characters are left for it (the
+// question that ends an assistant's answer, the newest words of a long
+// message); the turns before it are dropped. It is idempotent:
+// TranscriptTurns of its result, with the same maxChars, is the result.
+// maxChars < 1 keeps nothing.
+func TranscriptTurns(turns []Turn, maxChars int) []Turn {
 	const gap = 2 // "\n\n" between two blocks.
 	var kept []Turn
 	used := 0
@@ -61,23 +64,16 @@ func ContextTurns(turns []Turn, maxChars int) []Turn {
 
 // ExtractionTranscript returns the user message of an extraction:
 // [Transcript] of turns within transcriptChars, preceded, when
-// [ContextTurns] of context within contextChars keeps any turn, by the
+// [TranscriptTurns] of context within contextChars keeps any turn, by the
 // context section: [ContextHeading], those turns as transcript blocks, and
 // [NewTurnsHeading]. The context has a budget of its own, so that it never
 // pushes a new turn out.
 func ExtractionTranscript(context, turns []Turn, contextChars, transcriptChars int) string {
 	recent := Transcript(turns, transcriptChars)
-	kept := ContextTurns(context, contextChars)
+	kept := TranscriptTurns(context, contextChars)
 	if len(kept) == 0 {
 		return recent
 	}
 	const gap = "\n\n"
-	var b strings.Builder
-	b.WriteString(ContextHeading)
-	for _, t := range kept {
-		who, text, _ := transcribed(t)
-		b.WriteString(gap + who + text)
-	}
-	b.WriteString(gap + NewTurnsHeading + gap + recent)
-	return b.String()
+	return ContextHeading + gap + blocks(kept) + gap + NewTurnsHeading + gap + recent
 }

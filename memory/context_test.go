@@ -37,11 +37,11 @@ func TestContextTurnsKeepsTheNewestWithinBudget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := memory.ContextTurns(tt.turns, tt.maxChars)
+			got := memory.TranscriptTurns(tt.turns, tt.maxChars)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ContextTurns (-want +got):\n%s", diff)
 			}
-			if again := memory.ContextTurns(got, tt.maxChars); !cmp.Equal(got, again) {
+			if again := memory.TranscriptTurns(got, tt.maxChars); !cmp.Equal(got, again) {
 				t.Errorf("not idempotent: %q, then %q", got, again)
 			}
 			if n := utf8.RuneCountInString(memory.Transcript(got, math.MaxInt32)); n > tt.maxChars {

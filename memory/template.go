@@ -56,41 +56,27 @@ func quote(s string) string {
 }
 
 // Transcript returns the turns as a plain transcript, "User: …" and
-// "Assistant: …" blocks in order; tool turns are counted, never
-// transcribed. When the whole is over maxChars runes, the oldest turns are
-// dropped first (and the oldest kept turn is cut at its start), so that a
-// prompt never grows with the length of the thread.
+// "Assistant: …" blocks in order, separated by a blank line: the blocks
+// of [TranscriptTurns] within maxChars runes. Tool turns are counted,
+// never transcribed; when the whole is over maxChars, the oldest turns
+// are dropped first (and the oldest kept turn keeps the end of its text),
+// so that a prompt never grows with the length of the thread.
 func Transcript(turns []Turn, maxChars int) string {
-	const gap = "\n\n"
-	blocks := make([]string, 0, len(turns))
-	for _, t := range turns {
-		if who, text, ok := transcribed(t); ok {
-			blocks = append(blocks, who+text)
+	return blocks(TranscriptTurns(turns, maxChars))
+}
+
+// blocks writes turns kept by [TranscriptTurns] as transcript blocks
+// joined by a blank line.
+func blocks(turns []Turn) string {
+	var b strings.Builder
+	for i, t := range turns {
+		who, text, _ := transcribed(t)
+		if i > 0 {
+			b.WriteString("\n\n")
 		}
+		b.WriteString(who + text)
 	}
-	// Walk from the newest turn back while the budget lasts.
-	used := 0
-	first := len(blocks)
-	for i := len(blocks) - 1; i >= 0; i-- {
-		n := utf8.RuneCountInString(blocks[i])
-		if i < len(blocks)-1 {
-			n += len(gap)
-		}
-		if used+n > maxChars {
-			room := maxChars - used
-			if i < len(blocks)-1 {
-				room -= len(gap)
-			}
-			if room > 64 { // Keep the tail of a long turn rather than nothing.
-				blocks[i] = "…" + lastRunes(blocks[i], room-1)
-				first = i
-			}
-			break
-		}
-		used += n
-		first = i
-	}
-	return strings.Join(blocks[first:], gap)
+	return b.String()
 }
 
 // transcribed returns the label and the text of t as a transcript writes

@@ -38,7 +38,7 @@ func TestContextTurnsAreBoundedAsTheExtractorReadsThem(t *testing.T) {
 		ctx = append(ctx, memory.Turn{Role: c.Role, Text: c.Text})
 	}
 	var want []producer.Turn
-	for _, c := range memory.ContextTurns(ctx, memory.DefaultContextChars) {
+	for _, c := range memory.TranscriptTurns(ctx, memory.DefaultContextChars) {
 		want = append(want, producer.Turn{Role: c.Role, Text: c.Text})
 	}
 	if !reflect.DeepEqual(got.ContextTurns, want) {

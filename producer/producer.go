@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -292,18 +291,14 @@ func dropOldest(turns []Turn, over, keep int) ([]Turn, int, error) {
 }
 
 // contextTurns returns the context turns the extractor reads, in the
-// schema's type: memory.ContextTurns within memory.DefaultContextChars;
+// schema's type: memory.TranscriptTurns within memory.DefaultContextChars;
 // nil when none is left.
 func contextTurns(turns []Turn) []Turn {
-	in := make([]memory.Turn, len(turns))
-	for i, t := range turns {
-		in[i] = memory.Turn{Role: t.Role, Text: t.Text}
+	kept := memory.TranscriptTurns(toMemory(turns), memory.DefaultContextChars)
+	if len(kept) == 0 {
+		return nil
 	}
-	var out []Turn
-	for _, t := range memory.ContextTurns(in, memory.DefaultContextChars) {
-		out = append(out, Turn{Role: t.Role, Text: t.Text})
-	}
-	return out
+	return fromMemory(kept)
 }
 
 // cutNewest cuts the text of the only turn left to the longest beginning
@@ -352,77 +347,35 @@ func firstRunes(s string, n int) string {
 
 // ForExtractor returns, in a new slice, the part of turns that an
 // extractor with a transcript budget of maxChars characters reads: the
-// turns memory.Transcript keeps, in order, and nothing else. Tool turns
-// and turns of only white space are left out (the transcript never holds
-// them); so are the turns before the newest maxChars characters. Invalid
-// UTF-8 in a turn is replaced as the transcript replaces it, one U+FFFD
-// for each run of bad bytes. The
-// turn that crosses the budget is kept, its beginning cut and marked with
-// "…" when it is longer than the part read. memory.Transcript of the
-// result, with maxChars, is memory.Transcript of turns. When no turn
-// would be transcribed, the newest turn is kept, so that a message never
-// goes without one.
+// turns memory.TranscriptTurns keeps, the one rule of what a transcript
+// holds (tool turns and empty turns left out, texts trimmed, the turn
+// that crosses the budget keeping the end of its text), so that
+// memory.Transcript of the result, with maxChars, is memory.Transcript of
+// turns. When no turn would be transcribed, the newest turn is kept, so
+// that a message never goes without one.
 func ForExtractor(turns []Turn, maxChars int) []Turn {
-	const gap = 2    // "\n\n" between two blocks of the transcript.
-	kept := []Turn{} // never nil: no turn is "turns":[], not null
-	used := 0
-	for i := len(turns) - 1; i >= 0; i-- {
-		t := turns[i]
-		who := transcriptPrefix(t.Role)
-		text := strings.TrimSpace(strings.ToValidUTF8(t.Text, "\uFFFD"))
-		if who == "" || text == "" {
-			continue
-		}
-		n := utf8.RuneCountInString(who) + utf8.RuneCountInString(text)
-		if len(kept) > 0 {
-			n += gap
-		}
-		if used+n > maxChars {
-			room := maxChars - used
-			if len(kept) > 0 {
-				room -= gap
-			}
-			// memory.Transcript keeps the last room-1 runes of the block
-			// when room > 64. A text of room runes or more still crosses
-			// the budget with "…" before it, and keeps those runes.
-			if room > 64 {
-				if utf8.RuneCountInString(text) > room {
-					t.Text = "…" + lastRunes(text, room)
-				}
-				kept = append(kept, t)
-			}
-			break
-		}
-		used += n
-		// Invalid UTF-8 as the transcript reads it: one U+FFFD a run.
-		t.Text = strings.ToValidUTF8(t.Text, "\uFFFD")
-		kept = append(kept, t)
-	}
+	kept := fromMemory(memory.TranscriptTurns(toMemory(turns), maxChars))
 	if len(kept) == 0 && len(turns) > 0 {
 		return []Turn{turns[len(turns)-1]}
 	}
-	slices.Reverse(kept)
 	return kept
 }
 
-// transcriptPrefix returns the label memory.Transcript puts before a
-// turn of role, or "" for a role it leaves out.
-func transcriptPrefix(role string) string {
-	switch role {
-	case memory.RoleUser:
-		return "User: "
-	case memory.RoleAssistant:
-		return "Assistant: "
+// toMemory returns turns in the core's type.
+func toMemory(turns []Turn) []memory.Turn {
+	out := make([]memory.Turn, len(turns))
+	for i, t := range turns {
+		out[i] = memory.Turn{Role: t.Role, Text: t.Text}
 	}
-	return ""
+	return out
 }
 
-// lastRunes returns the last n runes of s.
-func lastRunes(s string, n int) string {
-	i := len(s)
-	for ; n > 0 && i > 0; n-- {
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
+// fromMemory returns turns in the schema's type, never nil: no turn is
+// "turns":[], not null.
+func fromMemory(turns []memory.Turn) []Turn {
+	out := make([]Turn, len(turns))
+	for i, t := range turns {
+		out[i] = Turn{Role: t.Role, Text: t.Text}
 	}
-	return s[i:]
+	return out
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/usermemory/usermemory/internal/localnet"
 	"github.com/usermemory/usermemory/internal/testenv"
 )
 
@@ -96,10 +96,11 @@ func Start(ctx context.Context, logPath string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := FreePort()
+	ports, err := localnet.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if logPath != "" {
@@ -182,16 +183,6 @@ func RequireInstalled(tb testenv.TB) {
 	if err := Installed(); err != nil {
 		testenv.Need(tb, "this test starts moto_server, and "+err.Error())
 	}
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Reset clears every resource of the server at endpoint.

@@ -183,29 +183,8 @@ func (t *Template) Resolve(o Options) (*App, error) {
 		Properties: map[string]map[string]any{},
 	}
 	// Names first: Refs between resources need them.
-	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
-		r := t.resources[id]
-		if r.condition != "" {
-			on, err := e.condition(r.condition)
-			if err != nil {
-				return nil, fmt.Errorf("sam: %s: %w", id, err)
-			}
-			if !on {
-				delete(t.resources, id)
-				continue
-			}
-		}
-		r.name = id
-	}
-	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
-		r := t.resources[id]
-		if r.typ == TypeQueue || r.typ == TypeTable || r.typ == TypeFunction {
-			n, err := t.physicalName(e, r)
-			if err != nil {
-				return nil, fmt.Errorf("sam: %w", err)
-			}
-			r.name = n
-		}
+	if err := t.nameResources(e); err != nil {
+		return nil, err
 	}
 	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
 		r := t.resources[id]
@@ -241,6 +220,37 @@ func (t *Template) Resolve(o Options) (*App, error) {
 	}
 	sort.Slice(app.SQSEvents, func(i, j int) bool { return app.SQSEvents[i].Function < app.SQSEvents[j].Function })
 	return app, nil
+}
+
+// nameResources drops the resources whose condition is false and names
+// the others: the physical name of a queue, a table or a function, the
+// logical ID of the rest.
+func (t *Template) nameResources(e *evaluator) error {
+	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
+		r := t.resources[id]
+		if r.condition != "" {
+			on, err := e.condition(r.condition)
+			if err != nil {
+				return fmt.Errorf("sam: %s: %w", id, err)
+			}
+			if !on {
+				delete(t.resources, id)
+				continue
+			}
+		}
+		r.name = id
+	}
+	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
+		r := t.resources[id]
+		if r.typ == TypeQueue || r.typ == TypeTable || r.typ == TypeFunction {
+			n, err := t.physicalName(e, r)
+			if err != nil {
+				return fmt.Errorf("sam: %w", err)
+			}
+			r.name = n
+		}
+	}
+	return nil
 }
 
 // newEvaluator returns an evaluator of the parameter values of o, defaults
@@ -315,56 +325,73 @@ func (t *Template) function(app *App, r *resource, p map[string]any) error {
 		ep := mapOf(ev["Properties"])
 		switch ev["Type"] {
 		case "HttpApi":
-			apiID := ImplicitHTTPAPI
-			if ep["ApiId"] != nil {
-				// The Ref of an HTTP API resolves to its lower-case ID.
-				apiID = t.apiByRef(stringOf(ep["ApiId"]))
-			}
-			a := apiOf(app, apiID)
-			route := Route{
-				Method:   strings.ToUpper(or(stringOf(ep["Method"]), "ANY")),
-				Path:     or(stringOf(ep["Path"]), "/"),
-				Function: r.id,
-			}
-			if route.Method == "X-AMAZON-APIGATEWAY-ANY-METHOD" {
-				route.Method = "ANY"
-			}
-			if route.Path == "$default" {
-				route.Method, route.Path = "", "$default"
-			}
-			auth := mapOf(ep["Auth"])
-			route.Authorizer = stringOf(auth["Authorizer"])
-			route.Scopes = listOf(auth["AuthorizationScopes"])
-			a.Routes = append(a.Routes, route)
+			t.httpAPIRoute(app, r.id, ep)
 		case "SQS":
-			src := SQSEvent{Function: r.id, BatchSize: 10, Enabled: true}
-			src.Queue = t.queueByARN(stringOf(ep["Queue"]))
-			if src.Queue == "" {
-				return fmt.Errorf("event %s: queue %s is not a queue of the template", evName, stringOf(ep["Queue"]))
-			}
-			if ep["BatchSize"] != nil {
-				if src.BatchSize, err = intOf(ep["BatchSize"], "BatchSize"); err != nil {
-					return err
-				}
-			}
-			if src.BatchingWindow, err = seconds(ep["MaximumBatchingWindowInSeconds"], "MaximumBatchingWindowInSeconds"); err != nil {
+			src, err := t.sqsEvent(r.id, evName, ep)
+			if err != nil {
 				return err
-			}
-			for _, rt := range listOf(ep["FunctionResponseTypes"]) {
-				if rt == "ReportBatchItemFailures" {
-					src.ReportBatchItemFailures = true
-				}
-			}
-			if src.MaxConcurrency, err = intOf(mapOf(ep["ScalingConfig"])["MaximumConcurrency"], "MaximumConcurrency"); err != nil {
-				return err
-			}
-			if ep["Enabled"] != nil {
-				src.Enabled = truthy(ep["Enabled"])
 			}
 			app.SQSEvents = append(app.SQSEvents, src)
 		}
 	}
 	return nil
+}
+
+// httpAPIRoute adds to its API the route of an HttpApi event of function
+// fn with properties ep.
+func (t *Template) httpAPIRoute(app *App, fn string, ep map[string]any) {
+	apiID := ImplicitHTTPAPI
+	if ep["ApiId"] != nil {
+		// The Ref of an HTTP API resolves to its lower-case ID.
+		apiID = t.apiByRef(stringOf(ep["ApiId"]))
+	}
+	a := apiOf(app, apiID)
+	route := Route{
+		Method:   strings.ToUpper(or(stringOf(ep["Method"]), "ANY")),
+		Path:     or(stringOf(ep["Path"]), "/"),
+		Function: fn,
+	}
+	if route.Method == "X-AMAZON-APIGATEWAY-ANY-METHOD" {
+		route.Method = "ANY"
+	}
+	if route.Path == "$default" {
+		route.Method, route.Path = "", "$default"
+	}
+	auth := mapOf(ep["Auth"])
+	route.Authorizer = stringOf(auth["Authorizer"])
+	route.Scopes = listOf(auth["AuthorizationScopes"])
+	a.Routes = append(a.Routes, route)
+}
+
+// sqsEvent returns the event source of an SQS event named evName of
+// function fn with properties ep, with Lambda's defaults.
+func (t *Template) sqsEvent(fn, evName string, ep map[string]any) (SQSEvent, error) {
+	src := SQSEvent{Function: fn, BatchSize: 10, Enabled: true}
+	src.Queue = t.queueByARN(stringOf(ep["Queue"]))
+	if src.Queue == "" {
+		return src, fmt.Errorf("event %s: queue %s is not a queue of the template", evName, stringOf(ep["Queue"]))
+	}
+	var err error
+	if ep["BatchSize"] != nil {
+		if src.BatchSize, err = intOf(ep["BatchSize"], "BatchSize"); err != nil {
+			return src, err
+		}
+	}
+	if src.BatchingWindow, err = seconds(ep["MaximumBatchingWindowInSeconds"], "MaximumBatchingWindowInSeconds"); err != nil {
+		return src, err
+	}
+	for _, rt := range listOf(ep["FunctionResponseTypes"]) {
+		if rt == "ReportBatchItemFailures" {
+			src.ReportBatchItemFailures = true
+		}
+	}
+	if src.MaxConcurrency, err = intOf(mapOf(ep["ScalingConfig"])["MaximumConcurrency"], "MaximumConcurrency"); err != nil {
+		return src, err
+	}
+	if ep["Enabled"] != nil {
+		src.Enabled = truthy(ep["Enabled"])
+	}
+	return src, nil
 }
 
 func (t *Template) apiByRef(ref string) string {

@@ -100,111 +100,148 @@ func (e *evaluator) resolve(v any) (any, error) {
 }
 
 func (e *evaluator) intrinsic(name string, arg any) (any, error) {
-	switch name {
-	case "Ref":
-		s, ok := arg.(string)
-		if !ok {
-			return nil, fmt.Errorf("a Ref wants a name, not %v", arg)
-		}
-		return e.ref(s)
-	case "Condition":
-		s, ok := arg.(string)
-		if !ok {
-			return nil, fmt.Errorf("a Condition wants a name, not %v", arg)
-		}
-		return e.condition(s)
-	case "Fn::GetAtt":
-		a, err := e.resolve(arg)
-		if err != nil {
-			return nil, err
-		}
-		l, ok := a.([]any)
-		if !ok || len(l) != 2 {
-			return nil, fmt.Errorf("Fn::GetAtt wants [resource, attribute], not %v", arg)
-		}
-		return e.getAtt(fmt.Sprint(l[0]), fmt.Sprint(l[1]))
-	case "Fn::Sub":
-		return e.sub(arg)
-	case "Fn::Select":
-		l, err := e.list(arg, 2, name)
-		if err != nil {
-			return nil, err
-		}
-		i, err := strconv.Atoi(fmt.Sprint(l[0]))
-		items, ok := l[1].([]any)
-		if err != nil || !ok || i < 0 || i >= len(items) {
-			return nil, fmt.Errorf("Fn::Select wants [index, list] with the index in the list, not %v", l)
-		}
-		return items[i], nil
-	case "Fn::Split":
-		l, err := e.list(arg, 2, name)
-		if err != nil {
-			return nil, err
-		}
-		parts := strings.Split(fmt.Sprint(l[1]), fmt.Sprint(l[0]))
-		out := make([]any, len(parts))
-		for i, p := range parts {
-			out[i] = p
-		}
-		return out, nil
-	case "Fn::If":
-		raw, ok := arg.([]any)
-		if !ok || len(raw) != 3 {
-			return nil, fmt.Errorf("Fn::If wants [condition, then, else]")
-		}
-		c, err := e.condition(fmt.Sprint(raw[0]))
-		if err != nil {
-			return nil, err
-		}
-		taken, other := raw[1], raw[2]
-		if !c {
-			taken, other = other, taken
-		}
-		// CloudFormation resolves Fn::FindInMap in both branches: a key
-		// missing from the branch not taken fails the stack too.
-		if err := e.checkMaps(other); err != nil {
-			return nil, fmt.Errorf("Fn::If on %v, the branch not taken: %w", raw[0], err)
-		}
-		return e.resolve(taken)
-	case "Fn::Equals":
-		l, err := e.list(arg, 2, name)
-		if err != nil {
-			return nil, err
-		}
-		return fmt.Sprint(l[0]) == fmt.Sprint(l[1]), nil
-	case "Fn::Not":
-		l, err := e.list(arg, 1, name)
-		if err != nil {
-			return nil, err
-		}
-		b, ok := l[0].(bool)
-		if !ok {
-			return nil, fmt.Errorf("Fn::Not: %v is not a condition", l[0])
-		}
-		return !b, nil
-	case "Fn::Contains":
-		if !e.rules {
-			return nil, fmt.Errorf("Fn::Contains belongs in the assertions of Rules only")
-		}
-		l, err := e.list(arg, 2, name)
-		if err != nil {
-			return nil, err
-		}
-		items, ok := l[0].([]any)
-		if !ok {
-			return nil, fmt.Errorf("Fn::Contains wants [list, value], not %v", l)
-		}
-		for _, x := range items {
-			if fmt.Sprint(x) == fmt.Sprint(l[1]) {
-				return true, nil
-			}
-		}
-		return false, nil
-	case "Fn::FindInMap":
-		return e.findInMap(arg)
+	if f, ok := intrinsicFuncs[name]; ok {
+		return f(e, name, arg)
 	}
 	return nil, fmt.Errorf("%s is not evaluated by the local template reader, which knows %s only: "+
 		"if the template needs it, add it to internal/samtemplate/eval.go with a test", name, strings.Join(Intrinsics, ", "))
+}
+
+// intrinsicFuncs evaluate each of [Intrinsics], given its name and its
+// argument as written. It is filled by init: its functions call back into
+// the evaluator, which reads it.
+var intrinsicFuncs map[string]func(e *evaluator, name string, arg any) (any, error)
+
+func init() {
+	intrinsicFuncs = map[string]func(e *evaluator, name string, arg any) (any, error){
+		"Ref": func(e *evaluator, _ string, arg any) (any, error) {
+			s, ok := arg.(string)
+			if !ok {
+				return nil, fmt.Errorf("a Ref wants a name, not %v", arg)
+			}
+			return e.ref(s)
+		},
+		"Condition": func(e *evaluator, _ string, arg any) (any, error) {
+			s, ok := arg.(string)
+			if !ok {
+				return nil, fmt.Errorf("a Condition wants a name, not %v", arg)
+			}
+			return e.condition(s)
+		},
+		"Fn::GetAtt": func(e *evaluator, _ string, arg any) (any, error) {
+			a, err := e.resolve(arg)
+			if err != nil {
+				return nil, err
+			}
+			l, ok := a.([]any)
+			if !ok || len(l) != 2 {
+				return nil, fmt.Errorf("Fn::GetAtt wants [resource, attribute], not %v", arg)
+			}
+			return e.getAtt(fmt.Sprint(l[0]), fmt.Sprint(l[1]))
+		},
+		"Fn::Sub":       func(e *evaluator, _ string, arg any) (any, error) { return e.sub(arg) },
+		"Fn::Select":    (*evaluator).selectItem,
+		"Fn::Split":     (*evaluator).split,
+		"Fn::If":        func(e *evaluator, _ string, arg any) (any, error) { return e.ifThen(arg) },
+		"Fn::Equals":    (*evaluator).equals,
+		"Fn::Not":       (*evaluator).not,
+		"Fn::Contains":  (*evaluator).contains,
+		"Fn::FindInMap": func(e *evaluator, _ string, arg any) (any, error) { return e.findInMap(arg) },
+	}
+}
+
+// selectItem evaluates Fn::Select: [index, list].
+func (e *evaluator) selectItem(name string, arg any) (any, error) {
+	l, err := e.list(arg, 2, name)
+	if err != nil {
+		return nil, err
+	}
+	i, err := strconv.Atoi(fmt.Sprint(l[0]))
+	items, ok := l[1].([]any)
+	if err != nil || !ok || i < 0 || i >= len(items) {
+		return nil, fmt.Errorf("Fn::Select wants [index, list] with the index in the list, not %v", l)
+	}
+	return items[i], nil
+}
+
+// split evaluates Fn::Split: [delimiter, string].
+func (e *evaluator) split(name string, arg any) (any, error) {
+	l, err := e.list(arg, 2, name)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(fmt.Sprint(l[1]), fmt.Sprint(l[0]))
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out, nil
+}
+
+// ifThen evaluates Fn::If: [condition, then, else]. CloudFormation
+// resolves Fn::FindInMap in both branches: a key missing from the branch
+// not taken fails the stack too, and fails here.
+func (e *evaluator) ifThen(arg any) (any, error) {
+	raw, ok := arg.([]any)
+	if !ok || len(raw) != 3 {
+		return nil, fmt.Errorf("Fn::If wants [condition, then, else]")
+	}
+	c, err := e.condition(fmt.Sprint(raw[0]))
+	if err != nil {
+		return nil, err
+	}
+	taken, other := raw[1], raw[2]
+	if !c {
+		taken, other = other, taken
+	}
+	if err := e.checkMaps(other); err != nil {
+		return nil, fmt.Errorf("Fn::If on %v, the branch not taken: %w", raw[0], err)
+	}
+	return e.resolve(taken)
+}
+
+// equals evaluates Fn::Equals: [a, b].
+func (e *evaluator) equals(name string, arg any) (any, error) {
+	l, err := e.list(arg, 2, name)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Sprint(l[0]) == fmt.Sprint(l[1]), nil
+}
+
+// not evaluates Fn::Not: [condition].
+func (e *evaluator) not(name string, arg any) (any, error) {
+	l, err := e.list(arg, 1, name)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := l[0].(bool)
+	if !ok {
+		return nil, fmt.Errorf("Fn::Not: %v is not a condition", l[0])
+	}
+	return !b, nil
+}
+
+// contains evaluates Fn::Contains: [list, value], in the assertions of
+// Rules only, as CloudFormation allows it.
+func (e *evaluator) contains(name string, arg any) (any, error) {
+	if !e.rules {
+		return nil, fmt.Errorf("Fn::Contains belongs in the assertions of Rules only")
+	}
+	l, err := e.list(arg, 2, name)
+	if err != nil {
+		return nil, err
+	}
+	items, ok := l[0].([]any)
+	if !ok {
+		return nil, fmt.Errorf("Fn::Contains wants [list, value], not %v", l)
+	}
+	for _, x := range items {
+		if fmt.Sprint(x) == fmt.Sprint(l[1]) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // findInMap evaluates Fn::FindInMap [map, top key, second key] and, with

@@ -409,32 +409,7 @@ func sortedKeys(m map[string]any) []string {
 func (g *Gateway) event(r *http.Request, rt route, params map[string]string, claims map[string]any, body []byte, reqID string) events.APIGatewayV2HTTPRequest {
 	now := g.cfg.Now()
 	sourceIP, _, _ := net.SplitHostPort(r.RemoteAddr)
-	headers := map[string]string{}
-	var cookies []string
-	for k, vs := range r.Header {
-		lk := strings.ToLower(k)
-		if lk == "cookie" {
-			for _, v := range vs {
-				for c := range strings.SplitSeq(v, ";") {
-					if c = strings.TrimSpace(c); c != "" {
-						cookies = append(cookies, c)
-					}
-				}
-			}
-			continue
-		}
-		headers[lk] = strings.Join(vs, ",")
-	}
-	headers["host"] = r.Host
-	headers["content-length"] = strconv.Itoa(len(body))
-	headers["x-forwarded-for"] = sourceIP
-	headers["x-forwarded-proto"] = "http"
-	if _, port, err := net.SplitHostPort(r.Host); err == nil {
-		headers["x-forwarded-port"] = port
-	}
-	if headers["x-amzn-trace-id"] == "" {
-		headers["x-amzn-trace-id"] = traceID(now)
-	}
+	headers, cookies := forwardedHeaders(r, sourceIP, len(body), now)
 	var query map[string]string
 	if r.URL.RawQuery != "" {
 		query = map[string]string{}
@@ -476,14 +451,7 @@ func (g *Gateway) event(r *http.Request, rt route, params map[string]string, cla
 		ev.PathParameters = params
 	}
 	if claims != nil {
-		jwtDesc := &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: map[string]string{}}
-		for k, v := range claims {
-			jwtDesc.Claims[k] = claimString(v)
-		}
-		if len(rt.Scopes) > 0 {
-			jwtDesc.Scopes = scopes(claims)
-		}
-		ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{JWT: jwtDesc}
+		ev.RequestContext.Authorizer = authorizer(claims, rt)
 	}
 	if len(body) > 0 {
 		if isText(r.Header.Get("Content-Type")) && utf8.Valid(body) {
@@ -494,6 +462,54 @@ func (g *Gateway) event(r *http.Request, rt route, params map[string]string, cla
 		}
 	}
 	return ev
+}
+
+// forwardedHeaders returns the headers of r as API Gateway hands them to
+// a function (lower-case names, repeated values joined by commas, the
+// forwarding headers and a trace ID added) and its cookies, which it
+// hands apart.
+func forwardedHeaders(r *http.Request, sourceIP string, bodyLen int, now time.Time) (map[string]string, []string) {
+	headers := map[string]string{}
+	var cookies []string
+	for k, vs := range r.Header {
+		lk := strings.ToLower(k)
+		if lk == "cookie" {
+			for _, v := range vs {
+				for c := range strings.SplitSeq(v, ";") {
+					if c = strings.TrimSpace(c); c != "" {
+						cookies = append(cookies, c)
+					}
+				}
+			}
+			continue
+		}
+		headers[lk] = strings.Join(vs, ",")
+	}
+	headers["host"] = r.Host
+	headers["content-length"] = strconv.Itoa(bodyLen)
+	headers["x-forwarded-for"] = sourceIP
+	headers["x-forwarded-proto"] = "http"
+	if _, port, err := net.SplitHostPort(r.Host); err == nil {
+		headers["x-forwarded-port"] = port
+	}
+	if headers["x-amzn-trace-id"] == "" {
+		headers["x-amzn-trace-id"] = traceID(now)
+	}
+	return headers, cookies
+}
+
+// authorizer returns the JWT authorizer's context of a request with
+// claims on route rt: every claim as a string, and the scopes when the
+// route asks for some.
+func authorizer(claims map[string]any, rt route) *events.APIGatewayV2HTTPRequestContextAuthorizerDescription {
+	jwtDesc := &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: map[string]string{}}
+	for k, v := range claims {
+		jwtDesc.Claims[k] = claimString(v)
+	}
+	if len(rt.Scopes) > 0 {
+		jwtDesc.Scopes = scopes(claims)
+	}
+	return &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{JWT: jwtDesc}
 }
 
 // isText reports whether API Gateway passes a body of this type as text;

@@ -27,6 +27,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/usermemory/usermemory/internal/localnet"
 )
 
 // InvokePath is the RIE's invocation path, the same as Lambda's Invoke API
@@ -262,7 +264,7 @@ func (p *Pool) start(ctx context.Context) (*environment, error) {
 }
 
 func (p *Pool) launch(ctx context.Context) (*environment, error) {
-	ports, err := freePorts(2)
+	ports, err := localnet.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -437,23 +439,4 @@ func children(pid int) []int {
 		}
 	}
 	return out
-}
-
-func freePorts(n int) ([]int, error) {
-	ls := make([]net.Listener, 0, n)
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

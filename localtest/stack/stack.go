@@ -28,21 +28,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
-	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/internal/localnet"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/samtemplate"
-	"github.com/usermemory/usermemory/localtest/apigw"
 	"github.com/usermemory/usermemory/localtest/fault"
 	"github.com/usermemory/usermemory/localtest/lambdapool"
 	"github.com/usermemory/usermemory/localtest/sqsevents"
 	"github.com/usermemory/usermemory/localtest/token"
-	"github.com/usermemory/usermemory/web"
 )
 
 // Local deployment values.
@@ -260,287 +253,9 @@ type Stack struct {
 // allows; the stack adds the memory page's origin to it.
 const CORSParameter = "CorsAllowOrigins"
 
-// Start builds and starts the stack and returns once it serves. On error
-// it stops whatever it had started.
-func Start(ctx context.Context, o Options) (_ *Stack, err error) {
-	if err := o.defaults(); err != nil {
-		return nil, err
-	}
-	s := &Stack{pools: map[string]*lambdapool.Pool{}, served: map[net.Listener]bool{}}
-	defer func() {
-		if err != nil {
-			s.Close()
-		}
-	}()
-	logDir := filepath.Join(o.StateDir, "logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return nil, err
-	}
-	if o.Log == nil {
-		f, err := s.logFile(logDir, "stack.log")
-		if err != nil {
-			return nil, err
-		}
-		o.Log = f
-	}
-	s.log = slog.New(slog.NewTextHandler(o.Log, nil))
-
-	tmpl, err := samtemplate.Load(o.Template)
-	if err != nil {
-		return nil, err
-	}
-	// Listeners first: their URLs go into the template's parameters and
-	// the functions' environment.
-	issuerLn, err := listen()
-	if err != nil {
-		return nil, err
-	}
-	issuerURL := "http://" + issuerLn.Addr().String()
-	if s.model, err = fakebedrock.Start("127.0.0.1:0"); err != nil {
-		return nil, err
-	}
-	params := map[string]string{}
-	for k, v := range o.Parameters {
-		params[k] = v
-	}
-	// The memory page is served at its own origin, which the API's CORS
-	// configuration must allow, as a frontend's would be in production.
-	// Both ports are tried, so that every taken one is told at once.
-	pageLn, pageErr := listenPort("page", o.PagePort)
-	apiLn, apiErr := listenPort("api", o.APIPort)
-	if err := errors.Join(pageErr, apiErr); err != nil {
-		for _, ln := range []net.Listener{pageLn, apiLn} {
-			if ln != nil {
-				_ = ln.Close()
-			}
-		}
-		return nil, err
-	}
-	pageURL := "http://" + pageLn.Addr().String()
-	s.listeners = append(s.listeners, pageLn, apiLn)
-	origins := params[CORSParameter]
-	if origins == "" {
-		origins, _ = tmpl.ParameterDefault(CORSParameter)
-	}
-	if origins != "" {
-		origins += ","
-	}
-	// The same page opened as localhost is another origin.
-	params[CORSParameter] = origins + pageURL + "," + strings.Replace(pageURL, "127.0.0.1", "localhost", 1)
-	issParams, audParams := tmpl.JWTParameters()
-	for _, p := range issParams {
-		params[p] = issuerURL
-	}
-	for _, p := range audParams {
-		params[p] = o.Audience
-	}
-	// A first pass names the functions to build; queue URLs wait for moto.
-	first, err := tmpl.Resolve(samtemplate.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params})
-	if err != nil {
-		return nil, fmt.Errorf("stack: %w", err)
-	}
-
-	// Before the slow parts: a missing moto_server is told at once, with
-	// how to install it.
-	if err := motoserver.Installed(); err != nil {
-		return nil, err
-	}
-
-	// Slow parts at once: moto_server, the builds, the key.
-	var wg sync.WaitGroup
-	var motoErr, buildErr, keyErr error
-	motoLog := filepath.Join(logDir, "moto.log")
-	began := time.Now()
-	progress := o.progress(began)
-	wg.Go(func() {
-		progress("starting moto_server (DynamoDB and SQS)…")
-		s.moto, motoErr = motoserver.Start(ctx, motoLog)
-		s.log.Info("moto_server started", "ms", time.Since(began).Milliseconds())
-		if motoErr == nil {
-			progress("moto_server ready at %s", s.moto.Endpoint)
-		}
-	})
-	var bootstraps map[string]string
-	var rie string
-	wg.Go(func() {
-		bootstraps, rie, buildErr = build(ctx, o.Root, tmpl.Dir, o.CacheDir, o.StateDir, first.Functions, progress)
-		s.log.Info("functions built", "ms", time.Since(began).Milliseconds())
-		if buildErr == nil {
-			progress("functions built")
-		}
-	})
-	wg.Go(func() { s.issuer, keyErr = token.NewIssuer() })
-	wg.Wait()
-	if err := errors.Join(motoErr, buildErr, keyErr); err != nil {
-		return nil, err
-	}
-	keyFile := filepath.Join(o.StateDir, KeyFile)
-	if err := s.issuer.Save(keyFile); err != nil {
-		return nil, err
-	}
-	s.serve(issuerLn, s.issuer.Handler(issuerURL))
-
-	queueURL := func(name string) string { return s.moto.Endpoint + "/" + DefaultAccountID + "/" + name }
-	app, err := tmpl.Resolve(samtemplate.Options{Region: DefaultRegion, AccountID: DefaultAccountID, StackName: DefaultStackName, Parameters: params, QueueURL: queueURL})
-	if err != nil {
-		return nil, fmt.Errorf("stack: %w", err)
-	}
-	s.App = app
-
-	cfg := aws.Config{
-		Region:      DefaultRegion,
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-	}
-	ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
-	if err := s.serveFaultProxies(); err != nil {
-		return nil, err
-	}
-	sqsClient := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
-	var table string
-	var tableErr, queueErr error
-	progress("creating the table and the queues from the template…")
-	wg.Go(func() { table, tableErr = createTable(ctx, ddb, app) })
-	wg.Go(func() { queueErr = createQueues(ctx, sqsClient, app, o.VisibilityTimeout) })
-	wg.Wait()
-	if err := errors.Join(tableErr, queueErr); err != nil {
-		return nil, err
-	}
-	s.log.Info("table and queues created", "ms", time.Since(began).Milliseconds())
-
-	s.Info = Info{
-		AWSEndpoint: s.moto.Endpoint,
-		DynamoDBURL: s.dynamoURL,
-		SQSURL:      s.sqsURL,
-		Region:      DefaultRegion,
-		TableName:   table,
-		BedrockURL:  s.model.URL(),
-		JWKSURL:     issuerURL + token.JWKSPath,
-		Issuer:      issuerURL,
-		Audience:    o.Audience,
-		Functions:   map[string]string{},
-		StateDir:    o.StateDir,
-		KeyFile:     keyFile,
-		LogDir:      logDir,
-		PID:         os.Getpid(),
-	}
-	if n, err := s.loadTable(ctx, o.StateDir); err != nil {
-		return nil, err
-	} else if n > 0 {
-		progress("loaded %d items of the table from %s", n, filepath.Join(o.StateDir, TableFile))
-	}
-
-	// The functions, each in its pool, with the template's environment.
-	sources := map[string]int{}
-	for _, ev := range app.SQSEvents {
-		sources[ev.Function] = max(sources[ev.Function], ev.MaxConcurrency)
-	}
-	for _, id := range slices.Sorted(maps.Keys(app.Functions)) {
-		f := app.Functions[id]
-		s.Info.Functions[id] = f.Name
-		logf, err := s.logFile(logDir, id+".log")
-		if err != nil {
-			return nil, err
-		}
-		limit := o.MaxEnvironments
-		if limit == 0 {
-			limit = max(4, sources[id])
-		}
-		if f.ReservedConcurrency > 0 {
-			limit = min(limit, f.ReservedConcurrency)
-		}
-		s.pools[id] = lambdapool.New(lambdapool.Spec{
-			Name: f.Name, RIE: rie, Bootstrap: bootstraps[id],
-			Env: s.environment(f), Timeout: f.Timeout, MemoryMB: f.MemoryMB,
-			Max: limit, Log: logf,
-		})
-		s.Info.TenantClaim = or(f.Env[setup.EnvTenantClaim], s.Info.TenantClaim)
-		s.Info.UserScope = or(f.Env[setup.EnvUserScope], s.Info.UserScope)
-		s.Info.AdminScope = or(f.Env[setup.EnvAdminScope], s.Info.AdminScope)
-	}
-	s.Info.TenantClaim = or(s.Info.TenantClaim, setup.DefaultTenantClaim)
-	s.Info.UserScope = or(s.Info.UserScope, setup.DefaultUserScope)
-	s.Info.AdminScope = or(s.Info.AdminScope, setup.DefaultAdminScope)
-	progress("starting one execution environment per function under the Runtime Interface Emulator…")
-	warm := make(chan error, len(s.pools))
-	for _, p := range s.pools {
-		go func() { warm <- p.Warm(ctx, 1) }()
-	}
-	for range s.pools {
-		if err := <-warm; err != nil {
-			return nil, err
-		}
-	}
-
-	// The HTTP API.
-	if len(app.APIs) != 1 {
-		return nil, fmt.Errorf("stack: the template has %d HTTP APIs; the local stack runs exactly one", len(app.APIs))
-	}
-	for _, api := range app.APIs {
-		keys := map[string]*apigw.JWKS{}
-		for name, a := range api.Authorizers {
-			if a.Issuer != issuerURL {
-				return nil, fmt.Errorf("stack: authorizer %s: issuer %q is not a parameter the local stack can point at its issuer", name, a.Issuer)
-			}
-			keys[name] = apigw.NewJWKS(s.Info.JWKSURL)
-		}
-		gw, err := apigw.New(apigw.Config{
-			API: api, Keys: keys, Invoke: s.invokeFunc, AccountID: DefaultAccountID,
-			APIID: strings.ToLower(api.LogicalID), Log: s.log.With("part", "apigw"),
-		})
-		if err != nil {
-			return nil, err
-		}
-		s.Info.APIURL = "http://" + apiLn.Addr().String()
-		s.serve(apiLn, gw)
-	}
-
-	// The memory page, at its own origin.
-	s.Info.PageURL = pageURL
-	s.serve(pageLn, web.Handler(s.Info.APIURL))
-
-	// Lambda's Invoke API, for the invoke command.
-	ln, err := listen()
-	if err != nil {
-		return nil, err
-	}
-	s.Info.LambdaURL = "http://" + ln.Addr().String()
-	s.Info.FaultURL = s.Info.LambdaURL + "/faults"
-	s.serve(ln, s.lambdaAPI())
-
-	// The SQS event sources.
-	for _, ev := range app.SQSEvents {
-		if !ev.Enabled {
-			continue
-		}
-		q := app.Queues[ev.Queue]
-		s.Info.QueueURL = queueURL(q.Name)
-		s.Info.Extractor = ev.Function
-		s.Info.ExtractorEnv = maps.Clone(app.Functions[ev.Function].Env)
-		if q.DeadLetterQueue != "" {
-			s.Info.DLQURL = queueURL(app.Queues[q.DeadLetterQueue].Name)
-		}
-		fn := ev.Function
-		s.pollers = append(s.pollers, sqsevents.Start(context.WithoutCancel(ctx), sqsevents.Config{
-			API: sqsClient, QueueURL: queueURL(q.Name),
-			QueueARN:                fmt.Sprintf("arn:aws:sqs:%s:%s:%s", DefaultRegion, DefaultAccountID, q.Name),
-			Region:                  DefaultRegion,
-			BatchSize:               ev.BatchSize,
-			BatchingWindow:          ev.BatchingWindow,
-			ReportBatchItemFailures: ev.ReportBatchItemFailures,
-			MaxConcurrency:          ev.MaxConcurrency,
-			PollWait:                o.PollWait,
-			Invoke: func(ctx context.Context, payload []byte) (lambdapool.Result, error) {
-				return s.invokeFunc(ctx, fn, payload)
-			},
-			Log: s.log.With("part", "sqsevents", "function", fn),
-		}))
-	}
-	return s, nil
-}
-
 func (o *Options) defaults() error {
 	if o.Root == "" {
-		root, err := moduleRoot()
+		root, err := localnet.ModuleRoot()
 		if err != nil {
 			return err
 		}
@@ -567,27 +282,6 @@ func (o *Options) defaults() error {
 	}
 	return os.MkdirAll(o.StateDir, 0o755)
 }
-
-// moduleRoot returns the nearest folder at or above the working folder
-// that holds a go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("stack: no go.mod at or above the working folder; run from the repository")
-		}
-		dir = parent
-	}
-}
-
-func listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
 
 // progress returns the function that writes one line of progress, with
 // the time since began, to o.Progress.
@@ -720,7 +414,7 @@ func (s *Stack) serveFaultProxies() error {
 		next http.Handler
 		url  *string
 	}{{fault.DynamoDB, serial, &s.dynamoURL}, {fault.SQS, sqsProxy, &s.sqsURL}, {fault.Bedrock, modelProxy, &s.bedrockURL}} {
-		ln, err := listen()
+		ln, err := localnet.Listen()
 		if err != nil {
 			return err
 		}

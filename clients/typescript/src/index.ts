@@ -9,4 +9,4 @@ export { isExtractDue, DEFAULT_EXTRACT_EVERY_TURNS, type DueConfig } from "./due
 export { UserMemoryError, type Problem } from "./errors.js";
 export { deduplicationId, groupId, encodeMessage, validate, MAX_THREAD_TITLE_CHARS, type MessageInput, type Meta, type Turn, type Violation } from "./message.js";
 export { Producer, ProducerError, DEFAULT_MAX_BYTES, type BuiltMessage, type ProducerErrorReason, type ProducerOptions } from "./producer.js";
-export { forExtractor, contextTurns, DEFAULT_CONTEXT_CHARS, DEFAULT_TRANSCRIPT_CHARS } from "./transcript.js";
+export { forExtractor, transcriptTurns, DEFAULT_CONTEXT_CHARS, DEFAULT_TRANSCRIPT_CHARS } from "./transcript.js";

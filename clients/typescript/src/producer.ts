@@ -15,7 +15,7 @@ import {
   type Violation,
   type Wire,
 } from "./message.js";
-import { DEFAULT_CONTEXT_CHARS, DEFAULT_TRANSCRIPT_CHARS, contextTurns, firstRunes, forExtractor, runeCount } from "./transcript.js";
+import { DEFAULT_CONTEXT_CHARS, DEFAULT_TRANSCRIPT_CHARS, firstRunes, transcriptTurns, forExtractor, runeCount } from "./transcript.js";
 
 /** DEFAULT_MAX_BYTES is the SQS limit of one message, body and attributes together: 256 KiB. */
 export const DEFAULT_MAX_BYTES = 256 * 1024;
@@ -111,7 +111,7 @@ export class Producer {
       throw new ProducerError("invalid", violations.map((v) => `${v.pointer || "/"}: ${v.rule}`).join("; "), violations);
     }
     const { sentAt: _omitted, ...rest } = checked;
-    const kept = contextTurns(context ?? [], DEFAULT_CONTEXT_CHARS);
+    const kept = transcriptTurns(context ?? [], DEFAULT_CONTEXT_CHARS);
     const wire: Wire = {
       ...rest,
       sentAt: sentAt!,

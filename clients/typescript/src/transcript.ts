@@ -1,5 +1,5 @@
-// What the extractor reads of the turns: the rules of the Go producer's
-// ForExtractor and of memory.ContextTurns, character for character.
+// What the extractor reads of the turns: the rule of memory.TranscriptTurns
+// (and of the Go producer's ForExtractor), character for character.
 
 import type { Turn } from "./message.js";
 
@@ -64,50 +64,16 @@ function transcriptPrefix(role: string): string {
 }
 
 /**
- * forExtractor returns, in a new array, the part of turns that an
- * extractor with a transcript budget of maxChars characters reads, as the
- * Go producer's ForExtractor: tool turns and turns of only white space
- * left out, and the turns before the newest maxChars characters; the turn
- * that crosses the budget kept, its beginning cut and marked with "…". When
- * no turn would be transcribed, the newest turn is kept.
+ * transcriptTurns returns, in a new array, the turns a transcript of at
+ * most maxChars characters keeps, as memory.TranscriptTurns, the one rule
+ * of what the extractor reads: the newest of turns whose transcript blocks
+ * fit within maxChars characters, oldest first, texts trimmed, tool turns
+ * and empty turns left out; the turn that crosses the budget keeps the end
+ * of its text, marked with "…", when more than 64 characters are left for
+ * it. The context turns of a message are transcriptTurns within
+ * DEFAULT_CONTEXT_CHARS.
  */
-export function forExtractor(turns: readonly Turn[], maxChars: number): Turn[] {
-  const kept: Turn[] = [];
-  let used = 0;
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const t = turns[i]!;
-    const who = transcriptPrefix(t.role);
-    const text = trimSpace(t.text);
-    if (who === "" || text === "") {
-      continue;
-    }
-    const gap = kept.length > 0 ? GAP : 0;
-    const n = runeCount(who) + runeCount(text) + gap;
-    if (used + n > maxChars) {
-      const room = maxChars - used - gap;
-      if (room > MIN_CUT_TAIL) {
-        kept.push(runeCount(text) > room ? { role: t.role, text: "…" + lastRunes(text, room) } : { role: t.role, text: t.text });
-      }
-      break;
-    }
-    used += n;
-    kept.push({ role: t.role, text: t.text });
-  }
-  if (kept.length === 0 && turns.length > 0) {
-    const last = turns[turns.length - 1]!;
-    return [{ role: last.role, text: last.text }];
-  }
-  return kept.reverse();
-}
-
-/**
- * contextTurns returns, in a new array, the context turns a model reads,
- * as memory.ContextTurns: the newest of turns whose transcript blocks fit
- * within maxChars characters, oldest first, texts trimmed, tool turns and
- * empty turns left out; the turn that crosses the budget keeps the end of
- * its text, marked with "…", when more than 64 characters are left for it.
- */
-export function contextTurns(turns: readonly Turn[], maxChars: number): Turn[] {
+export function transcriptTurns(turns: readonly Turn[], maxChars: number): Turn[] {
   const kept: Turn[] = [];
   let used = 0;
   for (let i = turns.length - 1; i >= 0; i--) {
@@ -130,4 +96,19 @@ export function contextTurns(turns: readonly Turn[], maxChars: number): Turn[] {
     kept.push({ role: t.role, text });
   }
   return kept.reverse();
+}
+
+/**
+ * forExtractor returns the part of turns that an extractor with a
+ * transcript budget of maxChars characters reads, as the Go producer's
+ * ForExtractor: transcriptTurns, or, when no turn would be transcribed,
+ * the newest turn, so that a message never goes without one.
+ */
+export function forExtractor(turns: readonly Turn[], maxChars: number): Turn[] {
+  const kept = transcriptTurns(turns, maxChars);
+  if (kept.length === 0 && turns.length > 0) {
+    const last = turns[turns.length - 1]!;
+    return [{ role: last.role, text: last.text }];
+  }
+  return kept;
 }

@@ -20,26 +20,19 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/usermemory/usermemory/internal/localnet"
 )
 
-// Root returns the repository's root: the nearest directory above the
-// working directory that holds go.mod.
+// Root returns the repository's root ([localnet.ModuleRoot]), failing t
+// outside it.
 func Root(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := localnet.ModuleRoot()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal("httpapitest: ", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("httpapitest: no go.mod above the working directory")
-		}
-		dir = up
-	}
+	return dir
 }
 
 // ReadEvent returns the bytes of events/name.
