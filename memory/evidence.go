@@ -12,9 +12,10 @@ import (
 const MaxEvidenceChars = 160
 
 // minEvidenceChars is the fewest letters and digits an evidence must hold
-// to count: a quote of one or two characters ("I", "ok") is found in any
-// turn and proves nothing.
-const minEvidenceChars = 3
+// to count: a quote of one character ("I", "a") is found in almost any
+// turn and proves nothing, while a two-letter answer ("ok", "ja", "sí") to
+// the assistant's question is the user's word.
+const minEvidenceChars = 2
 
 // EvidenceFound reports whether evidence is a span of the text of one
 // user turn among turns, leniently: both are compared after Unicode NFKC
@@ -23,7 +24,7 @@ const minEvidenceChars = 3
 // "i'm in Porto." An ellipsis ("…" or "...") in the evidence may stand for
 // left-out words: its parts must then be found in that order in the same
 // turn. Turns of another role (assistant, tool) never count. Evidence
-// with fewer than 3 letters or digits is never found.
+// with fewer than 2 letters or digits is never found.
 func EvidenceFound(evidence string, turns []Turn) bool {
 	parts := evidenceParts(evidence)
 	if parts == nil {

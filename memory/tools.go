@@ -51,9 +51,10 @@ const (
 )
 
 // OperationsTool returns the tool an extraction forces the model to call:
-// its input is the list of SET/DELETE operations. Each SET quotes its
-// evidence (required when evidence is true, the default of the store),
-// and may carry validUntil and category.
+// its input is the list of SET/DELETE operations. Each quotes its
+// evidence (required when evidence is true, the default of the store;
+// the store checks it on SETs, where a made-up fact would enter the
+// prompts), and a SET may carry validUntil and category.
 func OperationsTool(maxOperations, maxFactChars int, evidence bool) ToolDefinition {
 	required := `["op","key"]`
 	if evidence {
@@ -65,7 +66,7 @@ func OperationsTool(maxOperations, maxFactChars int, evidence bool) ToolDefiniti
 		`"op":{"type":"string","enum":["SET","DELETE"]},`+
 		`"key":{"type":"string","minLength":1,"maxLength":%d,"description":"snake_case name of the fact"},`+
 		`"value":{"type":"string","maxLength":%d,"description":"the value, for SET only"},`+
-		`"evidence":{"type":"string","maxLength":%d,"description":"for SET: the user's own words the fact rests on, copied exactly from a User turn of the new turns"},`+
+		`"evidence":{"type":"string","maxLength":%d,"description":"the user's own words the change rests on, copied exactly from a User turn of the new turns"},`+
 		`"validUntil":{"type":"string","description":"for SET of a fact the user stated as temporary: its last day, YYYY-MM-DD"},`+
 		`"category":{"type":"string","enum":%s,"description":"for SET of a special category of personal data only"}},`+
 		`"required":%s,"additionalProperties":false}}},`+
