@@ -43,7 +43,7 @@ func TestDeletionCost(t *testing.T) {
 
 	// Sent at the first removal: its SET of fact_key_00 is left out, the
 	// other one applies; one read, one write.
-	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "fact_key_00", Value: "back"}, {Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	model.Push(memorytest.Answer{Operations: []memory.Operation{set("fact_key_00", "back"), set("pet", "cat")}})
 	var res memory.ExtractResult
 	f.step(t, "Extract after tombstones", "GetItem:1 PutItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, removedAt))
@@ -63,7 +63,7 @@ func TestDeletionCost(t *testing.T) {
 	f.step(t, "Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
 	cleared := mustGet(t, f.repo, scope).ClearedAt
 	f.count.take()
-	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	model.Push(memorytest.Answer{Operations: []memory.Operation{set("pet", "cat")}})
 	f.step(t, "Extract sent before the clear", "GetItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, cleared))
 		return err

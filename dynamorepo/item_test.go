@@ -61,7 +61,12 @@ func TestItemLayout(t *testing.T) {
 		Facts: []memory.Fact{
 			{Key: "city", Value: "Lisbon", UpdatedAt: at, Origin: memory.OriginConversation, SourceThreadID: "th-1", SourceThreadTitle: "Moving house"},
 			{Key: "name", Value: "Ana", UpdatedAt: at.Add(time.Millisecond), Origin: memory.OriginRememberTool},
+			{Key: "trip", Value: "Paris", UpdatedAt: at, Origin: memory.OriginConversation, SourceThreadID: "th-1",
+				Evidence: "I'm in Paris this week", ValidUntil: time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)}, // 1796428800000 ms
 		},
+		Pending: []memory.Fact{{Key: "health", Value: "diabetic", UpdatedAt: at, Origin: memory.OriginConversation,
+			SourceThreadID: "th-1", Evidence: "I'm diabetic", Category: "health"}},
+		Expires: at.Add(7*24*time.Hour + 999*time.Microsecond), // rounded down
 		Threads: map[string]memory.ThreadMark{"th-1": {TurnCount: 6, At: at},
 			uuid: {TurnCount: 12, At: at.Add(time.Second)}}, // stored under its ThreadKey
 		Tombstones: map[string]time.Time{"pet": at.Add(time.Microsecond)}, // rounded up
@@ -78,7 +83,14 @@ func TestItemLayout(t *testing.T) {
 		"facts": M(map[string]types.AttributeValue{
 			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "s": S("th-1"), "n": S("Moving house")}),
 			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("1795989600001"), "o": S("remember_tool")}),
+			"trip": M(map[string]types.AttributeValue{"v": S("Paris"), "t": N("1795989600000"), "s": S("th-1"),
+				"e": S("I'm in Paris this week"), "u": N("1796428800000")}),
 		}),
+		"pending": M(map[string]types.AttributeValue{
+			"health": M(map[string]types.AttributeValue{"v": S("diabetic"), "t": N("1795989600000"), "s": S("th-1"),
+				"e": S("I'm diabetic"), "c": S("health")}),
+		}),
+		"endsAt": N("1796594400000"),
 		"threads":   M(map[string]types.AttributeValue{"th-1": S("6:1795989600000"), "#5KkS6upF9_Pr": S("12:1795989601000")}),
 		"removed":   M(map[string]types.AttributeValue{"pet": N("1795989600001")}),
 		"erasedAt":  N("1795986000000"),
@@ -97,13 +109,16 @@ func TestItemLayout(t *testing.T) {
 	}
 	rec.Version = it["ver"].(*types.AttributeValueMemberS).Value
 	rec.Tombstones["pet"] = at.Add(time.Millisecond)
+	rec.Expires = at.Add(7 * 24 * time.Hour)
 	rec.Threads = map[string]memory.ThreadMark{"th-1": rec.Threads["th-1"], memory.ThreadKey(uuid): rec.Threads[uuid]}
 	if diff := cmp.Diff(rec, back); diff != "" {
 		t.Errorf("decoded record (-want +got):\n%s", diff)
 	}
 
-	// No thread, no tombstone, no erasure, no clear: threads, erasedAt and
-	// clearedAt are left out; facts and removed stay, empty.
+	// No thread, no tombstone, no erasure, no clear, nothing pending or
+	// ending: threads, erasedAt, clearedAt and endsAt are left out; facts,
+	// removed and pending stay, empty (SetFact and DeleteFact update
+	// entries of all three).
 	it, err = dynamorepo.EncodeRecord(scope, memory.Record{})
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +128,7 @@ func TestItemLayout(t *testing.T) {
 		"ver":                   it["ver"],
 		"facts":                 M(map[string]types.AttributeValue{}),
 		"removed":               M(map[string]types.AttributeValue{}),
+		"pending":               M(map[string]types.AttributeValue{}),
 	}
 	if diff := cmp.Diff(want, it, cmpopts.IgnoreUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberM{})); diff != "" {
 		t.Errorf("empty record's item (-want +got):\n%s", diff)
@@ -124,8 +140,9 @@ func TestItemLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Version != "v1" || got.Facts == nil || len(got.Facts) != 0 || got.Tombstones == nil || !got.ErasedAt.Equal(time.UnixMilli(0)) || !got.ClearedAt.IsZero() || got.Threads != nil {
-		t.Errorf("decoded %+v, want version v1, empty facts and tombstones, erasedAt at 0 ms, no clear, nil threads", got)
+	if got.Version != "v1" || got.Facts == nil || len(got.Facts) != 0 || got.Tombstones == nil || !got.ErasedAt.Equal(time.UnixMilli(0)) || !got.ClearedAt.IsZero() || got.Threads != nil ||
+		got.Pending != nil || !got.Expires.IsZero() {
+		t.Errorf("decoded %+v, want version v1, empty facts and tombstones, erasedAt at 0 ms, no clear, nil threads, no pending fact, no Expires", got)
 	}
 }
 
@@ -369,7 +386,7 @@ func TestOldWatermarksRead(t *testing.T) {
 	}
 	checkRequests(t, f.count, "GetItem:1")
 
-	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	model.Push(memorytest.Answer{Operations: []memory.Operation{set("pet", "cat")}})
 	if _, err := s.Extract(ctx, extractReq("th-2", 0, 2, time.Time{})); err != nil {
 		t.Fatal(err)
 	}
