@@ -90,7 +90,7 @@ func TestItemLayout(t *testing.T) {
 			"health": M(map[string]types.AttributeValue{"v": S("diabetic"), "t": N("1795989600000"), "s": S("th-1"),
 				"e": S("I'm diabetic"), "c": S("health")}),
 		}),
-		"endsAt": N("1796594400000"),
+		"endsAt":    N("1796594400000"),
 		"threads":   M(map[string]types.AttributeValue{"th-1": S("6:1795989600000"), "#5KkS6upF9_Pr": S("12:1795989601000")}),
 		"removed":   M(map[string]types.AttributeValue{"pet": N("1795989600001")}),
 		"erasedAt":  N("1795986000000"),
