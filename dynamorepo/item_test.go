@@ -2,6 +2,10 @@ package dynamorepo_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -174,64 +179,114 @@ func TestFactsWithoutOriginRead(t *testing.T) {
 	}
 }
 
-// TestFullRecordFitsTheBudget builds the largest record a valid config
-// allows (every key and value at maxFactChars runes of 4 bytes, every
-// source thread ID and watermark at MaxIDLen bytes, every tombstone with a
-// key of maxFactChars runes of 4 bytes) and checks that its
-// item is within the config's bound, within memory.ItemBudget, and stored
-// by moto.
+// TestFullRecordFitsTheBudget builds the largest record of two configs,
+// the largest template.yaml allows (MaxFacts and MaxFactChars at their
+// MaxValue, the rest at their defaults) and the one with the longest keys
+// and values (MaxFactChars at memory.MaxMaxFactChars, the most MaxFacts
+// Validate accepts with it), and checks that each item is within the
+// config's bound, within memory.ItemBudget, and stored by moto. In it
+// every fact and every pending fact is at its largest (see fullRecord).
 func TestFullRecordFitsTheBudget(t *testing.T) {
-	cfg := memory.Config{MaxFacts: 12, MaxFactChars: memory.MaxMaxFactChars, MaxThreads: memory.DefaultMaxThreads}
-	if err := cfg.Validate(); err != nil {
-		t.Fatalf("config: %v", err)
+	facts, chars := templateMaxValue(t, "MaxFacts"), templateMaxValue(t, "MaxFactChars")
+	widest := memory.Config{MaxFactChars: memory.MaxMaxFactChars}
+	for widest.MaxFacts = 1; widest.Validate() == nil; widest.MaxFacts++ {
 	}
-	cfg = cfg.WithDefaults()
+	widest.MaxFacts--
+	f := newFixture(t)
+	for i, cfg := range []memory.Config{{MaxFacts: facts, MaxFactChars: chars}, widest} {
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("config %d: %v", i, err)
+		}
+		cfg = cfg.WithDefaults()
+		rec := fullRecord(cfg)
+		it, err := dynamorepo.EncodeRecord(scope, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := dynamorepo.ItemSize(it)
+		if size > cfg.MaxRecordBytes() || size > memory.ItemBudget {
+			t.Errorf("a full record is %d bytes, over the config's bound %d or the budget %d", size, cfg.MaxRecordBytes(), memory.ItemBudget)
+		}
+		t.Logf("full record of %d facts and %d pending facts of %d characters: %d bytes (bound %d, budget %d, limit %d)",
+			cfg.MaxFacts, cfg.MaxPending, cfg.MaxFactChars, size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
+
+		s := memory.Scope{TenantID: "acme", UserID: "full-" + strconv.Itoa(i)}
+		if _, _, err := f.repo.Save(ctx, s, rec); err != nil {
+			t.Fatalf("Save of a full record: %v", err)
+		}
+		got := mustGet(t, f.repo, s)
+		if len(got.Facts) != cfg.MaxFacts || len(got.Pending) != cfg.MaxPending || len(got.Threads) != cfg.MaxThreads ||
+			got.Facts[0] != rec.Facts[0] || got.Pending[0] != rec.Pending[0] {
+			t.Errorf("stored %d facts, %d pending facts and %d threads, want %d, %d and %d, the first as written",
+				len(got.Facts), len(got.Pending), len(got.Threads), cfg.MaxFacts, cfg.MaxPending, cfg.MaxThreads)
+		}
+	}
+}
+
+// templateMaxValue returns the MaxValue of the Number parameter name of
+// template.yaml.
+func templateMaxValue(t *testing.T, name string) int {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := samtemplate.Decode(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := raw["Parameters"].(map[string]any)[name].(map[string]any)
+	n, err := strconv.Atoi(fmt.Sprint(p["MaxValue"]))
+	if err != nil {
+		t.Fatalf("template.yaml: %s has no MaxValue: %v", name, err)
+	}
+	return n
+}
+
+// fullRecord returns the largest record under cfg: MaxFacts facts and
+// MaxPending pending facts with keys and values of MaxFactChars runes of 4
+// bytes, each from a thread ID of MaxIDLen bytes with a title of
+// MaxThreadTitleChars runes of 4 bytes, evidence of MaxEvidenceChars
+// runes of 4 bytes, the longest stored origin and category and an end
+// date; MaxThreads watermarks of MaxIDLen-byte thread IDs; MaxTombstones
+// tombstones with keys of MaxFactChars runes of 4 bytes; every time.
+func fullRecord(cfg memory.Config) memory.Record {
 	at := time.Date(2999, 12, 31, 23, 59, 59, 999e6, time.UTC)
 	id := func(prefix string, i int) string {
 		s := prefix + strconv.Itoa(i)
 		return s + strings.Repeat("x", memory.MaxIDLen-len(s))
 	}
-	var rec memory.Record
-	for i := range cfg.MaxFacts {
-		k := strconv.Itoa(i)
-		rec.Facts = append(rec.Facts, memory.Fact{
+	longest := slices.MaxFunc(memory.Categories, func(a, b string) int { return len(a) - len(b) })
+	full := func(prefix string, i int) memory.Fact {
+		k := prefix + strconv.Itoa(i)
+		return memory.Fact{
 			Key:               k + strings.Repeat("𝒜", cfg.MaxFactChars-len(k)),
 			Value:             strings.Repeat("𝒱", cfg.MaxFactChars),
 			UpdatedAt:         at,
 			Origin:            memory.OriginRememberTool,
 			SourceThreadID:    id("th", i),
 			SourceThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars),
-		})
+			Evidence:          strings.Repeat("𝒮", memory.MaxEvidenceChars),
+			ValidUntil:        time.Date(2999, 12, 31, 0, 0, 0, 0, time.UTC),
+			Category:          longest,
+		}
 	}
-	rec.Threads = map[string]memory.ThreadMark{}
+	rec := memory.Record{Threads: map[string]memory.ThreadMark{}, Tombstones: map[string]time.Time{},
+		ErasedAt: at, ClearedAt: at, Expires: at}
+	for i := range cfg.MaxFacts {
+		rec.Facts = append(rec.Facts, full("f", i))
+	}
+	for i := range cfg.MaxPending {
+		rec.Pending = append(rec.Pending, full("p", i))
+	}
 	for i := range cfg.MaxThreads {
 		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at}
 	}
-	rec.Tombstones = map[string]time.Time{}
 	for i := range cfg.MaxTombstones {
 		k := "gone" + strconv.Itoa(i)
 		rec.Tombstones[k+strings.Repeat("𝒜", cfg.MaxFactChars-len(k))] = at
 	}
-	rec.ErasedAt = at
-	rec.ClearedAt = at
-	it, err := dynamorepo.EncodeRecord(scope, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	size := dynamorepo.ItemSize(it)
-	if size > cfg.MaxRecordBytes() || size > memory.ItemBudget {
-		t.Errorf("a full record is %d bytes, over the config's bound %d or the budget %d", size, cfg.MaxRecordBytes(), memory.ItemBudget)
-	}
-	t.Logf("full record: %d bytes (bound %d, budget %d, limit %d)", size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
-
-	f := newFixture(t)
-	if _, _, err := f.repo.Save(ctx, scope, rec); err != nil {
-		t.Fatalf("Save of a full record: %v", err)
-	}
-	got := mustGet(t, f.repo, scope)
-	if len(got.Facts) != cfg.MaxFacts || len(got.Threads) != cfg.MaxThreads {
-		t.Errorf("stored %d facts and %d threads, want %d and %d", len(got.Facts), len(got.Threads), cfg.MaxFacts, cfg.MaxThreads)
-	}
+	return rec
 }
 
 func TestItemSizeLimit(t *testing.T) {
