@@ -75,10 +75,10 @@ func TestDeletionCost(t *testing.T) {
 	f.step(t, "Clear of no record", "UpdateItem:1", func() error { return s.Clear(ctx, other) })
 
 	def := memory.Config{}.WithDefaults()
-	noTombs := def
-	noTombs.MaxTombstones = 0
+	one, two := def, def
+	one.MaxTombstones, two.MaxTombstones = 1, 2
 	t.Logf("item bytes: 20 facts %d; after 10 removals of stored facts %d (%+.1f a removal); after 10 removals of absent keys %d (%+.1f a tombstone); after the extraction %d",
 		before, afterRemovals, float64(afterRemovals-before)/10, afterAbsent, float64(afterAbsent-afterRemovals)/10, afterExtract)
 	t.Logf("bound of a full record under the defaults: %d bytes with %d tombstones, of which tombstones %d",
-		def.MaxRecordBytes(), def.MaxTombstones, def.MaxRecordBytes()-(noTombs.MaxRecordBytes()))
+		def.MaxRecordBytes(), def.MaxTombstones, def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes()))
 }

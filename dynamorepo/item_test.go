@@ -193,6 +193,7 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 	}
 	widest.MaxFacts--
 	f := newFixture(t)
+	var figures []int // the bound and the measured size of each record
 	for i, cfg := range []memory.Config{{MaxFacts: facts, MaxFactChars: chars}, widest} {
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("config %d: %v", i, err)
@@ -209,6 +210,7 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 		}
 		t.Logf("full record of %d facts and %d pending facts of %d characters: %d bytes (bound %d, budget %d, limit %d)",
 			cfg.MaxFacts, cfg.MaxPending, cfg.MaxFactChars, size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
+		figures = append(figures, cfg.MaxRecordBytes(), size)
 
 		s := memory.Scope{TenantID: "acme", UserID: "full-" + strconv.Itoa(i)}
 		if _, _, err := f.repo.Save(ctx, s, rec); err != nil {
@@ -221,6 +223,27 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 				len(got.Facts), len(got.Pending), len(got.Threads), cfg.MaxFacts, cfg.MaxPending, cfg.MaxThreads)
 		}
 	}
+	// docs/decisions.md states these figures.
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "decisions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	for _, n := range figures {
+		if !strings.Contains(text, thousands(n)+" bytes") && !strings.Contains(text, thousands(n)+",") && !strings.Contains(text, thousands(n)+" and") {
+			t.Errorf("docs/decisions.md (Storage, The largest record) does not state %s bytes, a figure of this test", thousands(n))
+		}
+	}
+}
+
+// thousands formats n with a comma every three digits, as the docs write
+// figures.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // templateMaxValue returns the MaxValue of the Number parameter name of
