@@ -360,16 +360,24 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 		}
 	}
 	if it.Threads != nil {
-		keyed := make(map[string]mark, len(it.Threads))
-		for id, m := range it.Threads {
-			addMark(keyed, memory.ThreadKey(id), m)
-		}
-		rec.Threads = make(map[string]memory.ThreadMark, len(keyed))
-		for key, m := range keyed {
-			rec.Threads[key] = memory.ThreadMark{TurnCount: int(m.TurnCount), At: integer(m.At).time()}
-		}
+		rec.Threads = threadMarks(it.Threads)
 	}
 	return rec, nil
+}
+
+// threadMarks returns the stored watermarks keyed by [memory.ThreadKey],
+// as the core looks them up: those of an older item are keyed by whole
+// thread IDs.
+func threadMarks(stored map[string]mark) map[string]memory.ThreadMark {
+	keyed := make(map[string]mark, len(stored))
+	for id, m := range stored {
+		addMark(keyed, memory.ThreadKey(id), m)
+	}
+	marks := make(map[string]memory.ThreadMark, len(keyed))
+	for key, m := range keyed {
+		marks[key] = memory.ThreadMark{TurnCount: int(m.TurnCount), At: integer(m.At).time()}
+	}
+	return marks
 }
 
 // countFacts returns the number of facts of an item, 0 when it has no facts

@@ -397,6 +397,11 @@ func TestCorruptItems(t *testing.T) {
 		{"watermark a number", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": N("2")})}, "threads holds a watermark that is neither a string nor a map"},
 		{"thread time missing", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": N("2")})})}, "threads holds an entry without n or t"},
 		{"erasedAt a string", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": S("yesterday")}, "erasedAt holds a value that is not a number"},
+		{"evidence a number", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1"), "e": N("2")})})}, "facts holds a value that is not a string"},
+		{"end date a string", map[string]types.AttributeValue{"ver": S("v"), "facts": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x"), "t": N("1"), "u": S("2026-12-05")})})}, "facts holds a value that is not a number"},
+		{"pending a list", map[string]types.AttributeValue{"ver": S("v"), "pending": &types.AttributeValueMemberL{}}, "pending holds a list where a map is expected"},
+		{"pending fact without a time", map[string]types.AttributeValue{"ver": S("v"), "pending": M(map[string]types.AttributeValue{"a": M(map[string]types.AttributeValue{"v": S("x")})})}, "pending holds an entry without v or t"},
+		{"endsAt a string", map[string]types.AttributeValue{"ver": S("v"), "endsAt": S("friday")}, "endsAt holds a value that is not a number"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

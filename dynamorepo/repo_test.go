@@ -201,11 +201,15 @@ func TestSetFact(t *testing.T) {
 	if _, ok := f.rawItem(t, "acme#legacy")["removed"]; !ok {
 		t.Error("Save wrote no removed map")
 	}
+}
 
-	// An item stored before pending facts existed (facts and removed, no
-	// pending map) is refused by SetFact and DeleteFact with its record:
-	// DynamoDB refuses to REMOVE pending.<key> without the map. A Save
-	// gives it the map, after which both apply in place.
+// TestWritesOnAnItemWithoutPendingMap: an item stored before pending
+// facts existed (facts and removed, no pending map) is refused by SetFact
+// and DeleteFact with its record, as DynamoDB refuses to REMOVE
+// pending.<key> without the map. A Save gives it the map, after which
+// both apply in place.
+func TestWritesOnAnItemWithoutPendingMap(t *testing.T) {
+	f := newFixture(t)
 	old := memory.Scope{TenantID: "acme", UserID: "nopending"}
 	if _, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
 		dynamorepo.KeyAttribute: &types.AttributeValueMemberS{Value: "acme#nopending"},
@@ -216,7 +220,7 @@ func TestSetFact(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.count.take()
-	applied, cur, err = f.repo.SetFact(ctx, old, fact("a", "1", t0), 3)
+	applied, cur, err := f.repo.SetFact(ctx, old, fact("a", "1", t0), 3)
 	if err != nil || applied || cur.Version != "v1" {
 		t.Fatalf("SetFact on an item without a pending map = %v, %+v, %v; want refused with the record", applied, cur, err)
 	}
