@@ -69,24 +69,24 @@
 // # Round trips
 //
 // Every method makes the least possible requests: Get one consistent
-// GetItem; SetFact one UpdateItem that applies when the record has facts,
-// a tombstone map and a pending map, nothing in it ended by the write's
-// time (endsAt absent or after it), and either holds the key or is under
-// the cap, and otherwise returns the current record with the condition
-// failure (ALL_OLD), on which the store merges and Saves: the first write
-// after something ended is a whole-record write, which drops it. When that record
-// has no facts (no item, or a fence), a second UpdateItem creates the
-// facts map with the fact, on the condition attribute_not_exists(facts),
-// which a concurrent writer of another key can only make fail by creating
-// the map first, after which the first UpdateItem applies: the first fact
-// takes two round trips, or three when it loses that race, and is never
-// refused. At the cap the store merges and Saves: two round trips.
-// DeleteFact one UpdateItem that removes the fact and the pending fact
-// of the key and records its tombstone (under the bound of tombstones and
-// the same conditions on endsAt and the maps; otherwise ALL_OLD and the
-// store's Save); SetFact removes the key's pending fact too; ClearFacts
-// one unconditional UpdateItem, which empties pending and removes endsAt; Erase and Save
-// one PutItem each. User keys reach
+// GetItem; SetFact one UpdateItem that sets the fact and removes its
+// tombstone and its pending fact. It applies when the record has facts, a
+// tombstone map and a pending map, nothing in it ended by the write's time
+// (endsAt absent or after it), and either holds the key or is under the
+// cap; otherwise it returns the current record with the condition failure
+// (ALL_OLD), on which the store merges and Saves: two round trips, at the
+// cap as after an end, and the first write after something ended is thus
+// a whole-record write, which drops it. When that record has no facts (no
+// item, or a fence), a second UpdateItem creates the facts map with the
+// fact, on the condition attribute_not_exists(facts), which a concurrent
+// writer of another key can only make fail by creating the map first,
+// after which the first UpdateItem applies: the first fact takes two
+// round trips, or three when it loses that race, and is never refused.
+// DeleteFact one UpdateItem that removes the fact and the pending fact of
+// the key and records its tombstone, under the bound of tombstones and
+// the same conditions (otherwise ALL_OLD and the store's Save);
+// ClearFacts one unconditional UpdateItem, which also empties pending and
+// removes endsAt; Erase and Save one PutItem each. User keys reach
 // expressions only through ExpressionAttributeNames, written by hand: the
 // SDK's expression builder would split them on dots. An empty name is
 // refused before any request (DynamoDB rejects it; moto does not).
@@ -97,7 +97,9 @@
 // tests check it at the caps. DynamoDB refuses an update of a path inside
 // a map that does not exist (facts.<key> without facts), and an
 // expression whose paths overlap (facts and facts.<key>), so the first
-// fact takes its own UpdateItem; moto_server refuses both the same way.
+// fact takes its own UpdateItem; moto_server refuses both the same way. It
+// refuses the removal of pending.<key> without pending too, which is why
+// pending is stored, empty, with facts.
 //
 // # Budget
 //
