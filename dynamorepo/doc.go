@@ -17,10 +17,19 @@
 //
 //	facts     map: canonical key -> {v: value, t: updatedAt in unix ms,
 //	          o: origin (conversation, manual, remember_tool),
-//	          s: source thread ID, n: source thread title, each left out
+//	          s: source thread ID, n: source thread title, e: evidence
+//	          (the user's words), u: last day of a temporary fact (unix ms
+//	          of its midnight UTC), c: special category, each left out
 //	          when empty}. o is written only when it is not the derived
 //	          origin (conversation when the fact has s, else manual), so a
 //	          fact without o, old ones included, reads as that
+//	pending   map: canonical key -> a pending fact, encoded as in facts;
+//	          present with facts, empty when nothing waits (SetFact and
+//	          DeleteFact remove pending.<key>, which DynamoDB refuses when
+//	          the map does not exist). An item written before lacks it
+//	          until its next Save
+//	endsAt    number, unix ms rounded down: Record.Expires, the earliest
+//	          end of a fact or of a pending fact's wait; absent when none
 //	ver       string: a random token from crypto/rand, new on every write;
 //	          Save's condition compares it
 //	threads   map: thread key -> "<extracted turn count>:<unix ms>", the
@@ -60,19 +69,24 @@
 // # Round trips
 //
 // Every method makes the least possible requests: Get one consistent
-// GetItem; SetFact one UpdateItem that applies when the record has facts
-// and either holds the key or is under the cap, and otherwise returns the
-// current record with the condition failure (ALL_OLD). When that record
-// has no facts (no item, or a fence), a second UpdateItem creates the
-// facts map with the fact, on the condition attribute_not_exists(facts),
-// which a concurrent writer of another key can only make fail by creating
-// the map first, after which the first UpdateItem applies: the first fact
-// takes two round trips, or three when it loses that race, and is never
-// refused. At the cap the store merges and Saves: two round trips.
-// DeleteFact one UpdateItem that removes the fact and records its
-// tombstone (under the bound of tombstones; otherwise ALL_OLD and the
-// store's Save); ClearFacts one unconditional UpdateItem; Erase and Save
-// one PutItem each. User keys reach
+// GetItem; SetFact one UpdateItem that sets the fact and removes its
+// tombstone and its pending fact. It applies when the record has facts, a
+// tombstone map and a pending map, nothing in it ended by the write's time
+// (endsAt absent or after it), and either holds the key or is under the
+// cap; otherwise it returns the current record with the condition failure
+// (ALL_OLD), on which the store merges and Saves: two round trips, at the
+// cap as after an end, and the first write after something ended is thus
+// a whole-record write, which drops it. When that record has no facts (no
+// item, or a fence), a second UpdateItem creates the facts map with the
+// fact, on the condition attribute_not_exists(facts), which a concurrent
+// writer of another key can only make fail by creating the map first,
+// after which the first UpdateItem applies: the first fact takes two
+// round trips, or three when it loses that race, and is never refused.
+// DeleteFact one UpdateItem that removes the fact and the pending fact of
+// the key and records its tombstone, under the bound of tombstones and
+// the same conditions (otherwise ALL_OLD and the store's Save);
+// ClearFacts one unconditional UpdateItem, which also empties pending and
+// removes endsAt; Erase and Save one PutItem each. User keys reach
 // expressions only through ExpressionAttributeNames, written by hand: the
 // SDK's expression builder would split them on dots. An empty name is
 // refused before any request (DynamoDB rejects it; moto does not).
@@ -83,7 +97,9 @@
 // tests check it at the caps. DynamoDB refuses an update of a path inside
 // a map that does not exist (facts.<key> without facts), and an
 // expression whose paths overlap (facts and facts.<key>), so the first
-// fact takes its own UpdateItem; moto_server refuses both the same way.
+// fact takes its own UpdateItem; moto_server refuses both the same way. It
+// refuses the removal of pending.<key> without pending too, which is why
+// pending is stored, empty, with facts.
 //
 // # Budget
 //
@@ -97,7 +113,10 @@
 // measured by DynamoDB's rules first and one over the limit is refused
 // with [ErrItemTooLarge] without being sent. An UpdateItem of one fact is
 // not measured: [memory.Config.Validate] guarantees that a full record
-// under the caps stays within [memory.ItemBudget]. moto_server checks the
+// under the caps, evidence and MaxPending pending facts included, stays
+// within [memory.ItemBudget]. The largest record template.yaml allows
+// (75 facts and 10 pending facts of 200 characters) is 288,305 bytes by
+// these rules, under its bound of 297,289 (TestFullRecordFitsTheBudget). moto_server checks the
 // size on PutItem only, at 405,000 bytes, a little under DynamoDB's limit.
 //
 // # Errors

@@ -1,0 +1,89 @@
+package dynamorepo_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
+)
+
+// TestGlassBoxOnDynamoDB runs the core's temporary and pending facts on
+// the repository and asserts the requests each step makes and what the
+// item holds: a fact that ended is no longer read and leaves the item at
+// the next write, a whole-record write; a pending fact is kept or
+// discarded in one read and one write.
+func TestGlassBoxOnDynamoDB(t *testing.T) {
+	f := newFixture(t)
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	model := memorytest.NewModel()
+	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(clock))
+	item := func() map[string]types.AttributeValue { return f.rawItem(t, scope.TenantID+"#"+scope.UserID) }
+	facts := func() *types.AttributeValueMemberM { return item()["facts"].(*types.AttributeValueMemberM) }
+
+	// A temporary fact is a whole-record write (one read, one PutItem),
+	// which sets endsAt; a lasting fact before that end, one UpdateItem.
+	f.step(t, "Put of a fact until today", "GetItem:1 PutItem:1", func() error {
+		_, err := s.Put(ctx, scope, memory.FactInput{Key: "trip", Value: "Paris", Origin: memory.OriginManual, ValidUntil: "2026-12-02"})
+		return err
+	})
+	f.step(t, "Put of a lasting fact", "UpdateItem:1", func() error {
+		_, err := s.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana", Origin: memory.OriginManual})
+		return err
+	})
+	if u, ok := facts().Value["trip"].(*types.AttributeValueMemberM).Value["u"]; !ok || u.(*types.AttributeValueMemberN).Value != "1796169600000" {
+		t.Errorf("trip's end date u = %v, want 1796169600000 (2026-12-02, midnight UTC)", u)
+	}
+
+	// An extraction writes the whole record: a pending fact, and endsAt.
+	model.Push(memorytest.Answer{Operations: []memory.Operation{
+		{Op: memory.OpSet, Key: "health_condition", Value: "asthma", Evidence: "I have asthma", Category: memory.CategoryHealth}}})
+	req := extractReq("th-1", 0, 2, now)
+	req.Turns = []memory.Turn{{Role: memory.RoleUser, Text: "I have asthma"}}
+	f.step(t, "Extract of a health fact", "GetItem:1 PutItem:1", func() error { _, err := s.Extract(ctx, req); return err })
+	if _, ok := item()["endsAt"]; !ok {
+		t.Fatal("the record's whole write stored no endsAt")
+	}
+
+	// The next day the trip has ended: not read, still in the item, and
+	// the next write, refused in place, is a whole-record write that
+	// drops it.
+	advance(24 * time.Hour)
+	m, err := s.Read(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Facts) != 1 || m.Facts[0].Key != "name" || len(m.Pending) != 1 {
+		t.Errorf("Read after the trip's end = %+v, want name and one pending fact", m)
+	}
+	if _, ok := facts().Value["trip"]; !ok {
+		t.Fatal("the ended fact left the item before any write")
+	}
+	f.step(t, "Put after the end", "PutItem:1 UpdateItem:1", func() error {
+		_, err := s.Put(ctx, scope, memory.FactInput{Key: "role", Value: "nurse", Origin: memory.OriginManual})
+		return err
+	})
+	if _, ok := facts().Value["trip"]; ok {
+		t.Error("the ended fact is still in the item after the next write")
+	}
+
+	// Keep: one read, one whole-record write; the fact keeps its evidence.
+	f.step(t, "KeepPending", "GetItem:1 PutItem:1", func() error {
+		kept, err := s.KeepPending(ctx, scope, "health_condition")
+		if err == nil && (kept.Evidence != "I have asthma" || kept.Category != memory.CategoryHealth) {
+			t.Errorf("kept fact %+v, want its evidence and category", kept)
+		}
+		return err
+	})
+	if p := item()["pending"].(*types.AttributeValueMemberM); len(p.Value) != 0 {
+		t.Errorf("pending after the keep = %v, want empty", p.Value)
+	}
+	// Discard of nothing pending: one read, no write.
+	f.step(t, "DiscardPending of nothing", "GetItem:1", func() error { return s.DiscardPending(ctx, scope, "religion") })
+}
