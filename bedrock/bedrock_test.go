@@ -92,9 +92,9 @@ func request(transcript string) memory.ModelRequest {
 const anaTranscript = "User: Hi, I'm Ana from Lisbon, answer in Portuguese\n\nAssistant: Olá Ana!"
 
 var anaOps = []memory.Operation{
-	{Op: "SET", Key: "name", Value: "Ana"},
-	{Op: "SET", Key: "home_city", Value: "Lisbon"},
-	{Op: "SET", Key: "preferred_language", Value: "Portuguese"},
+	{Op: "SET", Key: "name", Value: "Ana", Evidence: "I'm Ana from Lisbon"},
+	{Op: "SET", Key: "home_city", Value: "Lisbon", Evidence: "I'm Ana from Lisbon"},
+	{Op: "SET", Key: "preferred_language", Value: "Portuguese", Evidence: "answer in Portuguese"},
 }
 
 func calls(t *testing.T, s *fakebedrock.Server) []fakebedrock.Call {
@@ -255,9 +255,9 @@ func TestMaxTokensAskedAgain(t *testing.T) {
 		maxOps int
 		want   []int
 	}{
-		{20, []int{1024, 256 + 64*20}},
+		{20, []int{1024, bedrock.AnswerTokens + bedrock.OperationTokens*20}},
 		{100, []int{1024, bedrock.MaxMaxTokens}},
-		{8, []int{1024}},
+		{4, []int{1024}},
 	} {
 		s, url := standIn(t)
 		m, o := newModel(url)
@@ -328,6 +328,9 @@ func TestMalformedAnswers(t *testing.T) {
 		{"extra member named by content", fakebedrock.Step{Input: json.RawMessage(`{"operations":[],"Ana said so":1}`)}},
 		{"operation not an object", fakebedrock.Step{Input: json.RawMessage(`{"operations":["SET name Ana"]}`)}},
 		{"value not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"age","value":41}]}`)}},
+		{"evidence not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":["I'm Ana"]}]}`)}},
+		{"validUntil not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":"I'm Ana","validUntil":41}]}`)}},
+		{"category not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":"I'm Ana","category":{"name":"health"}}]}`)}},
 		// An unknown op, a missing key or value, too many operations: the
 		// store refuses them (TestStoreRefusesWhatTheSchemaRefuses), and a
 		// key or value over maxLength is cut there, not refused.
@@ -339,7 +342,11 @@ func TestMalformedAnswers(t *testing.T) {
 			step := tt.step
 			step.Usage = usage
 			s.Script(step)
-			ans, err := m.Extract(context.Background(), request(anaTranscript))
+			// Four operations fit in FirstMaxTokens: a max_tokens stop is
+			// not asked for again (TestMaxTokensAskedAgain).
+			req := request(anaTranscript)
+			req.MaxOperations, req.Tool = 4, memory.OperationsTool(4, 200, true)
+			ans, err := m.Extract(context.Background(), req)
 			if !errors.Is(err, memory.ErrMalformedAnswer) {
 				t.Fatalf("Extract error = %v, want one wrapping memory.ErrMalformedAnswer", err)
 			}
@@ -564,6 +571,9 @@ func TestJSONMode(t *testing.T) {
 			s, url := standIn(t)
 			m, _ := newModel(url, bedrock.WithOutputMode(bedrock.OutputJSON))
 			s.Script(tt.step)
+			if tt.step.StopReason == "max_tokens" {
+				s.Script(tt.step) // the second request, for MaxTokensFor the operations, stops there too
+			}
 			ans, err := m.Extract(context.Background(), request(anaTranscript))
 			if tt.wantErr {
 				if !errors.Is(err, memory.ErrMalformedAnswer) {
