@@ -212,6 +212,18 @@ func TestJSONModeOnTheWire(t *testing.T) {
 	if !strings.HasPrefix(text, req.System) || !strings.Contains(text, `{"operations":[...]}`) || !strings.Contains(text, `"enum":["SET","DELETE"]`) {
 		t.Errorf("system text does not keep the prompt and add the JSON instruction with the schema:\n%s", text)
 	}
+	// The JSON mode asks for the same members as the tool: the schema in
+	// the instruction is the tool's, whole.
+	i := strings.Index(text, `{"type":"object"`)
+	if i < 0 {
+		t.Fatalf("no schema in the system text:\n%s", text)
+	}
+	var schema any
+	if err := json.Unmarshal([]byte(text[i:]), &schema); err != nil {
+		t.Fatalf("the schema in the system text: %v", err)
+	}
+	items, _ := walk(schema, "properties", "operations", "items").(map[string]any)
+	checkOperationMembers(t, items)
 }
 
 func TestMaxTokens(t *testing.T) {
@@ -560,6 +572,10 @@ func TestJSONMode(t *testing.T) {
 		{"fenced", fakebedrock.Step{Text: "```json\n{\"operations\":[{\"op\":\"SET\",\"key\":\"role\",\"value\":\"nurse\"}]}\n```"},
 			[]memory.Operation{{Op: "SET", Key: "role", Value: "nurse"}}, false},
 		{"empty list", fakebedrock.Step{Text: ` {"operations":[]} `}, []memory.Operation{}, false},
+		{"glass-box members", fakebedrock.Step{Text: `{"operations":[{"op":"SET","key":"current_city","value":"Paris","evidence":"I'm in Paris until Friday",` +
+			`"validUntil":"2026-12-04","category":"health"}]}`},
+			[]memory.Operation{{Op: "SET", Key: "current_city", Value: "Paris", Evidence: "I'm in Paris until Friday", ValidUntil: "2026-12-04", Category: "health"}}, false},
+		{"evidence not a string", fakebedrock.Step{Text: `{"operations":[{"op":"SET","key":"k","value":"v","evidence":1}]}`}, nil, true},
 		{"prose", fakebedrock.Step{Text: "I will remember that your name is Ana."}, nil, true},
 		{"schema violation", fakebedrock.Step{Text: `{"operations":[{"op":"SET","key":"k","value":"v","why":"x"}]}`}, nil, true},
 		{"trailing text", fakebedrock.Step{Text: `{"operations":[]} I hope this helps`}, nil, true},
@@ -743,13 +759,42 @@ func TestToolSchemaPerModelFamily(t *testing.T) {
 				if items["additionalProperties"] != false {
 					t.Errorf("operation items lost additionalProperties:false: %v", items)
 				}
+				checkOperationMembers(t, items)
 			})
 		}
 	}
 }
 
+// checkOperationMembers checks that the schema of an operation, as sent,
+// asks for the glass-box members: evidence required, of at most
+// memory.MaxEvidenceChars characters; validUntil a string; category one of
+// memory.Categories, by a nested enum, which every family takes.
+func checkOperationMembers(t *testing.T, items map[string]any) {
+	t.Helper()
+	if req, _ := items["required"].([]any); !slices.Contains(req, any("evidence")) {
+		t.Errorf("operation required = %v, want evidence among them", items["required"])
+	}
+	if got := w(items, "properties", "evidence", "maxLength"); got != float64(memory.MaxEvidenceChars) {
+		t.Errorf("evidence maxLength = %v, want %d", got, memory.MaxEvidenceChars)
+	}
+	if got := w(items, "properties", "validUntil", "type"); got != "string" {
+		t.Errorf("validUntil type = %v, want string", got)
+	}
+	var enum []string
+	cats, _ := w(items, "properties", "category", "enum").([]any)
+	for _, c := range cats {
+		enum = append(enum, c.(string))
+	}
+	if !slices.Equal(enum, memory.Categories) {
+		t.Errorf("category enum = %v, want %v", enum, memory.Categories)
+	}
+}
+
 // w walks nested JSON objects.
-func w(v any, path ...string) any {
+func w(v any, path ...string) any { return walk(v, path...) }
+
+// walk walks nested JSON objects, for a test where w names a wire.
+func walk(v any, path ...string) any {
 	for _, p := range path {
 		m, _ := v.(map[string]any)
 		v = m[p]
