@@ -18,6 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/bedrock"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -302,6 +303,49 @@ func TestOperationTokensFitAnOperationAtTheCaps(t *testing.T) {
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("docs/extractor.md does not say %q", want)
+		}
+	}
+}
+
+// TestStandInAnswersMatchTheSchema holds the Converse stand-in's
+// rule-based answers to the schema of the operations tool the store sends:
+// every operation has its evidence, end dates are dates, categories are
+// in the enum.
+func TestStandInAnswersMatchTheSchema(t *testing.T) {
+	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(memory.OperationsTool(8, 200, true).InputSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("urn:tool", sdoc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("urn:tool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	for _, said := range []string{
+		"Hi, I'm Ana from Lisbon, answer in Portuguese",
+		"Please forget where I live. I work as a nurse",
+		"I'm in Paris until Friday and I'm a teacher this year",
+		"Please remember that I'm diabetic",
+		"I'm allergic to peanuts, my religion is Islam",
+	} {
+		ops := fakebedrock.RuleOperations("User: "+said, today)
+		if len(ops) == 0 {
+			t.Errorf("%q: no operation", said)
+		}
+		b, err := json.Marshal(map[string]any{"operations": ops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%q: the stand-in answers %s, which the tool's schema refuses: %v", said, b, err)
 		}
 	}
 }

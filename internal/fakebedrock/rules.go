@@ -122,9 +122,9 @@ var roleStops = regexp.MustCompile(`(?i)\s+(?:in|at|for|from|with|who|and|but|li
 // as already read) are never read for facts on their own: they only
 // supply the question a first new turn may answer.
 //
-// Every SET quotes its evidence, verbatim from the user turn it was read
-// from: the clause that states it, or the whole turn that agreed; never
-// an assistant or context turn. A SET whose clause states an end ("until
+// Every operation quotes its evidence, verbatim from the user turn it was
+// read from: the clause that states it, or the whole turn that agreed;
+// never an assistant or context turn. A SET whose clause states an end ("until
 // Friday", "this month", "for two weeks"; see endOf) carries validUntil,
 // counted from today; a SET of a special category carries its category,
 // as memory.SensitiveCategory finds it.
@@ -169,13 +169,14 @@ func RuleOperations(transcript string, today time.Time) []Operation {
 }
 
 // stated returns op as the user stated it in text, a span of one user
-// turn: a SET quotes text as its evidence, ends when text says so, and
-// names its special category, if any.
+// turn: it quotes text as its evidence (the tool's schema requires it of a
+// DELETE too, though the store reads it of a SET only); a SET also ends
+// when text says so, and names its special category, if any.
 func stated(op Operation, text string, today time.Time) Operation {
+	op.Evidence = quote(text, op.Value)
 	if op.Op != "SET" {
 		return op
 	}
-	op.Evidence = quote(text, op.Value)
 	op.ValidUntil = endOf(text, today)
 	op.Category = memory.SensitiveCategory(op.Key, op.Value, memory.Categories)
 	return op
