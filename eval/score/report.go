@@ -97,32 +97,7 @@ func (r Report) Markdown(w io.Writer) error {
 		r.Run.ModelID, region, r.Run.OutputMode, r.Run.Template, short(r.Run.TemplateSHA256), r.Run.ExtractEveryTurns, r.Totals.Conversations)
 
 	b.WriteString(r.Headline())
-	t := r.Totals
-	p("\n| figure | value |\n|---|---|\n")
-	p("| F1 (2 × correct / (kept + expected)) | %s (2×%d/(%d+%d)) |\n", f3(t.F1), t.Satisfied, t.Kept, t.Expected)
-	p("| precision (correct facts / facts kept) | %s (%d/%d) |\n", f3(t.Precision), t.Satisfied, t.Kept)
-	p("| recall (expected facts kept / expected) | %s (%d/%d) |\n", f3(t.Recall), t.Satisfied, t.Expected)
-	p("| perfect conversations | %d/%d |\n", t.Perfect, t.Conversations)
-	p("| contradictions (subjects with two facts or more) | %d |\n", t.Contradictions)
-	for _, c := range gold.Categories {
-		p("| leak rate: %s (kept / forbidden) | %s (%d/%d) |\n", c, f3(t.LeakRate(c)), t.Leaked[c], t.Opportunities[c])
-	}
-	p("| values not in the user's language | %d |\n", t.WrongLanguage)
-	p("| SETs answered / refused as unsupported (evidence not a user's words): the unsupported rate | %d / %d: %s |\n", t.Sets, t.Unsupported, f3(t.UnsupportedRate()))
-	p("| SETs left out as secrets / left out as ended / sent to the pending facts | %d / %d / %d |\n", t.Secrets, t.Ended, t.PendingSets)
-	p("| pending facts held at the end | %d |\n", t.PendingHeld)
-	p("| kept quotes checked against the gold turns / not a span of a user turn | %d / %d |\n", t.QuotesChecked, t.BadQuotes)
-	p("| messages sent / model calls / failed calls | %d / %d / %d |\n", t.Messages, t.ModelCalls, t.FailedCalls)
-	p("| input / output tokens (total) | %d / %d |\n", t.InputTokens, t.OutputTokens)
-	if t.ModelCalls > 0 {
-		p("| input / output tokens per call | %d / %d |\n", t.InputTokens/t.ModelCalls, t.OutputTokens/t.ModelCalls)
-	}
-	if a := t.Answers; a.Fitted {
-		p("| output tokens of an answer (least squares over %d answers) | %.1f + %.1f per operation; the largest %d, with %d operations |\n",
-			a.Calls, a.PerAnswer, a.PerOperation, a.MaxTokens, a.MaxTokensOperations)
-	}
-	p("| latency per call p50 / p95 | %s / %s |\n", ms(t.LatencyP50), ms(t.LatencyP95))
-	p("| turns never read (after the last due message) | %d |\n\n", t.UnreadTurns)
+	b.WriteString(figures(r.Totals))
 
 	p("### By what the conversations cover\n\n")
 	p("| covers | conversations | F1 | precision | recall | contradictions | forbidden kept | wrong language | unsupported / SETs |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -150,6 +125,38 @@ func (r Report) Markdown(w io.Writer) error {
 	b.WriteString(r.judgeMarkdown())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// figures returns the table of every figure of a run's totals t.
+func figures(t Totals) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("\n| figure | value |\n|---|---|\n")
+	p("| F1 (2 × correct / (kept + expected)) | %s (2×%d/(%d+%d)) |\n", f3(t.F1), t.Satisfied, t.Kept, t.Expected)
+	p("| precision (correct facts / facts kept) | %s (%d/%d) |\n", f3(t.Precision), t.Satisfied, t.Kept)
+	p("| recall (expected facts kept / expected) | %s (%d/%d) |\n", f3(t.Recall), t.Satisfied, t.Expected)
+	p("| perfect conversations | %d/%d |\n", t.Perfect, t.Conversations)
+	p("| contradictions (subjects with two facts or more) | %d |\n", t.Contradictions)
+	for _, c := range gold.Categories {
+		p("| leak rate: %s (kept / forbidden) | %s (%d/%d) |\n", c, f3(t.LeakRate(c)), t.Leaked[c], t.Opportunities[c])
+	}
+	p("| values not in the user's language | %d |\n", t.WrongLanguage)
+	p("| SETs answered / refused as unsupported (evidence not a user's words): the unsupported rate | %d / %d: %s |\n", t.Sets, t.Unsupported, f3(t.UnsupportedRate()))
+	p("| SETs left out as secrets / left out as ended / sent to the pending facts | %d / %d / %d |\n", t.Secrets, t.Ended, t.PendingSets)
+	p("| pending facts held at the end | %d |\n", t.PendingHeld)
+	p("| kept quotes checked against the gold turns / not a span of a user turn | %d / %d |\n", t.QuotesChecked, t.BadQuotes)
+	p("| messages sent / model calls / failed calls | %d / %d / %d |\n", t.Messages, t.ModelCalls, t.FailedCalls)
+	p("| input / output tokens (total) | %d / %d |\n", t.InputTokens, t.OutputTokens)
+	if t.ModelCalls > 0 {
+		p("| input / output tokens per call | %d / %d |\n", t.InputTokens/t.ModelCalls, t.OutputTokens/t.ModelCalls)
+	}
+	if a := t.Answers; a.Fitted {
+		p("| output tokens of an answer (least squares over %d answers) | %.1f + %.1f per operation; the largest %d, with %d operations |\n",
+			a.Calls, a.PerAnswer, a.PerOperation, a.MaxTokens, a.MaxTokensOperations)
+	}
+	p("| latency per call p50 / p95 | %s / %s |\n", ms(t.LatencyP50), ms(t.LatencyP95))
+	p("| turns never read (after the last due message) | %d |\n\n", t.UnreadTurns)
+	return b.String()
 }
 
 // Headline returns the report's headline as Markdown: F1 with its
