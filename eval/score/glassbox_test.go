@@ -2,6 +2,7 @@ package score_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -127,6 +128,15 @@ func TestUnsupportedRateReported(t *testing.T) {
 	rep := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "m"}, []gold.Conversation{conv, conv}, []score.Conversation{c, none})
 	if rep.Totals.Sets != 5 || rep.Totals.UnsupportedRate() != 0.4 || rep.Totals.BadQuotes != 1 {
 		t.Errorf("totals: sets %d rate %v bad quotes %d; want 5, 0.4, 1", rep.Totals.Sets, rep.Totals.UnsupportedRate(), rep.Totals.BadQuotes)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"unsupportedRate":0.4`, `"sets":5`, `"unsupported":2`, `"secrets":1`, `"ended":1`, `"pendingSets":1`, `"badQuotes":1`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the JSON report does not hold %s", want)
+		}
 	}
 	if none.UnsupportedRate() != 0 {
 		t.Errorf("no SET: rate %v, want 0", none.UnsupportedRate())

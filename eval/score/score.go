@@ -450,12 +450,14 @@ type Totals struct {
 	F1Interval       Interval `json:"f1Interval"`
 	LeakRateAll      float64  `json:"leakRate"`
 	LeakRateInterval Interval `json:"leakRateInterval"`
-	Messages         int      `json:"messages"`
-	ModelCalls       int      `json:"modelCalls"`
-	FailedCalls      int      `json:"failedCalls"`
-	InputTokens      int      `json:"inputTokens"`
-	OutputTokens     int      `json:"outputTokens"`
-	UnreadTurns      int      `json:"unreadTurns"`
+	// UnsupportedRateAll is Counts.UnsupportedRate of the run.
+	UnsupportedRateAll float64 `json:"unsupportedRate"`
+	Messages           int     `json:"messages"`
+	ModelCalls         int     `json:"modelCalls"`
+	FailedCalls        int     `json:"failedCalls"`
+	InputTokens        int     `json:"inputTokens"`
+	OutputTokens       int     `json:"outputTokens"`
+	UnreadTurns        int     `json:"unreadTurns"`
 	// Answers measures the size of the model's answers in output tokens
 	// against their operations: the figure that sizes the maxTokens of a
 	// call (docs/scale.md) for the model of the run.
@@ -503,6 +505,7 @@ func sum(convs []Conversation) Totals {
 	t.rate()
 	t.Answers = answers.result()
 	t.LeakRateAll = t.LeakRate("")
+	t.UnsupportedRateAll = t.UnsupportedRate()
 	t.LatencyP50 = Percentile(lat, 50)
 	t.LatencyP95 = Percentile(lat, 95)
 	return t
