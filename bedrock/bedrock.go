@@ -5,11 +5,12 @@
 // tool, the request's operations tool, and a toolChoice that names it, at
 // temperature 0 and with a bounded maxTokens. The tool input is decoded by
 // memory.ParseOperations, which refuses anything but an object whose one
-// member is an "operations" array of objects with string members op, key
-// and value; any answer that is not exactly one call of that tool with
-// such input, after the stop reason tool_use, is an error wrapping
-// memory.ErrMalformedAnswer. The operations themselves (their number, op,
-// key and value) are checked by the store, which treats them as untrusted
+// member is an "operations" array of objects with string members op, key,
+// value, evidence, validUntil and category; any answer that is not exactly
+// one call of that tool with such input, after the stop reason tool_use,
+// is an error wrapping memory.ErrMalformedAnswer. The operations themselves
+// (their number, op, key, value, end date, and whether the evidence is the
+// user's words) are checked by the store, which treats them as untrusted
 // input. The tool's JSON Schema is sent to the model, not interpreted
 // here: no JSON Schema library is linked into the functions.
 //
@@ -102,17 +103,29 @@ const (
 	DefaultDeadlineMargin = 1 * time.Second
 	// FirstMaxTokens is the maxTokens of a call's first request. Bedrock
 	// reserves input + maxTokens of the tokens-per-minute quota while a
-	// request runs, and an answer uses a few dozen tokens (one SET is
-	// about 40): asking for 1,024 rather than the caps' 4,096 lets the
-	// same quota admit about three times the calls (docs/scale.md).
+	// request runs, and an answer uses a few dozen tokens per operation:
+	// asking for 1,024 rather than the caps' 4,096 lets the same quota
+	// admit about three times the calls (docs/scale.md).
 	FirstMaxTokens = 1024
 	// MinMaxTokens and MaxMaxTokens bound the maxTokens derived from the
-	// request's MaxOperations (256 + 64 per operation), asked for again
-	// only when an answer stopped at FirstMaxTokens (stop reason
-	// max_tokens): the largest answers still fit, at the cost of a second
-	// request for them alone.
+	// request's MaxOperations ([AnswerTokens] + [OperationTokens] per
+	// operation), asked for again only when an answer stopped at
+	// FirstMaxTokens (stop reason max_tokens): the largest answers still
+	// fit, at the cost of a second request for them alone.
 	MinMaxTokens = 1024
 	MaxMaxTokens = 4096
+	// AnswerTokens is what an answer takes besides its operations: the
+	// {"operations":[…]} around them, the tool call's frame, a short text
+	// a model may write before the call.
+	AnswerTokens = 256
+	// OperationTokens is what one operation at the caps takes: one whose
+	// key and value have 200 characters (the default and the template's
+	// largest maxFactChars), whose evidence has memory.MaxEvidenceChars
+	// (160), with an end date and the longest category, at 4 characters a
+	// token (the measure docs/extractor.md and scripts/cost use), rounded
+	// up to a multiple of 8. TestOperationTokensFitAnOperationAtTheCaps
+	// measures it.
+	OperationTokens = 168
 )
 
 // ErrToolChoiceUnsupported is wrapped by the error of a call whose model
@@ -304,7 +317,7 @@ func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (
 	if err != nil {
 		// Not ParseOperations' text: a JSON error may quote a member name,
 		// and the model may put anything in a name.
-		return ans, malformed(`tool input is not {"operations":[{"op","key","value"},…]} with string members`)
+		return ans, malformed(`tool input is not {"operations":[{"op","key","value","evidence","validUntil","category"},…]} with string members`)
 	}
 	ans.Operations = ops
 	return ans, nil
@@ -319,10 +332,12 @@ func (m *Model) maxTokensFor(maxOps int) int32 {
 }
 
 // MaxTokensFor returns the maxTokens that an answer of up to maxOps
-// operations is given when it outgrew FirstMaxTokens: 256 + 64 per
-// operation, within [MinMaxTokens, MaxMaxTokens].
+// operations is given when it outgrew FirstMaxTokens: AnswerTokens +
+// OperationTokens per operation (256 + 168 each), within [MinMaxTokens,
+// MaxMaxTokens]. An answer of up to 22 operations at the caps fits; more
+// get MaxMaxTokens.
 func MaxTokensFor(maxOps int) int32 {
-	return int32(min(max(256+64*min(maxOps, 1<<16), MinMaxTokens), MaxMaxTokens))
+	return int32(min(max(AnswerTokens+OperationTokens*min(maxOps, 1<<16), MinMaxTokens), MaxMaxTokens))
 }
 
 // jsonInstruction is added to the system prompt in OutputJSON mode; %s is

@@ -92,9 +92,9 @@ func request(transcript string) memory.ModelRequest {
 const anaTranscript = "User: Hi, I'm Ana from Lisbon, answer in Portuguese\n\nAssistant: Olá Ana!"
 
 var anaOps = []memory.Operation{
-	{Op: "SET", Key: "name", Value: "Ana"},
-	{Op: "SET", Key: "home_city", Value: "Lisbon"},
-	{Op: "SET", Key: "preferred_language", Value: "Portuguese"},
+	{Op: "SET", Key: "name", Value: "Ana", Evidence: "I'm Ana from Lisbon"},
+	{Op: "SET", Key: "home_city", Value: "Lisbon", Evidence: "I'm Ana from Lisbon"},
+	{Op: "SET", Key: "preferred_language", Value: "Portuguese", Evidence: "answer in Portuguese"},
 }
 
 func calls(t *testing.T, s *fakebedrock.Server) []fakebedrock.Call {
@@ -212,6 +212,18 @@ func TestJSONModeOnTheWire(t *testing.T) {
 	if !strings.HasPrefix(text, req.System) || !strings.Contains(text, `{"operations":[...]}`) || !strings.Contains(text, `"enum":["SET","DELETE"]`) {
 		t.Errorf("system text does not keep the prompt and add the JSON instruction with the schema:\n%s", text)
 	}
+	// The JSON mode asks for the same members as the tool: the schema in
+	// the instruction is the tool's, whole.
+	i := strings.Index(text, `{"type":"object"`)
+	if i < 0 {
+		t.Fatalf("no schema in the system text:\n%s", text)
+	}
+	var schema any
+	if err := json.Unmarshal([]byte(text[i:]), &schema); err != nil {
+		t.Fatalf("the schema in the system text: %v", err)
+	}
+	items, _ := walk(schema, "properties", "operations", "items").(map[string]any)
+	checkOperationMembers(t, items)
 }
 
 func TestMaxTokens(t *testing.T) {
@@ -255,9 +267,9 @@ func TestMaxTokensAskedAgain(t *testing.T) {
 		maxOps int
 		want   []int
 	}{
-		{20, []int{1024, 256 + 64*20}},
+		{20, []int{1024, bedrock.AnswerTokens + bedrock.OperationTokens*20}},
 		{100, []int{1024, bedrock.MaxMaxTokens}},
-		{8, []int{1024}},
+		{4, []int{1024}},
 	} {
 		s, url := standIn(t)
 		m, o := newModel(url)
@@ -328,6 +340,9 @@ func TestMalformedAnswers(t *testing.T) {
 		{"extra member named by content", fakebedrock.Step{Input: json.RawMessage(`{"operations":[],"Ana said so":1}`)}},
 		{"operation not an object", fakebedrock.Step{Input: json.RawMessage(`{"operations":["SET name Ana"]}`)}},
 		{"value not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"age","value":41}]}`)}},
+		{"evidence not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":["I'm Ana"]}]}`)}},
+		{"validUntil not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":"I'm Ana","validUntil":41}]}`)}},
+		{"category not a string", fakebedrock.Step{Input: json.RawMessage(`{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":"I'm Ana","category":{"name":"health"}}]}`)}},
 		// An unknown op, a missing key or value, too many operations: the
 		// store refuses them (TestStoreRefusesWhatTheSchemaRefuses), and a
 		// key or value over maxLength is cut there, not refused.
@@ -339,7 +354,11 @@ func TestMalformedAnswers(t *testing.T) {
 			step := tt.step
 			step.Usage = usage
 			s.Script(step)
-			ans, err := m.Extract(context.Background(), request(anaTranscript))
+			// Four operations fit in FirstMaxTokens: a max_tokens stop is
+			// not asked for again (TestMaxTokensAskedAgain).
+			req := request(anaTranscript)
+			req.MaxOperations, req.Tool = 4, memory.OperationsTool(4, 200, true)
+			ans, err := m.Extract(context.Background(), req)
 			if !errors.Is(err, memory.ErrMalformedAnswer) {
 				t.Fatalf("Extract error = %v, want one wrapping memory.ErrMalformedAnswer", err)
 			}
@@ -553,6 +572,10 @@ func TestJSONMode(t *testing.T) {
 		{"fenced", fakebedrock.Step{Text: "```json\n{\"operations\":[{\"op\":\"SET\",\"key\":\"role\",\"value\":\"nurse\"}]}\n```"},
 			[]memory.Operation{{Op: "SET", Key: "role", Value: "nurse"}}, false},
 		{"empty list", fakebedrock.Step{Text: ` {"operations":[]} `}, []memory.Operation{}, false},
+		{"glass-box members", fakebedrock.Step{Text: `{"operations":[{"op":"SET","key":"current_city","value":"Paris","evidence":"I'm in Paris until Friday",` +
+			`"validUntil":"2026-12-04","category":"health"}]}`},
+			[]memory.Operation{{Op: "SET", Key: "current_city", Value: "Paris", Evidence: "I'm in Paris until Friday", ValidUntil: "2026-12-04", Category: "health"}}, false},
+		{"evidence not a string", fakebedrock.Step{Text: `{"operations":[{"op":"SET","key":"k","value":"v","evidence":1}]}`}, nil, true},
 		{"prose", fakebedrock.Step{Text: "I will remember that your name is Ana."}, nil, true},
 		{"schema violation", fakebedrock.Step{Text: `{"operations":[{"op":"SET","key":"k","value":"v","why":"x"}]}`}, nil, true},
 		{"trailing text", fakebedrock.Step{Text: `{"operations":[]} I hope this helps`}, nil, true},
@@ -564,6 +587,9 @@ func TestJSONMode(t *testing.T) {
 			s, url := standIn(t)
 			m, _ := newModel(url, bedrock.WithOutputMode(bedrock.OutputJSON))
 			s.Script(tt.step)
+			if tt.step.StopReason == "max_tokens" {
+				s.Script(tt.step) // the second request, for MaxTokensFor the operations, stops there too
+			}
 			ans, err := m.Extract(context.Background(), request(anaTranscript))
 			if tt.wantErr {
 				if !errors.Is(err, memory.ErrMalformedAnswer) {
@@ -733,13 +759,42 @@ func TestToolSchemaPerModelFamily(t *testing.T) {
 				if items["additionalProperties"] != false {
 					t.Errorf("operation items lost additionalProperties:false: %v", items)
 				}
+				checkOperationMembers(t, items)
 			})
 		}
 	}
 }
 
+// checkOperationMembers checks that the schema of an operation, as sent,
+// asks for the glass-box members: evidence required, of at most
+// memory.MaxEvidenceChars characters; validUntil a string; category one of
+// memory.Categories, by a nested enum, which every family takes.
+func checkOperationMembers(t *testing.T, items map[string]any) {
+	t.Helper()
+	if req, _ := items["required"].([]any); !slices.Contains(req, any("evidence")) {
+		t.Errorf("operation required = %v, want evidence among them", items["required"])
+	}
+	if got := w(items, "properties", "evidence", "maxLength"); got != float64(memory.MaxEvidenceChars) {
+		t.Errorf("evidence maxLength = %v, want %d", got, memory.MaxEvidenceChars)
+	}
+	if got := w(items, "properties", "validUntil", "type"); got != "string" {
+		t.Errorf("validUntil type = %v, want string", got)
+	}
+	var enum []string
+	cats, _ := w(items, "properties", "category", "enum").([]any)
+	for _, c := range cats {
+		enum = append(enum, c.(string))
+	}
+	if !slices.Equal(enum, memory.Categories) {
+		t.Errorf("category enum = %v, want %v", enum, memory.Categories)
+	}
+}
+
 // w walks nested JSON objects.
-func w(v any, path ...string) any {
+func w(v any, path ...string) any { return walk(v, path...) }
+
+// walk walks nested JSON objects, for a test where w names a wire.
+func walk(v any, path ...string) any {
 	for _, p := range path {
 		m, _ := v.(map[string]any)
 		v = m[p]

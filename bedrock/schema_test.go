@@ -3,9 +3,14 @@ package bedrock_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
@@ -13,6 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/bedrock"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -34,8 +40,10 @@ func (a textAnswer) Converse(context.Context, *bedrockruntime.ConverseInput, ...
 // pipeline that reads its answer (memory.ParseOperations in this package,
 // then the store's checks) differ on purpose.
 const (
-	// cut: a key or value over maxLength. The schema refuses it; the store
-	// cuts it at a rune boundary, as DESIGN.md says of an extracted fact.
+	// cut: a key, value or evidence over maxLength. The schema refuses it;
+	// the store cuts it at a rune boundary, as DESIGN.md says of an
+	// extracted fact (evidence at the end of a word, so that it is still a
+	// span of the turn).
 	cut = "cut to maxFactChars"
 	// normalised: an op in another case or with white space around it. The
 	// schema's enum refuses it; the store reads it as SET or DELETE.
@@ -47,10 +55,21 @@ const (
 	// leaves the value empty, which a DELETE does not read (a SET with an
 	// empty value is refused all the same).
 	nullValue = "null value of a DELETE"
-	// storeRule: a SET without a value (the schema requires op and key
-	// only), a key with no letter or digit, a value that is only white
-	// space. The schema accepts it; the store refuses the answer, since the
-	// value, the canonical key or the clean value is empty.
+	// noEvidence: an operation without evidence. The schema requires it of
+	// every operation (JSON Schema without if/then, which not every model
+	// family takes, cannot require it of SETs only); the pipeline reads a
+	// DELETE without it, and leaves a SET without it out as unsupported,
+	// writing nothing of it.
+	noEvidence = "no evidence"
+	// otherCategory: a category outside memory.Categories. The schema's
+	// enum refuses it; the store ignores it and judges the category by its
+	// own rules (memory.SensitiveCategory).
+	otherCategory = "category not in the enum"
+	// storeRule: a SET without a value (the schema requires op, key and
+	// evidence only), a key with no letter or digit, a value that is only
+	// white space, an end date that is no date. The schema accepts it; the
+	// store refuses the answer, since the value, the canonical key or the
+	// clean value is empty, or validUntil is not YYYY-MM-DD.
 	storeRule = "refused by the store's rules"
 )
 
@@ -76,20 +95,29 @@ func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 	}
 
 	long := strings.Repeat("é", maxChars+1)
+	// Every SET quotes the user's turn (ev), unless the case is about its
+	// evidence.
+	const turn = "I'm Ana, and I like long walks by the sea at dawn, long dinners with friends, long books about old ships, " +
+		"long trains across the mountains, and long letters written by hand to people I have not seen for years."
+	const ev = `,"evidence":"I'm Ana"`
 	tests := []struct {
 		name, input string
 		class       string            // "" when the schema and the pipeline agree
 		want        map[string]string // the facts after an accepted input
 	}{
 		{"empty list", `{"operations":[]}`, "", map[string]string{}},
-		{"one set", `{"operations":[{"op":"SET","key":"name","value":"Ana"}]}`, "", map[string]string{"name": "Ana"}},
-		{"set then delete", `{"operations":[{"op":"SET","key":"name","value":"Ana"},{"op":"DELETE","key":"name"}]}`, "", map[string]string{}},
-		{"delete with a value", `{"operations":[{"op":"DELETE","key":"name","value":"x"}]}`, "", map[string]string{}},
-		{"key made canonical", `{"operations":[{"op":"SET","key":"Home City","value":" Lisbon "}]}`, "", map[string]string{"home_city": "Lisbon"}},
-		{"as many as allowed", `{"operations":[{"op":"SET","key":"a","value":"1"},{"op":"SET","key":"b","value":"2"},{"op":"SET","key":"c","value":"3"}]}`,
+		{"one set", `{"operations":[{"op":"SET","key":"name","value":"Ana"` + ev + `}]}`, "", map[string]string{"name": "Ana"}},
+		{"set then delete", `{"operations":[{"op":"SET","key":"name","value":"Ana"` + ev + `},{"op":"DELETE","key":"name"` + ev + `}]}`, "", map[string]string{}},
+		{"delete with a value", `{"operations":[{"op":"DELETE","key":"name","value":"x"` + ev + `}]}`, "", map[string]string{}},
+		{"key made canonical", `{"operations":[{"op":"SET","key":"Home City","value":" Lisbon "` + ev + `}]}`, "", map[string]string{"home_city": "Lisbon"}},
+		{"as many as allowed", `{"operations":[{"op":"SET","key":"a","value":"1"` + ev + `},{"op":"SET","key":"b","value":"2"` + ev + `},{"op":"SET","key":"c","value":"3"` + ev + `}]}`,
 			"", map[string]string{"a": "1", "b": "2", "c": "3"}},
-		{"key of maxLength", `{"operations":[{"op":"SET","key":"` + long[2:] + `","value":"v"}]}`, "", map[string]string{long[2:]: "v"}},
+		{"key of maxLength", `{"operations":[{"op":"SET","key":"` + long[2:] + `","value":"v"` + ev + `}]}`, "", map[string]string{long[2:]: "v"}},
 		{"white space around", " \n" + `{"operations":[]}` + "\n ", "", map[string]string{}},
+		{"evidence not in the turn", `{"operations":[{"op":"SET","key":"name","value":"Bob","evidence":"I'm Bob"}]}`, "", map[string]string{}},
+		{"evidence with an ellipsis", `{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":"I'm Ana… long walks"}]}`, "", map[string]string{"name": "Ana"}},
+		{"an end date", `{"operations":[{"op":"SET","key":"name","value":"Ana","validUntil":"` + time.Now().UTC().AddDate(0, 1, 0).Format(time.DateOnly) + `"` + ev + `}]}`, "", map[string]string{"name": "Ana"}},
+		{"a special category", `{"operations":[{"op":"SET","key":"name","value":"Ana","category":"health"` + ev + `}]}`, "", map[string]string{}},
 
 		{"not JSON", `{"operations":[`, "", nil},
 		{"an array", `[]`, "", nil},
@@ -101,33 +129,41 @@ func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 		{"operations a string", `{"operations":"none"}`, "", nil},
 		{"extra top member", `{"operations":[],"note":"x"}`, "", nil},
 		{"trailing data", `{"operations":[]} {}`, "", nil},
-		{"too many", `{"operations":[{"op":"DELETE","key":"a"},{"op":"DELETE","key":"b"},{"op":"DELETE","key":"c"},{"op":"DELETE","key":"d"}]}`, "", nil},
+		{"too many", `{"operations":[{"op":"DELETE","key":"a"` + ev + `},{"op":"DELETE","key":"b"` + ev + `},{"op":"DELETE","key":"c"` + ev + `},{"op":"DELETE","key":"d"` + ev + `}]}`, "", nil},
 		{"item a string", `{"operations":["SET name Ana"]}`, "", nil},
 		{"item null", `{"operations":[null]}`, "", nil},
 		{"item an array", `{"operations":[["SET","name","Ana"]]}`, "", nil},
-		{"no op", `{"operations":[{"key":"name","value":"Ana"}]}`, "", nil},
-		{"op null", `{"operations":[{"op":null,"key":"name","value":"Ana"}]}`, "", nil},
-		{"op a number", `{"operations":[{"op":1,"key":"name","value":"Ana"}]}`, "", nil},
-		{"unknown op", `{"operations":[{"op":"UPSERT","key":"name","value":"Ana"}]}`, "", nil},
-		{"no key", `{"operations":[{"op":"SET","value":"Ana"}]}`, "", nil},
-		{"empty key", `{"operations":[{"op":"SET","key":"","value":"Ana"}]}`, "", nil},
-		{"key null", `{"operations":[{"op":"SET","key":null,"value":"Ana"}]}`, "", nil},
-		{"key a number", `{"operations":[{"op":"SET","key":7,"value":"Ana"}]}`, "", nil},
-		{"set without value", `{"operations":[{"op":"SET","key":"name"}]}`, storeRule, nil},
-		{"set with null value", `{"operations":[{"op":"SET","key":"name","value":null}]}`, "", nil},
-		{"value a number", `{"operations":[{"op":"SET","key":"age","value":41}]}`, "", nil},
-		{"value an object", `{"operations":[{"op":"SET","key":"age","value":{"years":41}}]}`, "", nil},
-		{"extra item member", `{"operations":[{"op":"SET","key":"name","value":"Ana","why":"said so"}]}`, "", nil},
-		{"one bad among good", `{"operations":[{"op":"SET","key":"name","value":"Ana"},{"op":"SET","key":"x","value":1}]}`, "", nil},
+		{"no op", `{"operations":[{"key":"name","value":"Ana"` + ev + `}]}`, "", nil},
+		{"op null", `{"operations":[{"op":null,"key":"name","value":"Ana"` + ev + `}]}`, "", nil},
+		{"op a number", `{"operations":[{"op":1,"key":"name","value":"Ana"` + ev + `}]}`, "", nil},
+		{"unknown op", `{"operations":[{"op":"UPSERT","key":"name","value":"Ana"` + ev + `}]}`, "", nil},
+		{"no key", `{"operations":[{"op":"SET","value":"Ana"` + ev + `}]}`, "", nil},
+		{"empty key", `{"operations":[{"op":"SET","key":"","value":"Ana"` + ev + `}]}`, "", nil},
+		{"key null", `{"operations":[{"op":"SET","key":null,"value":"Ana"` + ev + `}]}`, "", nil},
+		{"key a number", `{"operations":[{"op":"SET","key":7,"value":"Ana"` + ev + `}]}`, "", nil},
+		{"set without value", `{"operations":[{"op":"SET","key":"name"` + ev + `}]}`, storeRule, nil},
+		{"set with null value", `{"operations":[{"op":"SET","key":"name","value":null` + ev + `}]}`, "", nil},
+		{"value a number", `{"operations":[{"op":"SET","key":"age","value":41` + ev + `}]}`, "", nil},
+		{"value an object", `{"operations":[{"op":"SET","key":"age","value":{"years":41}` + ev + `}]}`, "", nil},
+		{"evidence a number", `{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":7}]}`, "", nil},
+		{"end date a number", `{"operations":[{"op":"SET","key":"name","value":"Ana","validUntil":20261231` + ev + `}]}`, "", nil},
+		{"category a list", `{"operations":[{"op":"SET","key":"name","value":"Ana","category":["health"]` + ev + `}]}`, "", nil},
+		{"extra item member", `{"operations":[{"op":"SET","key":"name","value":"Ana","why":"said so"` + ev + `}]}`, "", nil},
+		{"one bad among good", `{"operations":[{"op":"SET","key":"name","value":"Ana"` + ev + `},{"op":"SET","key":"x","value":1` + ev + `}]}`, "", nil},
 
-		{"key too long", `{"operations":[{"op":"SET","key":"` + long + `","value":"v"}]}`, cut, map[string]string{long[:len(long)-2]: "v"}},
-		{"value too long", `{"operations":[{"op":"SET","key":"k","value":"` + long + `"}]}`, cut, map[string]string{"k": long[:len(long)-2]}},
-		{"op lower case", `{"operations":[{"op":"set","key":"name","value":"Ana"}]}`, normalised, map[string]string{"name": "Ana"}},
-		{"op with spaces", `{"operations":[{"op":" DELETE ","key":"name"}]}`, normalised, map[string]string{}},
-		{"member in upper case", `{"Operations":[{"OP":"SET","Key":"name","VALUE":"Ana"}]}`, memberCase, map[string]string{"name": "Ana"}},
-		{"delete with null value", `{"operations":[{"op":"DELETE","key":"name","value":null}]}`, nullValue, map[string]string{}},
-		{"key of punctuation", `{"operations":[{"op":"SET","key":"!!!","value":"Ana"}]}`, storeRule, nil},
-		{"value of spaces", `{"operations":[{"op":"SET","key":"name","value":"   "}]}`, storeRule, nil},
+		{"key too long", `{"operations":[{"op":"SET","key":"` + long + `","value":"v"` + ev + `}]}`, cut, map[string]string{long[:len(long)-2]: "v"}},
+		{"value too long", `{"operations":[{"op":"SET","key":"k","value":"` + long + `"` + ev + `}]}`, cut, map[string]string{"k": long[:len(long)-2]}},
+		{"evidence too long", `{"operations":[{"op":"SET","key":"name","value":"Ana","evidence":"` + turn + `"}]}`, cut, map[string]string{"name": "Ana"}},
+		{"op lower case", `{"operations":[{"op":"set","key":"name","value":"Ana"` + ev + `}]}`, normalised, map[string]string{"name": "Ana"}},
+		{"op with spaces", `{"operations":[{"op":" DELETE ","key":"name"` + ev + `}]}`, normalised, map[string]string{}},
+		{"member in upper case", `{"Operations":[{"OP":"SET","Key":"name","VALUE":"Ana","Evidence":"I'm Ana"}]}`, memberCase, map[string]string{"name": "Ana"}},
+		{"delete with null value", `{"operations":[{"op":"DELETE","key":"name","value":null` + ev + `}]}`, nullValue, map[string]string{}},
+		{"delete without evidence", `{"operations":[{"op":"DELETE","key":"name"}]}`, noEvidence, map[string]string{}},
+		{"set without evidence", `{"operations":[{"op":"SET","key":"name","value":"Ana"}]}`, noEvidence, map[string]string{}},
+		{"category not in the enum", `{"operations":[{"op":"SET","key":"name","value":"Ana","category":"hobby"` + ev + `}]}`, otherCategory, map[string]string{"name": "Ana"}},
+		{"key of punctuation", `{"operations":[{"op":"SET","key":"!!!","value":"Ana"` + ev + `}]}`, storeRule, nil},
+		{"value of spaces", `{"operations":[{"op":"SET","key":"name","value":"   "` + ev + `}]}`, storeRule, nil},
+		{"end date not a date", `{"operations":[{"op":"SET","key":"name","value":"Ana","validUntil":"Friday"` + ev + `}]}`, storeRule, nil},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -145,7 +181,7 @@ func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 			}
 			res, err := store.Extract(context.Background(), memory.ExtractRequest{
 				Scope: memory.Scope{TenantID: "acme", UserID: "u-1"}, ThreadID: "th-1", TurnCount: 1,
-				Turns: []memory.Turn{{Role: memory.RoleUser, Text: "I'm Ana"}}})
+				Turns: []memory.Turn{{Role: memory.RoleUser, Text: turn}}})
 			if err != nil {
 				t.Fatalf("Extract: %v", err)
 			}
@@ -177,9 +213,139 @@ func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 			}
 		})
 	}
-	for _, class := range []string{"", cut, normalised, memberCase, nullValue, storeRule} {
+	for _, class := range []string{"", cut, normalised, memberCase, nullValue, noEvidence, otherCategory, storeRule} {
 		if !seen[class] {
 			t.Errorf("no input of class %q", class)
+		}
+	}
+}
+
+// TestOperationTokensFitAnOperationAtTheCaps measures OperationTokens: an
+// operation at the caps, with every member the operations tool's schema
+// has (key and value of memory.DefaultMaxFactChars characters, evidence of
+// memory.MaxEvidenceChars, an end date, the longest category), valid
+// under that schema, is its JSON and the comma after it at 4 characters a
+// token, rounded up to a multiple of 8. MaxTokensFor then holds an answer
+// of such operations up to MaxMaxTokens, and docs/extractor.md gives the
+// same figures.
+func TestOperationTokensFitAnOperationAtTheCaps(t *testing.T) {
+	const maxChars = memory.DefaultMaxFactChars
+	longest := ""
+	for _, c := range memory.Categories {
+		if len(c) > len(longest) {
+			longest = c
+		}
+	}
+	op := map[string]string{"op": "DELETE", "key": strings.Repeat("k", maxChars), "value": strings.Repeat("v", maxChars),
+		"evidence": strings.Repeat("e", memory.MaxEvidenceChars), "validUntil": "2026-12-31", "category": longest}
+	tool := memory.OperationsTool(1, maxChars, true)
+	var schema struct {
+		Properties struct {
+			Operations struct {
+				Items struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"items"`
+			} `json:"operations"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(tool.InputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	for name := range schema.Properties.Operations.Items.Properties {
+		if _, ok := op[name]; !ok {
+			t.Errorf("the operation at the caps lacks the schema's member %q", name)
+		}
+	}
+	b, err := json.Marshal(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"operations":[` + string(b) + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.InputSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("urn:tool", sdoc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("urn:tool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		t.Fatalf("the operation at the caps is not valid under the tool's schema: %v", err)
+	}
+
+	tokens := (len(b) + 1 + 3) / 4
+	if want := (tokens + 7) / 8 * 8; bedrock.OperationTokens != want {
+		t.Errorf("OperationTokens = %d; an operation at the caps is %d bytes, %d tokens: want %d", bedrock.OperationTokens, len(b)+1, tokens, want)
+	}
+	fits := (bedrock.MaxMaxTokens - bedrock.AnswerTokens) / bedrock.OperationTokens
+	for n := 1; n <= fits+1; n++ {
+		if got := int(bedrock.MaxTokensFor(n)); n <= fits && got < bedrock.AnswerTokens+n*tokens {
+			t.Errorf("MaxTokensFor(%d) = %d, under %d + %d × %d", n, got, bedrock.AnswerTokens, n, tokens)
+		}
+	}
+	t.Logf("an operation at the caps: %d bytes, %d tokens; MaxTokensFor fits %d of them", len(b)+1, tokens, fits)
+
+	md, err := os.ReadFile(filepath.Join("..", "docs", "extractor.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(md)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("%d + %d per operation", bedrock.AnswerTokens, bedrock.OperationTokens),
+		fmt.Sprintf("up to %d operations at the caps", fits),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("docs/extractor.md does not say %q", want)
+		}
+	}
+}
+
+// TestStandInAnswersMatchTheSchema holds the Converse stand-in's
+// rule-based answers to the schema of the operations tool the store sends:
+// every operation has its evidence, end dates are dates, categories are
+// in the enum.
+func TestStandInAnswersMatchTheSchema(t *testing.T) {
+	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(memory.OperationsTool(8, 200, true).InputSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("urn:tool", sdoc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("urn:tool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	for _, said := range []string{
+		"Hi, I'm Ana from Lisbon, answer in Portuguese",
+		"Please forget where I live. I work as a nurse",
+		"I'm in Paris until Friday and I'm a teacher this year",
+		"Please remember that I'm diabetic",
+		"I'm allergic to peanuts, my religion is Islam",
+	} {
+		ops := fakebedrock.RuleOperations("User: "+said, today)
+		if len(ops) == 0 {
+			t.Errorf("%q: no operation", said)
+		}
+		b, err := json.Marshal(map[string]any{"operations": ops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(inst); err != nil {
+			t.Errorf("%q: the stand-in answers %s, which the tool's schema refuses: %v", said, b, err)
 		}
 	}
 }

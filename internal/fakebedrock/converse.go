@@ -525,7 +525,7 @@ func (s *Server) answer(req *request, step Step, tool string, body []byte, took 
 	if input == nil {
 		ops := step.Operations
 		if ops == nil {
-			ops = RuleOperations(userText(req))
+			ops = RuleOperations(userText(req), TodayOf(systemText(req), time.Now()))
 		}
 		input, _ = json.Marshal(map[string]any{"operations": ops}) // Plain structs always marshal.
 	}
@@ -594,6 +594,18 @@ func userText(req *request) string {
 				}
 				b.WriteString(*c.Text)
 			}
+		}
+	}
+	return b.String()
+}
+
+// systemText joins the text blocks of the request's system prompt.
+func systemText(req *request) string {
+	var b strings.Builder
+	for _, c := range req.System {
+		if c.Text != nil {
+			b.WriteString(*c.Text)
+			b.WriteString("\n")
 		}
 	}
 	return b.String()

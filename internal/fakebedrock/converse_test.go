@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
@@ -122,7 +123,9 @@ func TestDefaultAnswerIsAToolCall(t *testing.T) {
 	if aws.ToString(use.Name) != toolName || aws.ToString(use.ToolUseId) == "" {
 		t.Errorf("tool use = %s (id %q), want %s with an ID", aws.ToString(use.Name), aws.ToString(use.ToolUseId), toolName)
 	}
-	want := `{"operations":[{"key":"name","op":"SET","value":"Ana"},{"key":"home_city","op":"SET","value":"Lisbon"},{"key":"preferred_language","op":"SET","value":"Portuguese"}]}`
+	want := `{"operations":[{"evidence":"I'm Ana from Lisbon","key":"name","op":"SET","value":"Ana"},` +
+		`{"evidence":"I'm Ana from Lisbon","key":"home_city","op":"SET","value":"Lisbon"},` +
+		`{"evidence":"answer in Portuguese","key":"preferred_language","op":"SET","value":"Portuguese"}]}`
 	if raw != want {
 		t.Errorf("tool input = %s, want %s", raw, want)
 	}
@@ -153,7 +156,7 @@ func TestDefaultAnswerWithoutToolConfigIsJSONText(t *testing.T) {
 	if out.StopReason != types.StopReasonEndTurn {
 		t.Errorf("stop reason = %s, want end_turn", out.StopReason)
 	}
-	if got, want := text(t, out), `{"operations":[{"op":"SET","key":"role","value":"nurse"}]}`; got != want {
+	if got, want := text(t, out), `{"operations":[{"op":"SET","key":"role","value":"nurse","evidence":"I work as a nurse"}]}`; got != want {
 		t.Errorf("text = %s, want %s", got, want)
 	}
 	if _, calls := s.Calls(); calls[0].Tool != "" {
@@ -208,7 +211,7 @@ func TestScriptedSteps(t *testing.T) {
 		t.Errorf("step 6 = %s %+v, want end_turn with the text only", out.StopReason, out.Output)
 	}
 	// The script is spent: the rules answer again.
-	if _, raw := toolUse(t, call()); raw != `{"operations":[{"key":"name","op":"SET","value":"Ana"}]}` {
+	if _, raw := toolUse(t, call()); raw != `{"operations":[{"evidence":"I'm Ana","key":"name","op":"SET","value":"Ana"}]}` {
 		t.Errorf("after the script, input = %s", raw)
 	}
 	n, calls := s.Calls()
@@ -345,7 +348,8 @@ func TestControlEndpoint(t *testing.T) {
 		t.Cleanup(func() { resp.Body.Close() })
 		return resp
 	}
-	resp := post("/_control/script", `[{"error":"ThrottlingException"},{"operations":[{"op":"DELETE","key":"home_city"}]},{"delayMs":1,"input":{"operations":[{"op":"X"}]}}]`)
+	scripted := `{"op":"SET","key":"home_city","value":"Paris","evidence":"the assistant's words","validUntil":"2026-12-04","category":"health"}`
+	resp := post("/_control/script", `[{"error":"ThrottlingException"},{"operations":[{"op":"DELETE","key":"home_city"},`+scripted+`]},{"delayMs":1,"input":{"operations":[{"op":"X"}]}}]`)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("script status = %d", resp.StatusCode)
 	}
@@ -369,7 +373,10 @@ func TestControlEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second call: %v", err)
 	}
-	if _, raw := toolUse(t, out); raw != `{"operations":[{"key":"home_city","op":"DELETE"}]}` {
+	// Scripted operations pass through as they are, new members and all,
+	// even evidence that no user turn holds: the store is to refuse it.
+	if _, raw := toolUse(t, out); raw != `{"operations":[{"key":"home_city","op":"DELETE"},`+
+		`{"category":"health","evidence":"the assistant's words","key":"home_city","op":"SET","validUntil":"2026-12-04","value":"Paris"}]}` {
 		t.Errorf("second call input = %s", raw)
 	}
 	out, err = c.Converse(ctx, input("User: I'm Ana", true))
@@ -397,7 +404,7 @@ func TestControlEndpoint(t *testing.T) {
 	if report.Count != 3 || len(report.Calls) != 3 || report.Pending != 0 || report.Calls[0].ErrorType != "ThrottlingException" || report.Calls[2].ModelID != modelID {
 		t.Errorf("calls report = %+v", report)
 	}
-	if bytes.Contains(body, []byte("Ana")) {
+	if bytes.Contains(body, []byte("Ana")) || bytes.Contains(body, []byte("Paris")) {
 		t.Errorf("calls report holds request text: %s", body)
 	}
 
@@ -453,6 +460,10 @@ func TestWithContextIsTheStoresTranscript(t *testing.T) {
 	}
 }
 
+// keysAndValues compares operations by op, key and value only; the rules'
+// tests below hold the other members.
+var keysAndValues = cmpopts.IgnoreFields(fakebedrock.Operation{}, "Evidence", "ValidUntil", "Category")
+
 func TestRuleOperations(t *testing.T) {
 	set := func(k, v string) fakebedrock.Operation { return fakebedrock.Operation{Op: "SET", Key: k, Value: v} }
 	del := func(k string) fakebedrock.Operation { return fakebedrock.Operation{Op: "DELETE", Key: k} }
@@ -495,8 +506,8 @@ func TestRuleOperations(t *testing.T) {
 			[]fakebedrock.Operation{set("name", "Ana"), set("home_city", "Porto")}},
 	}
 	for _, tt := range tests {
-		got := fakebedrock.RuleOperations(tt.transcript)
-		if diff := cmp.Diff(tt.want, got); diff != "" {
+		got := fakebedrock.RuleOperations(tt.transcript, today)
+		if diff := cmp.Diff(tt.want, got, keysAndValues); diff != "" {
 			t.Errorf("RuleOperations(%q) (-want +got):\n%s", tt.transcript, diff)
 		}
 	}
@@ -561,3 +572,6 @@ func TestActiveCallsAndDoneTimes(t *testing.T) {
 		t.Errorf("calls = %+v, want one answered at least 400ms after it came", calls)
 	}
 }
+
+// today is the day the rules' tests count end dates from: a Wednesday.
+var today = time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)

@@ -3,6 +3,7 @@ package fakebedrock
 import (
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -10,11 +11,16 @@ import (
 )
 
 // Operation is one SET or DELETE operation of an answer, in the shape of
-// the operations tool's input.
+// the operations tool's input (memory.OperationsTool): a SET quotes its
+// Evidence, and may carry ValidUntil (YYYY-MM-DD) and Category (one of
+// memory.Categories). A scripted operation passes through as it is.
 type Operation struct {
-	Op    string `json:"op"`
-	Key   string `json:"key"`
-	Value string `json:"value,omitempty"`
+	Op         string `json:"op"`
+	Key        string `json:"key"`
+	Value      string `json:"value,omitempty"`
+	Evidence   string `json:"evidence,omitempty"`
+	ValidUntil string `json:"validUntil,omitempty"`
+	Category   string `json:"category,omitempty"`
 }
 
 // Keys the rule-based extractor sets.
@@ -23,6 +29,16 @@ const (
 	KeyHomeCity = "home_city"
 	KeyLanguage = "preferred_language"
 	KeyRole     = "role"
+	// KeyCurrentCity is where the user stays for a time they state
+	// ("I'm in Paris until Friday"): a temporary fact.
+	KeyCurrentCity = "current_city"
+	// Keys of special-category statements (see sensitive.go).
+	KeyHealth      = "health_condition"
+	KeyAllergies   = "allergies"
+	KeyReligion    = "religion"
+	KeyOrientation = "sexual_orientation"
+	KeyUnion       = "union_membership"
+	KeyParty       = "political_party"
 )
 
 // The patterns of the rules. Each is matched against one clause of a user
@@ -47,6 +63,10 @@ var (
 	reLang    = regexp.MustCompile(`(?i)\b(?:answer|reply|respond|write|talk|speak)(?:\s+to\s+me)?\s+in\s+(\p{L}+)|\bi\s+(?:speak|prefer)\s+(\p{L}+)`)
 	reWorkAs  = regexp.MustCompile(`(?i)\bi\s+work\s+as\s+(?:an?\s+)?(\p{L}[\p{L} '’-]*)`)
 	reIAmA    = regexp.MustCompile(iAm + `(?i:an?)\s+(\p{L}[\p{L} '’-]*)`)
+	// reStay is a stay somewhere, a fact only with an end day named by
+	// "until" ("I'm in Paris until Friday", "I work from Lisbon until
+	// March"): "I'm in Tokyo this week" stays a trip, as the gold set has it.
+	reStay = regexp.MustCompile(`(?i:` + iAm + `(?:staying\s+)?in|\bi(?:` + apos + `ll|\s+will)\s+be\s+in|` + iAm + `working\s+from|\bi\s+work\s+from)\s+` + capWords)
 
 	// reYes is a user turn that agrees; reAskLang and reAskName are the
 	// assistant's questions a "yes" makes the user's own statement.
@@ -82,14 +102,16 @@ var languages = map[string]bool{
 }
 
 // roleStops end a role phrase: "I'm a nurse in Lisbon" is the role "nurse".
-var roleStops = regexp.MustCompile(`(?i)\s+(?:in|at|for|from|with|who|and|but|living|based|working)\b.*$`)
+var roleStops = regexp.MustCompile(`(?i)\s+(?:in|at|for|from|with|who|and|but|living|based|working|until|till|through|this)\b.*$`)
 
 // RuleOperations is the stand-in's default extractor: deterministic rules
 // over the user turns of a transcript ("User: …" blocks, as memory.Transcript
 // writes them). It understands a name ("I'm Ana", "my name is Ana"), a home
 // city ("I live in Lisbon", "I'm from Lisbon", "I moved to Porto"), a
 // preferred language ("answer in Portuguese", "I speak Portuguese"), a role
-// ("I work as a nurse", "I'm a software engineer") and the forgetting of
+// ("I work as a nurse", "I'm a software engineer"), a stay with an end
+// ("I'm in Paris until Friday": current_city, only with "until"), statements of a special
+// category (see sensitiveOperations) and the forgetting of
 // each ("forget where I live", "forget my name", "forget my language",
 // "forget my job"). Operations come in the order the user said them; a key
 // set twice keeps its last value only. Assistant turns are ignored, but
@@ -99,7 +121,14 @@ var roleStops = regexp.MustCompile(`(?i)\s+(?:in|at|for|from|with|who|and|but|li
 // proposed. Context turns (the section memory.ExtractionTranscript marks
 // as already read) are never read for facts on their own: they only
 // supply the question a first new turn may answer.
-func RuleOperations(transcript string) []Operation {
+//
+// Every operation quotes its evidence, verbatim from the user turn it was
+// read from: the clause that states it, or the whole turn that agreed;
+// never an assistant or context turn. A SET whose clause states an end ("until
+// Friday", "this month", "for two weeks"; see endOf) carries validUntil,
+// counted from today; a SET of a special category carries its category,
+// as memory.SensitiveCategory finds it.
+func RuleOperations(transcript string, today time.Time) []Operation {
 	var ops []Operation
 	add := func(op Operation) {
 		for i, o := range ops {
@@ -122,13 +151,14 @@ func RuleOperations(transcript string) []Operation {
 		}
 		if asked != "" && reYes.MatchString(strings.TrimSpace(b.text)) {
 			for _, op := range agreed(asked) {
-				add(op)
+				add(stated(op, b.text, today))
 			}
 		}
 		asked = ""
 		for _, clause := range clauseSep.Split(b.text, -1) {
-			for _, op := range clauseOperations(strings.TrimSpace(clause)) {
-				add(op)
+			clause = strings.TrimSpace(clause)
+			for _, op := range clauseOperations(clause) {
+				add(stated(op, clause, today))
 			}
 		}
 	}
@@ -137,6 +167,59 @@ func RuleOperations(transcript string) []Operation {
 	}
 	return ops
 }
+
+// stated returns op as the user stated it in text, a span of one user
+// turn: it quotes text as its evidence (the tool's schema requires it of a
+// DELETE too, though the store reads it of a SET only); a SET also ends
+// when text says so, and names its special category, if any.
+func stated(op Operation, text string, today time.Time) Operation {
+	op.Evidence = quote(text, op.Value)
+	if op.Op != "SET" {
+		return op
+	}
+	op.ValidUntil = endOf(text, today)
+	op.Category = memory.SensitiveCategory(op.Key, op.Value, memory.Categories)
+	return op
+}
+
+// quote returns the evidence of a fact of value stated in text: text
+// trimmed, without a word the transcript cut at its start ("…"), and,
+// when longer than memory.MaxEvidenceChars runes, the whole words of it
+// that fit, starting a few words before value when value is further on.
+func quote(text, value string) string {
+	q := strings.TrimSpace(text)
+	if rest, ok := strings.CutPrefix(q, "…"); ok {
+		if i := strings.IndexFunc(rest, unicode.IsSpace); i >= 0 {
+			rest = rest[i:]
+		}
+		q = strings.TrimSpace(rest)
+	}
+	if utf8.RuneCountInString(q) <= memory.MaxEvidenceChars {
+		return q
+	}
+	if loc := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(value)).FindStringIndex(q); loc != nil &&
+		utf8.RuneCountInString(q[:loc[1]]) > memory.MaxEvidenceChars {
+		start := max(0, loc[0]-60)
+		for start > 0 && !utf8.RuneStart(q[start]) {
+			start--
+		}
+		if i := strings.IndexFunc(q[start:], unicode.IsSpace); i >= 0 && start > 0 {
+			start += i
+		}
+		q = strings.TrimSpace(q[start:])
+	}
+	r := []rune(q)
+	cut := string(r[:min(len(r), memory.MaxEvidenceChars)])
+	if len(r) > memory.MaxEvidenceChars && wordRune(r[memory.MaxEvidenceChars]) {
+		if i := strings.LastIndexFunc(cut, unicode.IsSpace); i > 0 {
+			cut = cut[:i]
+		}
+	}
+	return strings.TrimRightFunc(cut, func(r rune) bool { return !wordRune(r) })
+}
+
+// wordRune reports whether r is part of a word.
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
 
 // sections splits a transcript into its context section and its new
 // turns (memory.ExtractionTranscript): the context is empty when the
@@ -257,7 +340,13 @@ func clauseOperations(c string) []Operation {
 	} else if m := reIAmA.FindStringSubmatch(c); m != nil {
 		ops = appendRole(ops, m[1])
 	}
-	return ops
+	if len(ops) > 0 {
+		return ops
+	}
+	if m := reStay.FindStringSubmatch(c); m != nil && saysUntil(c) {
+		return []Operation{set(KeyCurrentCity, m[1])}
+	}
+	return sensitiveOperations(c)
 }
 
 func appendRole(ops []Operation, phrase string) []Operation {
