@@ -11,6 +11,13 @@
 // repository over DynamoDB, package bedrock the model over Bedrock Converse,
 // and package memorytest an in-memory repository for tests.
 //
+// What the model answers is checked before anything is kept (glass-box
+// memory): every extracted fact quotes the user's own words, found in a
+// user turn of the extraction ([EvidenceFound]), or is not kept; a secret
+// is never kept ([SecretKind]); a fact of a special category of personal
+// data waits as pending until the user keeps it ([Store.KeepPending]);
+// and a fact stated as temporary ends on its last day ([Fact.Expired]).
+//
 // A [Store] is safe for concurrent use; every write it makes is conditional,
 // so no acknowledged write is lost when API edits, tool calls and
 // extractions write the same user at once.

@@ -137,14 +137,8 @@ type ExtractResult struct {
 // Errors: 400 *Error with CodeInvalidID or CodeInvalidTurnCount; 409
 // CodeConflict; a repository failure.
 func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult, error) {
-	if err := req.Scope.Validate(); err != nil {
+	if err := req.check(); err != nil {
 		return ExtractResult{}, err
-	}
-	if !ValidID(req.ThreadID) {
-		return ExtractResult{}, badRequest(CodeInvalidID, "invalid thread ID", "")
-	}
-	if req.PreviousTurnCount < 0 || req.TurnCount < req.PreviousTurnCount {
-		return ExtractResult{}, badRequest(CodeInvalidTurnCount, "turn counts must satisfy 0 ≤ previousTurnCount ≤ turnCount", "")
 	}
 	if s.cfg.ExtractionDisabled || len(req.Turns) == 0 {
 		facts, err := s.GetFacts(ctx, req.Scope)
@@ -161,14 +155,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 	if o, stop := s.skip(rec, req); stop {
 		return ExtractResult{Facts: s.visible(rec, o), Outcome: o}, nil
 	}
-
-	meta := req.Meta
-	meta.Kind = KindMemoryUser
-	meta.TenantID, meta.UserID, meta.ThreadID = req.TenantID, req.UserID, req.ThreadID
-	meta.ModelID = req.CheapModelID
-	if meta.ModelID == "" {
-		meta.ModelID = s.cfg.CheapModelID
-	}
+	meta := s.metaOf(req)
 	if s.gate != nil && !s.gate.Allow(ctx, meta) {
 		return ExtractResult{Facts: s.facts(rec), Outcome: OutcomeRefused}, nil
 	}
@@ -180,21 +167,63 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 	}
 	if err != nil {
 		res.Facts = s.facts(rec)
-		if errors.Is(err, ErrMalformedAnswer) {
-			res.Outcome = OutcomeBadAnswer
-			res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeBadAnswer, Message: "the model's answer is not the expected structure", Err: err}
-		} else {
-			res.Outcome = OutcomeModelFailed
-			res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeModelFailed, Message: "the model call failed", Err: err}
-		}
+		res.Outcome, res.Reported = reportModelError(err)
 		return res, nil
 	}
+	if err := s.merge(ctx, rec, req, s.screen(ops, req, s.now(), &res), &res); err != nil {
+		return ExtractResult{}, err
+	}
+	return res, nil
+}
 
+// check returns a 400 *Error when the IDs or the turn counts of req are
+// not valid.
+func (req ExtractRequest) check() error {
+	if err := req.Scope.Validate(); err != nil {
+		return err
+	}
+	if !ValidID(req.ThreadID) {
+		return badRequest(CodeInvalidID, "invalid thread ID", "")
+	}
+	if req.PreviousTurnCount < 0 || req.TurnCount < req.PreviousTurnCount {
+		return badRequest(CodeInvalidTurnCount, "turn counts must satisfy 0 ≤ previousTurnCount ≤ turnCount", "")
+	}
+	return nil
+}
+
+// metaOf returns the Meta of the model call of req: the request's, of
+// KindMemoryUser, with its IDs and the model it names or the config's.
+func (s *Store) metaOf(req ExtractRequest) Meta {
+	meta := req.Meta
+	meta.Kind = KindMemoryUser
+	meta.TenantID, meta.UserID, meta.ThreadID = req.TenantID, req.UserID, req.ThreadID
+	meta.ModelID = req.CheapModelID
+	if meta.ModelID == "" {
+		meta.ModelID = s.cfg.CheapModelID
+	}
+	return meta
+}
+
+// reportModelError returns the outcome and the reported *Error of a
+// failed model call: OutcomeBadAnswer (CodeBadAnswer) for an answer that
+// is not the expected structure, OutcomeModelFailed (CodeModelFailed)
+// for any other failure.
+func reportModelError(err error) (Outcome, error) {
+	if errors.Is(err, ErrMalformedAnswer) {
+		return OutcomeBadAnswer, &Error{Status: http.StatusBadGateway, Code: CodeBadAnswer, Message: "the model's answer is not the expected structure", Err: err}
+	}
+	return OutcomeModelFailed, &Error{Status: http.StatusBadGateway, Code: CodeModelFailed, Message: "the model call failed", Err: err}
+}
+
+// merge saves the screened changes of req into the record, read as rec,
+// with the thread's watermark, merging again on a conflict, and fills in
+// res the facts after it, the counts and the outcome. A fence or a
+// duplicate found at write time stops it with that outcome.
+func (s *Store) merge(ctx context.Context, rec Record, req ExtractRequest, changes []change, res *ExtractResult) error {
 	now := s.now()
-	changes := s.screen(ops, req, now, &res)
 	var final Record
 	stopped := Outcome("")
-	err = s.saveLoop(ctx, req.Scope, rec, func(rec Record) (Record, bool) {
+	err := s.saveLoop(ctx, req.Scope, rec, func(rec Record) (Record, bool) {
 		if o, stop := s.skip(rec, req); stop {
 			stopped, final = o, rec
 			return rec, false
@@ -210,7 +239,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 		return next, true
 	})
 	if err != nil {
-		return ExtractResult{}, err
+		return err
 	}
 	res.Facts = s.visible(final, stopped)
 	switch {
@@ -221,7 +250,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 	default:
 		res.Outcome = OutcomeUnchanged
 	}
-	return res, nil
+	return nil
 }
 
 // visible returns the facts a caller may see after outcome o: none when the
