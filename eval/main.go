@@ -3,7 +3,13 @@
 // writes a Markdown report headed by F1 with its bootstrap interval beside
 // three baselines, and, on request, a JSON report that records every
 // model answer, so that a later run can be compared with it (-compare)
-// and the answers scored again without a model call (-replay).
+// and the answers scored again without a model call (-replay). Under the
+// headline it gives the unsupported rate (the SETs the store refused
+// because their evidence is not the user's words, over the SETs answered),
+// the SETs left out as secrets or as ended and those sent to the pending
+// facts, and the kept quotes that the harness's own check finds are not a
+// span of a user turn: on a first live run, read the unsupported rate
+// first.
 //
 // By default the model is the Converse stand-in (internal/fakebedrock),
 // started in the process: its rule-based extraction, not a model, so its

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -28,6 +29,13 @@ import (
 
 //go:embed subjects.yaml conversations/*.yaml
 var embedded embed.FS
+
+// Day is the day every conversation of the gold set happens on, midnight
+// UTC: a Wednesday. The harness runs the store on it, so that the end date
+// of a temporary fact ("until Friday" is 2026-12-04) is known in advance,
+// and so that the prompt, which holds the date, is the same on every run
+// (a replay needs that).
+var Day = time.Date(2026, time.December, 2, 0, 0, 0, 0, time.UTC)
 
 // Default returns the gold set of this repository: subjects.yaml and the
 // folder conversations/.
@@ -84,11 +92,34 @@ type Fact struct {
 // Translations are the same value in another language: a value that holds
 // one as a word is not accepted, and is counted as not in the user's
 // language.
+//
+// ValidUntil is, for a fact the user stated as temporary, its last day
+// (midnight UTC); zero for a lasting fact, which must then be kept with no
+// end date: see [Expected.EndAccepted].
 type Expected struct {
 	Subject      Subject
 	Values       []string
 	Contains     []string
 	Translations []string
+	ValidUntil   time.Time
+}
+
+// EndTolerance is how far, in days, a kept end date may be from the
+// expected one and still be right: one day, because "until Friday" is read
+// as through Friday or up to it by people as well as models, and because
+// the user's day and the UTC day the store counts in differ by one for
+// part of every day.
+const EndTolerance = 1
+
+// EndAccepted reports whether validUntil (zero: none) is right for e: none
+// for a lasting fact, and for a temporary one a date within EndTolerance
+// days of e.ValidUntil.
+func (e Expected) EndAccepted(validUntil time.Time) bool {
+	if e.ValidUntil.IsZero() || validUntil.IsZero() {
+		return e.ValidUntil.IsZero() == validUntil.IsZero()
+	}
+	d := validUntil.Sub(e.ValidUntil)
+	return d.Abs() <= EndTolerance*24*time.Hour
 }
 
 // Accepts reports whether value is an accepted value of e.
@@ -184,6 +215,10 @@ type Conversation struct {
 	Known  []Fact
 	Turns  []Turn
 	Expect []Expected
+	// Pending are the facts of a special category (memory.Categories) that
+	// must wait for the user's yes after the conversation: kept as pending
+	// facts, not stored ones.
+	Pending []Expected
 	// Allow are subjects that may be kept or not: they count neither for
 	// nor against a score.
 	Allow  []Subject
@@ -244,6 +279,7 @@ type file struct {
 	Known    []Fact         `yaml:"known"`
 	Turns    []turnFile     `yaml:"turns"`
 	Expect   []expectFile   `yaml:"expect"`
+	Pending  []expectFile   `yaml:"pending"`
 	Allow    []allowFile    `yaml:"allow"`
 	Forbid   []forbidFile   `yaml:"forbid"`
 	Subjects []subjectEntry `yaml:"subjects"`
@@ -273,6 +309,8 @@ type expectFile struct {
 	Values       []string `yaml:"values"`
 	Contains     []string `yaml:"contains"`
 	Translations []string `yaml:"translations"`
+	// ValidUntil is the last day of a temporary fact, YYYY-MM-DD.
+	ValidUntil string `yaml:"validUntil"`
 }
 
 type forbidFile struct {
@@ -477,8 +515,10 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 		return c, err
 	}
 	// Subjects by name now that every reference added its keys.
-	for i := range c.Expect {
-		c.Expect[i].Subject = vocab.byName(c.Expect[i].Subject.Name)
+	for _, list := range [][]Expected{c.Expect, c.Pending} {
+		for i := range list {
+			list[i].Subject = vocab.byName(list[i].Subject.Name)
+		}
 	}
 	for i := range c.Allow {
 		c.Allow[i] = vocab.byName(c.Allow[i].Name)
@@ -552,24 +592,46 @@ func (c *Conversation) parseTurns(f file) error {
 	return nil
 }
 
-// parseExpect reads the expected facts of f.
+// parseExpect reads the expected facts of f, stored and pending.
 func (c *Conversation) parseExpect(f file, vocab *vocabulary) error {
-	for _, e := range f.Expect {
-		if e.Subject == "" {
-			return fmt.Errorf("an expected fact without subject")
-		}
-		if len(e.Values)+len(e.Contains) == 0 {
-			return fmt.Errorf("expected %q: give values or contains", e.Subject)
-		}
-		if slices.ContainsFunc(c.Expect, func(x Expected) bool { return x.Subject.Name == e.Subject }) {
-			return fmt.Errorf("subject %q is expected twice", e.Subject)
-		}
-		c.Expect = append(c.Expect, Expected{Subject: Subject{Name: e.Subject}, Values: e.Values, Contains: e.Contains, Translations: e.Translations})
-		if _, err := vocab.resolve(e.SubjectRef); err != nil {
-			return err
+	for i, list := range [][]expectFile{f.Expect, f.Pending} {
+		for _, e := range list {
+			x, err := expected(e, vocab)
+			if err != nil {
+				return err
+			}
+			if slices.ContainsFunc(append(slices.Clone(c.Expect), c.Pending...), func(y Expected) bool { return y.Subject.Name == e.Subject }) {
+				return fmt.Errorf("subject %q is expected twice", e.Subject)
+			}
+			if i == 0 {
+				c.Expect = append(c.Expect, x)
+			} else {
+				c.Pending = append(c.Pending, x)
+			}
 		}
 	}
 	return nil
+}
+
+// expected returns the expected fact e, whose subject it resolves in vocab.
+func expected(e expectFile, vocab *vocabulary) (Expected, error) {
+	if e.Subject == "" {
+		return Expected{}, fmt.Errorf("an expected fact without subject")
+	}
+	if len(e.Values)+len(e.Contains) == 0 {
+		return Expected{}, fmt.Errorf("expected %q: give values or contains", e.Subject)
+	}
+	x := Expected{Subject: Subject{Name: e.Subject}, Values: e.Values, Contains: e.Contains, Translations: e.Translations}
+	if e.ValidUntil != "" {
+		d, err := time.Parse(time.DateOnly, e.ValidUntil)
+		if err != nil || d.Before(Day) || d.After(Day.AddDate(0, 0, memory.MaxValidUntilDays)) {
+			return Expected{}, fmt.Errorf("expected %q: validUntil %q is not a date (YYYY-MM-DD) from %s to a year later",
+				e.Subject, e.ValidUntil, Day.Format(time.DateOnly))
+		}
+		x.ValidUntil = d
+	}
+	_, err := vocab.resolve(e.SubjectRef)
+	return x, err
 }
 
 // parseAllow reads the allowed subjects of f, each with its why.

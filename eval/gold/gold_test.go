@@ -32,7 +32,14 @@ func TestGoldSetCoverage(t *testing.T) {
 	langs := map[string]int{}
 	expectedSubjects := map[string]int{}
 	categories := map[string]int{}
+	temporary, pending := 0, 0
 	for _, c := range convs {
+		pending += len(c.Pending)
+		for _, e := range c.Expect {
+			if !e.ValidUntil.IsZero() {
+				temporary++
+			}
+		}
 		for _, tag := range c.Covers {
 			tags[tag]++
 		}
@@ -50,7 +57,7 @@ func TestGoldSetCoverage(t *testing.T) {
 		}
 	}
 	for _, tag := range []string{"stating", "correction", "move", "forget", "question", "one_off", "other_person",
-		"secret", "health", "injected", "assistant_claim", "long_thread", "non_english"} {
+		"secret", "health", "injected", "assistant_claim", "long_thread", "non_english", "temporary", "pending"} {
 		if tags[tag] < 3 {
 			t.Errorf("covers %q: %d conversations, want at least 3", tag, tags[tag])
 		}
@@ -59,6 +66,9 @@ func TestGoldSetCoverage(t *testing.T) {
 		if expectedSubjects[s] < 3 {
 			t.Errorf("subject %s expected in %d conversations, want at least 3", s, expectedSubjects[s])
 		}
+	}
+	if temporary < 3 || pending < 3 {
+		t.Errorf("%d facts expected with an end date and %d expected pending, want at least 3 of each", temporary, pending)
 	}
 	for _, c := range gold.Categories {
 		if categories[c] < 3 {
@@ -145,6 +155,9 @@ func TestLoadRefuses(t *testing.T) {
 		{"key on two subjects", vocab, good + "expect:\n  - subject: name\n    keys: [city]\n    values: [x]\n", "belongs to both"},
 		{"bad language", vocab, strings.Replace(good, "language: en", "language: english", 1), "ISO 639-1"},
 		{"key on two subjects in the vocabulary", vocab + "- name: town\n  keys: [city]\n", good, "belongs to both"},
+		{"not a date", vocab, good + "expect:\n  - subject: name\n    values: [x]\n    validUntil: Friday\n", "validUntil"},
+		{"end before the day", vocab, good + "expect:\n  - subject: name\n    values: [x]\n    validUntil: 2026-12-01\n", "validUntil"},
+		{"expected stored and pending", vocab, good + "expect:\n  - subject: name\n    values: [x]\npending:\n  - subject: name\n    values: [x]\n", "expected twice"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

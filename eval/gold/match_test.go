@@ -2,6 +2,7 @@ package gold_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/usermemory/usermemory/eval/gold"
 )
@@ -14,7 +15,7 @@ func expected(t *testing.T, convs []gold.Conversation, id, subject string) gold.
 		if c.ID != id {
 			continue
 		}
-		for _, e := range c.Expect {
+		for _, e := range append(c.Expect, c.Pending...) {
 			if e.Subject.Name == subject {
 				return e
 			}
@@ -111,6 +112,31 @@ func TestNegatedLeavesWordsThatNegateNothing(t *testing.T) {
 	for _, s := range []string{"非常に短く", "元気", "notes in bullet points", "nonna's recipes"} {
 		if gold.Negated(s) {
 			t.Errorf("Negated(%q) = true, want false", s)
+		}
+	}
+}
+
+// TestEndAccepted holds the scoring of end dates: a lasting fact has
+// none, a temporary one a date within a day of the expected one.
+func TestEndAccepted(t *testing.T) {
+	friday := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	cases := []struct {
+		want, got time.Time
+		ok        bool
+	}{
+		{time.Time{}, time.Time{}, true},
+		{time.Time{}, friday, false},
+		{friday, time.Time{}, false},
+		{friday, friday, true},
+		{friday, friday.Add(-day), true},
+		{friday, friday.Add(day), true},
+		{friday, friday.Add(2 * day), false},
+		{friday, friday.Add(-2 * day), false},
+	}
+	for _, tc := range cases {
+		if got := (gold.Expected{ValidUntil: tc.want}).EndAccepted(tc.got); got != tc.ok {
+			t.Errorf("expected until %v: EndAccepted(%v) = %v, want %v", tc.want, tc.got, got, tc.ok)
 		}
 	}
 }

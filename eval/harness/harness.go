@@ -18,6 +18,14 @@
 // Tool turns are sent as the gateway sends them, but memory.Transcript
 // never gives them to the model: the memory learns only what the user
 // stated.
+//
+// The store runs on gold.Day, its clock one second on at every reading,
+// so that end dates are known in advance and every request is the same on
+// every run. What is scored is what the user's page shows
+// (memory.Store.Read): the stored facts and the pending ones. The harness
+// checks on its own side, from the gold turns, that the evidence of
+// every fact kept is a span of a user turn of the conversation it came
+// from ([QuoteProblem]), apart from the store's own check.
 package harness
 
 import (
@@ -27,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -63,23 +72,58 @@ func Run(ctx context.Context, model memory.Model, cfg memory.Config, conv gold.C
 // before its thread. Errors as for [Run].
 func RunThreads(ctx context.Context, model memory.Model, cfg memory.Config, convs []gold.Conversation) ([]score.Conversation, error) {
 	rec := &recorder{model: model}
-	store, err := memory.New(memorytest.NewRepo(), cfg, memory.WithModel(rec))
+	store, err := memory.New(memorytest.NewRepo(), cfg, memory.WithModel(rec), memory.WithClock(memorytest.StepClock(StartTime)))
 	if err != nil {
 		return nil, err
 	}
 	sc := memory.Scope{TenantID: TenantID, UserID: convs[0].ID}
 	out := make([]score.Conversation, len(convs))
-	for i, conv := range convs {
-		if out[i], err = runThread(ctx, store, rec, sc, fmt.Sprintf("th-%d", i+1), conv); err != nil {
+	for i := range convs {
+		if out[i], err = runThread(ctx, store, rec, sc, convs[:i+1]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// runThread runs conv as thread threadID of the user of sc and scores the
-// facts the user has when it ends.
-func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memory.Scope, threadID string, conv gold.Conversation) (score.Conversation, error) {
+// StartTime is when the store's clock starts in every run: 09:00 UTC of
+// gold.Day.
+var StartTime = gold.Day.Add(9 * time.Hour)
+
+// threadID is the ID of the thread of the i-th conversation (from 0) of
+// a user.
+func threadID(i int) string { return fmt.Sprintf("th-%d", i+1) }
+
+// checkQuotes checks the evidence of every fact of mem against the
+// conversation, among convs (the threads of the user so far), of the
+// thread it came from, and records the count and the problems in c.
+func checkQuotes(c *score.Conversation, mem memory.Memory, convs []gold.Conversation) {
+	for _, f := range append(slices.Clone(mem.Facts), mem.Pending...) {
+		if f.Origin != memory.OriginConversation {
+			continue
+		}
+		i := -1
+		for j := range convs {
+			if threadID(j) == f.SourceThreadID {
+				i = j
+			}
+		}
+		c.QuotesChecked++
+		problem := "from no thread of this user"
+		if i >= 0 {
+			problem = QuoteProblem(f.Evidence, convs[i].Turns)
+		}
+		if problem != "" {
+			c.BadQuotes++
+			c.QuoteProblems = append(c.QuoteProblems, fmt.Sprintf("%s: %s", f.Key, problem))
+		}
+	}
+}
+
+// runThread runs the last of threads, the conversations of the user of sc
+// so far, as its thread and scores the memory the user has when it ends.
+func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memory.Scope, threads []gold.Conversation) (score.Conversation, error) {
+	conv := threads[len(threads)-1]
 	for _, k := range conv.Known {
 		if _, err := store.UpsertFact(ctx, sc, k.Key, k.Value); err != nil {
 			return score.Conversation{}, fmt.Errorf("%s: known fact %q: %w", conv.ID, k.Key, err)
@@ -100,7 +144,7 @@ func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memor
 		}
 		due++
 		cctx, cancel := context.WithTimeout(ctx, CallTimeout)
-		res, err := store.Extract(cctx, memory.ExtractRequest{Scope: sc, ThreadID: threadID,
+		res, err := store.Extract(cctx, memory.ExtractRequest{Scope: sc, ThreadID: threadID(len(threads) - 1),
 			PreviousTurnCount: prev, TurnCount: count, Turns: pending, ContextTurns: read})
 		cancel()
 		if err != nil {
@@ -112,18 +156,20 @@ func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memor
 		}
 		c := rec.take()
 		c.InputTokens, c.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
+		c.Unsupported, c.Secrets, c.Ended, c.Pending = res.Unsupported, res.Secrets, res.Ended, res.Pending
 		if res.Outcome == memory.OutcomeModelFailed || res.Outcome == memory.OutcomeBadAnswer {
 			c.Failed = string(res.Outcome)
 			c.Error = redact(res.Reported)
 		}
 		calls = append(calls, c)
 	}
-	facts, err := store.GetFacts(ctx, sc)
+	mem, err := store.Read(ctx, sc)
 	if err != nil {
 		return score.Conversation{}, err
 	}
-	out := score.Score(conv, facts, calls)
+	out := score.ScoreMemory(conv, mem, calls)
 	out.Messages, out.Due, out.UnreadTurns = messages, due, len(pending)
+	checkQuotes(&out, mem, threads)
 	return out, nil
 }
 
@@ -144,7 +190,8 @@ func (r *recorder) Extract(ctx context.Context, req memory.ModelRequest) (memory
 		c.Latency = lat.lastLatency()
 	}
 	for _, op := range ans.Operations {
-		c.Operations = append(c.Operations, score.Operation{Op: op.Op, Key: op.Key, Value: op.Value})
+		c.Operations = append(c.Operations, score.Operation{Op: op.Op, Key: op.Key, Value: op.Value,
+			Evidence: op.Evidence, ValidUntil: op.ValidUntil, Category: op.Category})
 	}
 	if err != nil {
 		c.ModelError, c.Malformed = redact(err), errors.Is(err, memory.ErrMalformedAnswer)

@@ -32,7 +32,7 @@ func TestRunSendsWhatTheGatewaySends(t *testing.T) {
 		Expect:     []gold.Expected{{Subject: gold.Subject{Name: "name", Keys: []string{"name"}}, Values: []string{"Ana"}}},
 		Vocabulary: []gold.Subject{{Name: "name", Keys: []string{"name"}}, {Name: "home_city", Keys: []string{"home_city"}}}}
 	model := memorytest.NewModel(
-		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Ana"}}, Usage: memory.Usage{InputTokens: 7, OutputTokens: 2}},
+		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Ana", Evidence: "question A"}}, Usage: memory.Usage{InputTokens: 7, OutputTokens: 2}},
 		memorytest.Answer{Usage: memory.Usage{InputTokens: 5, OutputTokens: 1}},
 	)
 	got, err := harness.Run(context.Background(), model, memory.Config{ExtractEveryTurns: 6}, conv)
@@ -136,7 +136,7 @@ func TestToolTurnsNeverReachTheModel(t *testing.T) {
 // asked for, a report without request hashes.
 func TestReplayerRefusesWhatDoesNotFit(t *testing.T) {
 	conv := gold.Conversation{ID: "c-r", Language: "en", Turns: pairs(1)}
-	rec := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Ana"}}})
+	rec := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Ana", Evidence: "question A"}}})
 	first, err := harness.Run(context.Background(), rec, memory.Config{}, conv)
 	if err != nil {
 		t.Fatal(err)
@@ -186,8 +186,8 @@ func TestRunThreadsCarriesFactsOver(t *testing.T) {
 	second := gold.Conversation{ID: "u-2", Language: "en", Turns: pairs(1), Vocabulary: vocab, Continues: "u-1",
 		Expect: []gold.Expected{{Subject: name, Values: []string{"Ana"}}, {Subject: city, Values: []string{"Porto"}}}}
 	model := memorytest.NewModel(
-		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Ana"}}},
-		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "home_city", Value: "Porto"}}},
+		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Ana", Evidence: "question A"}}},
+		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "home_city", Value: "Porto", Evidence: "question A"}}},
 	)
 	got, err := harness.RunThreads(context.Background(), model, memory.Config{}, []gold.Conversation{first, second})
 	if err != nil {

@@ -55,7 +55,8 @@ func (r *Replayer) Extract(ctx context.Context, req memory.ModelRequest) (memory
 	}
 	ans := memory.ModelAnswer{Usage: memory.Usage{InputTokens: c.InputTokens, OutputTokens: c.OutputTokens}}
 	for _, op := range c.Operations {
-		ans.Operations = append(ans.Operations, memory.Operation{Op: op.Op, Key: op.Key, Value: op.Value})
+		ans.Operations = append(ans.Operations, memory.Operation{Op: op.Op, Key: op.Key, Value: op.Value,
+			Evidence: op.Evidence, ValidUntil: op.ValidUntil, Category: op.Category})
 	}
 	r.latency = c.Latency
 	if c.ModelError != "" {

@@ -28,6 +28,9 @@ func (r Report) CompareMarkdown(w io.Writer, old Report) error {
 	p("| contradictions | %d | %d | |\n", a.Contradictions, n.Contradictions)
 	p("| forbidden facts kept | %d | %d | |\n", a.LeakTotal(), n.LeakTotal())
 	p("| values not in the user's language | %d | %d | |\n", a.WrongLanguage, n.WrongLanguage)
+	p("| unsupported rate (SETs refused for their evidence / SETs answered) | %s (%d/%d) | %s (%d/%d) | |\n", f3(a.UnsupportedRate()), a.Unsupported, a.Sets, f3(n.UnsupportedRate()), n.Unsupported, n.Sets)
+	p("| SETs left out as secrets / as ended / sent to pending | %d / %d / %d | %d / %d / %d | |\n", a.Secrets, a.Ended, a.PendingSets, n.Secrets, n.Ended, n.PendingSets)
+	p("| kept quotes not a span of a user turn | %d/%d | %d/%d | |\n", a.BadQuotes, a.QuotesChecked, n.BadQuotes, n.QuotesChecked)
 	p("| model calls (failed) | %d (%d) | %d (%d) | |\n", a.ModelCalls, a.FailedCalls, n.ModelCalls, n.FailedCalls)
 	p("| input / output tokens | %d / %d | %d / %d | |\n", a.InputTokens, a.OutputTokens, n.InputTokens, n.OutputTokens)
 	p("| latency p50 / p95 | %s / %s | %s / %s | |\n", ms(a.LatencyP50), ms(a.LatencyP95), ms(n.LatencyP50), ms(n.LatencyP95))
@@ -71,6 +74,6 @@ func changedRows(old, r Report) string {
 
 // summary is one cell with a conversation's scores.
 func summary(c Conversation) string {
-	return fmt.Sprintf("F1 %s (P %s R %s), %d contradictions, %d forbidden, %d wrong language",
-		f3(c.F1), f3(c.Precision), f3(c.Recall), c.Contradictions, c.LeakTotal(), c.WrongLanguage)
+	return fmt.Sprintf("F1 %s (P %s R %s), %d contradictions, %d forbidden, %d wrong language, %d/%d SETs unsupported",
+		f3(c.F1), f3(c.Precision), f3(c.Recall), c.Contradictions, c.LeakTotal(), c.WrongLanguage, c.Unsupported, c.Sets)
 }

@@ -97,7 +97,40 @@ func (r Report) Markdown(w io.Writer) error {
 		r.Run.ModelID, region, r.Run.OutputMode, r.Run.Template, short(r.Run.TemplateSHA256), r.Run.ExtractEveryTurns, r.Totals.Conversations)
 
 	b.WriteString(r.Headline())
-	t := r.Totals
+	b.WriteString(figures(r.Totals))
+
+	p("### By what the conversations cover\n\n")
+	p("| covers | conversations | F1 | precision | recall | contradictions | forbidden kept | wrong language | unsupported / SETs |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	tags := make([]string, 0, len(r.ByCover))
+	for tag := range r.ByCover {
+		tags = append(tags, tag)
+	}
+	sort.Strings(tags)
+	for _, tag := range tags {
+		x := r.ByCover[tag]
+		p("| %s | %d | %s | %s | %s | %d | %d/%d | %d | %d/%d |\n", tag, x.Conversations, f3(x.F1), f3(x.Precision), f3(x.Recall), x.Contradictions, x.LeakTotal(), sumOf(x.Opportunities), x.WrongLanguage, x.Unsupported, x.Sets)
+	}
+
+	p("\n### By conversation\n\n")
+	p("| conversation | lang | F1 | precision | recall | contradictions | forbidden kept | wrong language | unsupported / SETs | calls | tokens in/out | missing | not right |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	for _, c := range r.Conversations {
+		in, out := 0, 0
+		for _, call := range c.Calls {
+			in += call.InputTokens
+			out += call.OutputTokens
+		}
+		p("| %s | %s | %s | %s | %s | %d | %s | %d | %d/%d | %d | %d/%d | %s | %s |\n", c.ID, c.Language, f3(c.F1), f3(c.Precision), f3(c.Recall),
+			c.Contradictions, forbiddenCell(c), c.WrongLanguage, c.Unsupported, c.Sets, len(c.Calls), in, out, cell(c.Missing), cell(notRight(c)))
+	}
+	b.WriteString(r.judgeMarkdown())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// figures returns the table of every figure of a run's totals t.
+func figures(t Totals) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("\n| figure | value |\n|---|---|\n")
 	p("| F1 (2 × correct / (kept + expected)) | %s (2×%d/(%d+%d)) |\n", f3(t.F1), t.Satisfied, t.Kept, t.Expected)
 	p("| precision (correct facts / facts kept) | %s (%d/%d) |\n", f3(t.Precision), t.Satisfied, t.Kept)
@@ -108,6 +141,10 @@ func (r Report) Markdown(w io.Writer) error {
 		p("| leak rate: %s (kept / forbidden) | %s (%d/%d) |\n", c, f3(t.LeakRate(c)), t.Leaked[c], t.Opportunities[c])
 	}
 	p("| values not in the user's language | %d |\n", t.WrongLanguage)
+	p("| SETs answered / refused as unsupported (evidence not a user's words): the unsupported rate | %d / %d: %s |\n", t.Sets, t.Unsupported, f3(t.UnsupportedRate()))
+	p("| SETs left out as secrets / left out as ended / sent to the pending facts | %d / %d / %d |\n", t.Secrets, t.Ended, t.PendingSets)
+	p("| pending facts held at the end | %d |\n", t.PendingHeld)
+	p("| kept quotes checked against the gold turns / not a span of a user turn | %d / %d |\n", t.QuotesChecked, t.BadQuotes)
 	p("| messages sent / model calls / failed calls | %d / %d / %d |\n", t.Messages, t.ModelCalls, t.FailedCalls)
 	p("| input / output tokens (total) | %d / %d |\n", t.InputTokens, t.OutputTokens)
 	if t.ModelCalls > 0 {
@@ -119,33 +156,7 @@ func (r Report) Markdown(w io.Writer) error {
 	}
 	p("| latency per call p50 / p95 | %s / %s |\n", ms(t.LatencyP50), ms(t.LatencyP95))
 	p("| turns never read (after the last due message) | %d |\n\n", t.UnreadTurns)
-
-	p("### By what the conversations cover\n\n")
-	p("| covers | conversations | F1 | precision | recall | contradictions | forbidden kept | wrong language |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	tags := make([]string, 0, len(r.ByCover))
-	for tag := range r.ByCover {
-		tags = append(tags, tag)
-	}
-	sort.Strings(tags)
-	for _, tag := range tags {
-		x := r.ByCover[tag]
-		p("| %s | %d | %s | %s | %s | %d | %d/%d | %d |\n", tag, x.Conversations, f3(x.F1), f3(x.Precision), f3(x.Recall), x.Contradictions, x.LeakTotal(), sumOf(x.Opportunities), x.WrongLanguage)
-	}
-
-	p("\n### By conversation\n\n")
-	p("| conversation | lang | F1 | precision | recall | contradictions | forbidden kept | wrong language | calls | tokens in/out | missing | not right |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
-	for _, c := range r.Conversations {
-		in, out := 0, 0
-		for _, call := range c.Calls {
-			in += call.InputTokens
-			out += call.OutputTokens
-		}
-		p("| %s | %s | %s | %s | %s | %d | %s | %d | %d | %d/%d | %s | %s |\n", c.ID, c.Language, f3(c.F1), f3(c.Precision), f3(c.Recall),
-			c.Contradictions, forbiddenCell(c), c.WrongLanguage, len(c.Calls), in, out, cell(c.Missing), cell(notRight(c)))
-	}
-	b.WriteString(r.judgeMarkdown())
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 // Headline returns the report's headline as Markdown: F1 with its
@@ -171,13 +182,25 @@ func (r Report) Headline() string {
 	for _, c := range gold.Categories {
 		p(" %d/%d (%s) |", t.Leaked[c], t.Opportunities[c], f3(t.LeakRate(c)))
 	}
-	p("\n\n%d conversations, %d messages, %d model calls, %d input and %d output tokens.\n", t.Conversations, t.Messages, t.ModelCalls, t.InputTokens, t.OutputTokens)
+	p("\n\n%s\n", t.SetsSentence())
+	p("\n%d conversations, %d messages, %d model calls, %d input and %d output tokens.\n", t.Conversations, t.Messages, t.ModelCalls, t.InputTokens, t.OutputTokens)
 	return b.String()
 }
 
-// notRight lists the kept facts that are not correct, allowed facts aside.
+// SetsSentence says what the store did with the SETs the model answered
+// and how the quotes kept fared, as a sentence of the headline: the
+// unsupported rate first, the figure to read on a model's first run.
+func (c Counts) SetsSentence() string {
+	return fmt.Sprintf("**Unsupported rate %s**: of %d SETs answered, %d were refused because their evidence is not the user's words; "+
+		"%d held a secret and %d an end already past (left out), %d wait for the user's yes as pending facts. "+
+		"Of %d quotes kept, %d are not a span of a user turn of their conversation (the harness's own check).",
+		f3(c.UnsupportedRate()), c.Sets, c.Unsupported, c.Secrets, c.Ended, c.PendingSets, c.QuotesChecked, c.BadQuotes)
+}
+
+// notRight lists the kept facts that are not correct, allowed facts aside,
+// and the quotes that are not a user's words.
 func notRight(c Conversation) []string {
-	var out []string
+	out := slices.Clone(c.QuoteProblems)
 	for _, f := range c.Facts {
 		if f.Verdict == Correct || f.Verdict == Allowed {
 			if f.WrongLanguage == "" {
@@ -187,6 +210,12 @@ func notRight(c Conversation) []string {
 		note := f.Verdict
 		if f.Category != "" {
 			note = f.Category
+		}
+		if f.Pending {
+			note = "pending, " + note
+		}
+		if f.ValidUntil != "" {
+			note += ", until " + f.ValidUntil
 		}
 		if f.WrongLanguage != "" {
 			note += ", wrong language"

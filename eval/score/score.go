@@ -2,14 +2,17 @@
 // (package gold) and sums the scores of a run: F1 over the facts kept
 // with a bootstrap interval, its mean per conversation, precision and
 // recall, contradictions, the leak rate of forbidden facts per category,
-// values not in the user's language, the cost of the model calls, and
-// three baselines that no model should fail to beat.
+// values not in the user's language, the SETs the store refused (no quote
+// of a user turn, a secret, an end already past) or sent to the pending
+// facts, the kept quotes that are not a user's words, the cost of the
+// model calls, and three baselines that no model should fail to beat.
 package score
 
 import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/usermemory/usermemory/eval/gold"
@@ -21,9 +24,16 @@ import (
 // key names ("" when none); Category is the forbidden category it matched;
 // WrongLanguage tells why its value is not in the user's language ("" when
 // it is, or cannot be told).
+//
+// ValidUntil is the fact's last day (YYYY-MM-DD) when it is temporary;
+// Pending says it waits for the user's yes (memory.Memory.Pending);
+// Evidence is the user's words the model quoted for it.
 type Fact struct {
 	Key           string `json:"key"`
 	Value         string `json:"value"`
+	ValidUntil    string `json:"validUntil,omitempty"`
+	Pending       bool   `json:"pending,omitempty"`
+	Evidence      string `json:"evidence,omitempty"`
 	Verdict       string `json:"verdict"`
 	Subject       string `json:"subject,omitempty"`
 	Category      string `json:"category,omitempty"`
@@ -47,6 +57,13 @@ const (
 	Allowed = "allowed"
 	// Extra: a fact the gold set neither expects nor allows.
 	Extra = "extra"
+	// WrongEnd: a fact on an expected subject with an accepted value whose
+	// end date is wrong: none for a temporary fact, one for a lasting fact,
+	// or a date more than gold.EndTolerance days from the expected one.
+	WrongEnd = "wrong_end"
+	// NotPending: a stored fact on a subject that must wait for the user's
+	// yes as a pending fact.
+	NotPending = "not_pending"
 )
 
 // Call is one model call of a conversation: its tokens, its latency
@@ -57,6 +74,10 @@ const (
 // the answer was not the expected structure; RequestSHA256 is the hex
 // SHA-256 of the request (system prompt and transcript). With them a
 // replay (see package harness) gives the store the same answers.
+//
+// Unsupported, Secrets, Ended and Pending are the store's counts of the
+// SETs of the answer it left out or sent to the pending facts
+// (memory.ExtractResult).
 type Call struct {
 	InputTokens   int           `json:"inputTokens"`
 	OutputTokens  int           `json:"outputTokens"`
@@ -67,13 +88,21 @@ type Call struct {
 	RequestSHA256 string        `json:"requestSha256,omitempty"`
 	Failed        string        `json:"failed,omitempty"`
 	Error         string        `json:"error,omitempty"`
+	Unsupported   int           `json:"unsupported,omitempty"`
+	Secrets       int           `json:"secrets,omitempty"`
+	Ended         int           `json:"ended,omitempty"`
+	Pending       int           `json:"pending,omitempty"`
 }
 
-// Operation is one operation as the model answered it.
+// Operation is one operation as the model answered it, with the user's
+// words it quoted, the end date and the category it gave.
 type Operation struct {
-	Op    string `json:"op"`
-	Key   string `json:"key"`
-	Value string `json:"value,omitempty"`
+	Op         string `json:"op"`
+	Key        string `json:"key"`
+	Value      string `json:"value,omitempty"`
+	Evidence   string `json:"evidence,omitempty"`
+	ValidUntil string `json:"validUntil,omitempty"`
+	Category   string `json:"category,omitempty"`
 }
 
 // Counts are the counts of the facts kept that a conversation's score and
@@ -99,7 +128,29 @@ type Counts struct {
 	// WrongLanguage counts the facts whose value is not in the user's
 	// language (see [LanguageCheck]).
 	WrongLanguage int `json:"wrongLanguage"`
+	// Sets counts the SETs the model answered in the calls that did not
+	// fail; of them, the store left out Unsupported (their evidence is not
+	// a user's words), Secrets (a secret) and Ended (an end date already
+	// past), and sent PendingSets to the pending facts.
+	Sets        int `json:"sets"`
+	Unsupported int `json:"unsupported"`
+	Secrets     int `json:"secrets"`
+	Ended       int `json:"ended"`
+	PendingSets int `json:"pendingSets"`
+	// PendingHeld counts the pending facts held at the end.
+	PendingHeld int `json:"pendingHeld"`
+	// QuotesChecked counts the kept facts (stored or pending) whose
+	// evidence the harness checked against the conversation they came
+	// from, and BadQuotes those whose evidence is not a span of a user
+	// turn of it (see Conversation.QuoteProblems).
+	QuotesChecked int `json:"quotesChecked"`
+	BadQuotes     int `json:"badQuotes"`
 }
+
+// UnsupportedRate returns the share of the SETs answered that the store
+// refused for their evidence, Unsupported/Sets; 0 when no SET was
+// answered.
+func (c Counts) UnsupportedRate() float64 { return share(c.Unsupported, c.Sets) }
 
 // newCounts returns counts of zero, with every forbidden category.
 func newCounts() Counts {
@@ -123,6 +174,14 @@ func (c *Counts) add(o Counts) {
 		c.Leaked[k] += v
 	}
 	c.WrongLanguage += o.WrongLanguage
+	c.Sets += o.Sets
+	c.Unsupported += o.Unsupported
+	c.Secrets += o.Secrets
+	c.Ended += o.Ended
+	c.PendingSets += o.PendingSets
+	c.PendingHeld += o.PendingHeld
+	c.QuotesChecked += o.QuotesChecked
+	c.BadQuotes += o.BadQuotes
 }
 
 // rate sets Precision, Recall and F1 from the counts.
@@ -168,9 +227,13 @@ type Conversation struct {
 	Covers   []string `json:"covers"`
 
 	Counts
-	// Missing names the expected subjects without a correct fact.
+	// Missing names the expected subjects without a correct fact (a
+	// pending one for the subjects expected pending).
 	Missing []string `json:"missing"`
 	Facts   []Fact   `json:"facts"`
+	// QuoteProblems names the kept facts whose evidence is not a span of
+	// a user turn of the conversation they came from, and why.
+	QuoteProblems []string `json:"quoteProblems,omitempty"`
 
 	// Calls are the model calls, in order; Messages counts the messages
 	// the gateway sent, Due those for which an extraction was due;
@@ -183,20 +246,35 @@ type Conversation struct {
 }
 
 // Perfect reports whether c scores 1.0 on both precision and recall with
-// no contradiction, no forbidden fact and no value in another language.
+// no contradiction, no forbidden fact, no value in another language and
+// no kept quote that is not the user's.
 func (c Conversation) Perfect() bool {
-	return c.Precision == 1 && c.Recall == 1 && c.Contradictions == 0 && c.LeakTotal() == 0 && c.WrongLanguage == 0
+	return c.Precision == 1 && c.Recall == 1 && c.Contradictions == 0 && c.LeakTotal() == 0 && c.WrongLanguage == 0 && c.BadQuotes == 0
 }
 
-// Score scores the facts kept after conv; calls are its model calls.
+// Score scores the facts kept after conv, with no pending fact; calls are
+// its model calls. See [ScoreMemory].
 func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversation {
+	return ScoreMemory(conv, memory.Memory{Facts: facts}, calls)
+}
+
+// ScoreMemory scores the memory m left after conv; calls are its model
+// calls. A stored fact is judged against the expected, allowed and
+// forbidden facts; a pending fact against the facts expected pending
+// (conv.Pending) and the allowed ones. A pending fact is never a leak,
+// since it is in no prompt until the user says yes, but one not expected
+// counts as kept and costs precision; a stored fact on a subject expected
+// pending is NotPending. Both halves count in F1: the expected facts are
+// conv.Expect and conv.Pending.
+func ScoreMemory(conv gold.Conversation, m memory.Memory, calls []Call) Conversation {
 	out := Conversation{ID: conv.ID, Language: conv.Language, Covers: conv.Covers,
 		Counts: newCounts(), Calls: calls, Missing: []string{}, Facts: []Fact{}}
-	out.Expected = len(conv.Expect)
+	out.Expected = len(conv.Expect) + len(conv.Pending)
 	for _, f := range conv.Forbid {
 		out.Opportunities[f.Category]++
 	}
-	sorted := slices.Clone(facts)
+	out.countSets(calls)
+	sorted := slices.Clone(m.Facts)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
 
 	known := map[string]string{}
@@ -232,7 +310,15 @@ func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversati
 			out.Contradictions++
 		}
 	}
-	for _, e := range conv.Expect {
+	for _, f := range m.Pending {
+		sf := judgePending(conv, f, satisfied)
+		if sf.Verdict != Allowed {
+			out.Kept++
+		}
+		out.PendingHeld++
+		out.Facts = append(out.Facts, sf)
+	}
+	for _, e := range append(slices.Clone(conv.Expect), conv.Pending...) {
 		if !satisfied[e.Subject.Name] {
 			out.Missing = append(out.Missing, e.Subject.Name)
 		}
@@ -242,13 +328,70 @@ func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversati
 	return out
 }
 
-// judge returns the verdict on the kept fact f (key canonical), marking
-// the expected subjects it satisfies and the forbidden facts it leaks.
-func judge(conv gold.Conversation, key string, f memory.Fact, satisfied map[string]bool, leaked map[int]bool) Fact {
-	sf := Fact{Key: f.Key, Value: f.Value, Verdict: Extra}
+// countSets counts the SETs answered in the calls that did not fail and
+// what the store did with them.
+func (c *Conversation) countSets(calls []Call) {
+	for _, call := range calls {
+		if call.Failed != "" {
+			continue
+		}
+		for _, op := range call.Operations {
+			if strings.EqualFold(strings.TrimSpace(op.Op), memory.OpSet) {
+				c.Sets++
+			}
+		}
+		c.Unsupported += call.Unsupported
+		c.Secrets += call.Secrets
+		c.Ended += call.Ended
+		c.PendingSets += call.Pending
+	}
+}
+
+// newFact returns the report's form of f, with the subject its key
+// (canonical) names and no verdict yet.
+func newFact(conv gold.Conversation, key string, f memory.Fact, pending bool) Fact {
+	sf := Fact{Key: f.Key, Value: f.Value, Pending: pending, Evidence: f.Evidence, Verdict: Extra}
+	if !f.ValidUntil.IsZero() {
+		sf.ValidUntil = f.ValidUntil.Format(time.DateOnly)
+	}
 	if subj, ok := conv.SubjectOf(key); ok {
 		sf.Subject = subj.Name
 	}
+	return sf
+}
+
+// judgePending returns the verdict on the pending fact f, marking the
+// subjects expected pending that it satisfies.
+func judgePending(conv gold.Conversation, f memory.Fact, satisfied map[string]bool) Fact {
+	key := memory.CanonicalKey(f.Key)
+	sf := newFact(conv, key, f, true)
+	if e, ok := expectedIn(conv.Pending, key); ok {
+		sf.Verdict = verdictOn(e, f, satisfied)
+	} else if slices.ContainsFunc(conv.Allow, func(s gold.Subject) bool { return s.Names(key) }) {
+		sf.Verdict = Allowed
+	}
+	return sf
+}
+
+// verdictOn returns the verdict on f, a fact on the subject of e, and
+// marks that subject satisfied when f is correct.
+func verdictOn(e gold.Expected, f memory.Fact, satisfied map[string]bool) string {
+	switch {
+	case !e.Accepts(f.Value):
+		return WrongValue
+	case !e.EndAccepted(f.ValidUntil):
+		return WrongEnd
+	case satisfied[e.Subject.Name]:
+		return Duplicate
+	}
+	satisfied[e.Subject.Name] = true
+	return Correct
+}
+
+// judge returns the verdict on the kept fact f (key canonical), marking
+// the expected subjects it satisfies and the forbidden facts it leaks.
+func judge(conv gold.Conversation, key string, f memory.Fact, satisfied map[string]bool, leaked map[int]bool) Fact {
+	sf := newFact(conv, key, f, false)
 	for i, fb := range conv.Forbid {
 		if fb.Matches(conv.OnSubject, key, f.Value) {
 			leaked[i] = true
@@ -261,15 +404,9 @@ func judge(conv gold.Conversation, key string, f memory.Fact, satisfied map[stri
 		return sf
 	}
 	if e, ok := expectedOn(conv, key); ok {
-		switch {
-		case !e.Accepts(f.Value):
-			sf.Verdict = WrongValue
-		case satisfied[e.Subject.Name]:
-			sf.Verdict = Duplicate
-		default:
-			sf.Verdict = Correct
-			satisfied[e.Subject.Name] = true
-		}
+		sf.Verdict = verdictOn(e, f, satisfied)
+	} else if _, ok := expectedIn(conv.Pending, key); ok {
+		sf.Verdict = NotPending
 	} else if slices.ContainsFunc(conv.Allow, func(s gold.Subject) bool { return s.Names(key) }) {
 		sf.Verdict = Allowed
 	}
@@ -283,8 +420,14 @@ func ratio(n, d int) float64 {
 	return float64(n) / float64(d)
 }
 
+// expectedOn returns the stored fact conv expects on the subject of key.
 func expectedOn(conv gold.Conversation, key string) (gold.Expected, bool) {
-	for _, e := range conv.Expect {
+	return expectedIn(conv.Expect, key)
+}
+
+// expectedIn returns the expected fact of list on the subject of key.
+func expectedIn(list []gold.Expected, key string) (gold.Expected, bool) {
+	for _, e := range list {
 		if e.Subject.Names(key) {
 			return e, true
 		}
@@ -307,12 +450,14 @@ type Totals struct {
 	F1Interval       Interval `json:"f1Interval"`
 	LeakRateAll      float64  `json:"leakRate"`
 	LeakRateInterval Interval `json:"leakRateInterval"`
-	Messages         int      `json:"messages"`
-	ModelCalls       int      `json:"modelCalls"`
-	FailedCalls      int      `json:"failedCalls"`
-	InputTokens      int      `json:"inputTokens"`
-	OutputTokens     int      `json:"outputTokens"`
-	UnreadTurns      int      `json:"unreadTurns"`
+	// UnsupportedRateAll is Counts.UnsupportedRate of the run.
+	UnsupportedRateAll float64 `json:"unsupportedRate"`
+	Messages           int     `json:"messages"`
+	ModelCalls         int     `json:"modelCalls"`
+	FailedCalls        int     `json:"failedCalls"`
+	InputTokens        int     `json:"inputTokens"`
+	OutputTokens       int     `json:"outputTokens"`
+	UnreadTurns        int     `json:"unreadTurns"`
 	// Answers measures the size of the model's answers in output tokens
 	// against their operations: the figure that sizes the maxTokens of a
 	// call (docs/scale.md) for the model of the run.
@@ -360,6 +505,7 @@ func sum(convs []Conversation) Totals {
 	t.rate()
 	t.Answers = answers.result()
 	t.LeakRateAll = t.LeakRate("")
+	t.UnsupportedRateAll = t.UnsupportedRate()
 	t.LatencyP50 = Percentile(lat, 50)
 	t.LatencyP95 = Percentile(lat, 95)
 	return t
