@@ -34,13 +34,14 @@ var libraries = map[string]bool{"httpapi": true, "logref": true, "setup": true, 
 
 // tableActions are the only DynamoDB actions each function's role has.
 var tableActions = map[string][]string{
-	"GetFactsFunction":   {"dynamodb:GetItem"},
-	"PutFactFunction":    {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
-	"DeleteFactFunction": {"dynamodb:UpdateItem"},
-	"ClearFactsFunction": {"dynamodb:UpdateItem"},
-	"EraseUserFunction":  {"dynamodb:PutItem"},
-	"ExportFunction":     {"dynamodb:GetItem"},
-	"ExtractorFunction":  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"GetFactsFunction":    {"dynamodb:GetItem"},
+	"PutFactFunction":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"DeleteFactFunction":  {"dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"PendingFactFunction": {"dynamodb:GetItem", "dynamodb:PutItem"},
+	"ClearFactsFunction":  {"dynamodb:UpdateItem"},
+	"EraseUserFunction":   {"dynamodb:PutItem"},
+	"ExportFunction":      {"dynamodb:GetItem"},
+	"ExtractorFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
 }
 
 func ref(name string) map[string]any         { return map[string]any{"Ref": name} }
