@@ -23,6 +23,8 @@ const (
 	attrErasedAt = "erasedAt"
 	attrRemoved  = "removed"
 	attrCleared  = "clearedAt"
+	attrPending  = "pending"
+	attrEnds     = "endsAt"
 )
 
 // MaxItemBytes is DynamoDB's limit on the size of an item: 400 KB.
@@ -75,15 +77,20 @@ type item struct {
 	Removed   map[string]integer  `dynamodbav:"removed"`
 	ErasedAt  integer             `dynamodbav:"erasedAt,omitempty"`
 	ClearedAt integer             `dynamodbav:"clearedAt,omitempty"`
+	Pending   map[string]factItem `dynamodbav:"pending"`
+	Ends      integer             `dynamodbav:"endsAt,omitempty"`
 }
 
-// factItem is a stored fact; t is unix milliseconds.
+// factItem is a stored fact; t and u are unix milliseconds.
 type factItem struct {
 	Value     *text    `dynamodbav:"v"`
 	UpdatedAt *integer `dynamodbav:"t"`
 	Origin    text     `dynamodbav:"o,omitempty"`
 	Source    text     `dynamodbav:"s,omitempty"`
 	Title     text     `dynamodbav:"n,omitempty"`
+	Evidence  text     `dynamodbav:"e,omitempty"`
+	Until     integer  `dynamodbav:"u,omitempty"`
+	Category  text     `dynamodbav:"c,omitempty"`
 }
 
 // mark is a stored thread watermark: the string "<turn count>:<unix ms>",
@@ -181,13 +188,18 @@ func (n integer) time() time.Time { return time.UnixMilli(int64(n)).UTC() }
 
 func ptr[T any](v T) *T { return &v }
 
-// factValue is the stored form of f: {v, t, o, s, n}. The origin is
-// stored only when it is not the one [factItem.fact] derives from the
-// source thread (conversation with one, manual without), so that the
-// common facts cost no bytes for it.
+// factValue is the stored form of f: {v, t, o, s, n, e, u, c}. The
+// origin is stored only when it is not the one [factItem.fact] derives
+// from the source thread (conversation with one, manual without), so that
+// the common facts cost no bytes for it; the evidence, the end date and
+// the category only when the fact has one.
 func factValue(f memory.Fact) factItem {
 	it := factItem{Value: ptr(text(f.Value)), UpdatedAt: ptr(integer(f.UpdatedAt.UnixMilli())),
-		Source: text(f.SourceThreadID), Title: text(f.SourceThreadTitle)}
+		Source: text(f.SourceThreadID), Title: text(f.SourceThreadTitle),
+		Evidence: text(f.Evidence), Category: text(f.Category)}
+	if !f.ValidUntil.IsZero() {
+		it.Until = integer(f.ValidUntil.UnixMilli())
+	}
 	if f.Origin != it.derivedOrigin() {
 		it.Origin = text(f.Origin)
 	}
@@ -211,22 +223,59 @@ func (f factItem) fact(key string) memory.Fact {
 	if origin == "" {
 		origin = f.derivedOrigin()
 	}
-	return memory.Fact{Key: key, Value: string(*f.Value), UpdatedAt: f.UpdatedAt.time(), Origin: origin,
-		SourceThreadID: string(f.Source), SourceThreadTitle: string(f.Title)}
+	fact := memory.Fact{Key: key, Value: string(*f.Value), UpdatedAt: f.UpdatedAt.time(), Origin: origin,
+		SourceThreadID: string(f.Source), SourceThreadTitle: string(f.Title),
+		Evidence: string(f.Evidence), Category: string(f.Category)}
+	if f.Until != 0 {
+		fact.ValidUntil = f.Until.time()
+	}
+	return fact
+}
+
+// factMap returns the stored form of facts, a map keyed by fact key; what
+// names the list in the error of an empty key.
+func factMap(facts []memory.Fact, what string) (map[string]factItem, error) {
+	m := make(map[string]factItem, len(facts))
+	for _, f := range facts {
+		if f.Key == "" {
+			return nil, fmt.Errorf("dynamorepo: a %s with an empty key cannot be stored", what)
+		}
+		m[f.Key] = factValue(f)
+	}
+	return m, nil
+}
+
+// factList returns the facts of a stored map, sorted by key; attr names
+// the map in the error of an entry without v or t.
+func factList(m map[string]factItem, attr string) ([]memory.Fact, error) {
+	facts := make([]memory.Fact, 0, len(m))
+	for k, f := range m {
+		if f.Value == nil || f.UpdatedAt == nil {
+			return nil, corrupt(attr, "holds an entry without v or t")
+		}
+		facts = append(facts, f.fact(k))
+	}
+	sort.Slice(facts, func(i, j int) bool { return facts[i].Key < facts[j].Key })
+	return facts, nil
 }
 
 // encodeRecord returns the item of rec under the key pk with version ver.
 // A watermark is stored under [memory.ThreadKey] of its key (the key
-// itself when the core made it). It refuses an empty fact key or thread
-// ID: DynamoDB rejects an empty attribute name.
+// itself when the core made it). Expires is stored rounded down to the
+// millisecond, so that the conditions of SetFact and DeleteFact never let
+// a write through after it. It refuses an empty fact key or thread ID:
+// DynamoDB rejects an empty attribute name.
 func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.AttributeValue, error) {
-	it := item{Version: text(ver), Facts: make(map[string]factItem, len(rec.Facts)),
-		Removed: make(map[string]integer, len(rec.Tombstones))}
-	for _, f := range rec.Facts {
-		if f.Key == "" {
-			return nil, errors.New("dynamorepo: a fact with an empty key cannot be stored")
-		}
-		it.Facts[f.Key] = factValue(f)
+	it := item{Version: text(ver), Removed: make(map[string]integer, len(rec.Tombstones))}
+	var err error
+	if it.Facts, err = factMap(rec.Facts, "fact"); err != nil {
+		return nil, err
+	}
+	if it.Pending, err = factMap(rec.Pending, "pending fact"); err != nil {
+		return nil, err
+	}
+	if !rec.Expires.IsZero() {
+		it.Ends = integer(rec.Expires.UnixMilli())
 	}
 	if len(rec.Threads) > 0 {
 		it.Threads = make(map[string]mark, len(rec.Threads))
@@ -268,7 +317,8 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 	var it item
 	// One attribute at a time, so that an error names it.
 	for name, dst := range map[string]any{attrVersion: &it.Version, attrFacts: &it.Facts, attrThreads: &it.Threads,
-		attrRemoved: &it.Removed, attrErasedAt: &it.ErasedAt, attrCleared: &it.ClearedAt} {
+		attrRemoved: &it.Removed, attrErasedAt: &it.ErasedAt, attrCleared: &it.ClearedAt,
+		attrPending: &it.Pending, attrEnds: &it.Ends} {
 		if v, ok := av[name]; ok {
 			if err := attributevalue.Unmarshal(v, dst); err != nil {
 				var te *attributevalue.UnmarshalTypeError // a map or an entry of another type
@@ -295,15 +345,19 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 			rec.Tombstones[k] = at.time()
 		}
 	}
+	if _, ok := av[attrEnds]; ok {
+		rec.Expires = it.Ends.time()
+	}
+	var err error
 	if it.Facts != nil {
-		rec.Facts = make([]memory.Fact, 0, len(it.Facts))
-		for k, f := range it.Facts {
-			if f.Value == nil || f.UpdatedAt == nil {
-				return memory.Record{}, corrupt(attrFacts, "holds an entry without v or t")
-			}
-			rec.Facts = append(rec.Facts, f.fact(k))
+		if rec.Facts, err = factList(it.Facts, attrFacts); err != nil {
+			return memory.Record{}, err
 		}
-		sort.Slice(rec.Facts, func(i, j int) bool { return rec.Facts[i].Key < rec.Facts[j].Key })
+	}
+	if len(it.Pending) > 0 {
+		if rec.Pending, err = factList(it.Pending, attrPending); err != nil {
+			return memory.Record{}, err
+		}
 	}
 	if it.Threads != nil {
 		keyed := make(map[string]mark, len(it.Threads))

@@ -139,9 +139,10 @@ func (r *Repo) Get(ctx context.Context, s memory.Scope) (memory.Record, error) {
 }
 
 // SetFact implements [memory.Repository.SetFact]. First one UpdateItem
-// that sets facts.<key>, removes removed.<key> and sets a new version on
-// the condition that the record has facts and a tombstone map and either
-// holds the key or fewer than maxFacts facts. When that condition fails on
+// that sets facts.<key>, removes removed.<key> and pending.<key> and sets
+// a new version on the condition that the record has facts, a tombstone
+// map and a pending map, that its endsAt is absent or after f.UpdatedAt,
+// and that it either holds the key or fewer than maxFacts facts. When that condition fails on
 // an item without facts (none, or an erasure fence), a second UpdateItem
 // creates the facts map with f alone on the condition that there is still
 // none: when a concurrent writer created it first, the first UpdateItem is
@@ -163,8 +164,8 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 	// created the facts, after which the first write's condition holds
 	// unless the record is at the cap.
 	for range 2 {
-		done, cur, err := r.updateEntry(ctx, "set fact", key, "#facts", f.Key, maxFacts,
-			"SET #facts.#k = :v, #ver = :new REMOVE #removed.#k, #ttl", fv, map[string]string{"#ttl": TTLAttribute})
+		done, cur, err := r.updateEntry(ctx, "set fact", key, "#facts", f.Key, maxFacts, f.UpdatedAt,
+			"SET #facts.#k = :v, #ver = :new REMOVE #removed.#k, #pending.#k, #ttl", fv, map[string]string{"#ttl": TTLAttribute})
 		if done || err != nil {
 			return done, memory.Record{}, err
 		}
@@ -179,30 +180,43 @@ func (r *Repo) SetFact(ctx context.Context, s memory.Scope, f memory.Fact, maxFa
 	return false, memory.Record{}, fmt.Errorf("dynamorepo: set fact: the facts map was created and removed again during the write")
 }
 
-// updateEntry runs the UpdateItem of SetFact and DeleteFact on the entry
-// k of the map attribute that capped names (#facts or #removed): update,
-// in which #k names the entry, :v is v and :new a new version, on the
-// condition that the record has facts and a tombstone map and that the
-// capped map holds k or fewer than limit entries; extra names the
+// entryCondition is the condition of SetFact and DeleteFact, on the entry
+// #k of the capped map: the record has facts, a tombstone map and a
+// pending map (DynamoDB refuses to remove #pending.#k without it), nothing
+// in it ended by :now (endsAt absent or after it), and the capped map
+// holds #k or fewer than :max entries.
+func entryCondition(capped string) string {
+	return "attribute_exists(#facts) AND attribute_exists(#removed) AND attribute_exists(#pending) AND " +
+		"(attribute_not_exists(#ends) OR #ends > :now) AND " +
+		"(attribute_exists(" + capped + ".#k) OR size(" + capped + ") < :max)"
+}
+
+// updateEntry runs the UpdateItem of SetFact and DeleteFact, made at the
+// time at, on the entry k of the map attribute that capped names (#facts
+// or #removed): update, in which #k names the entry, :v is v and :new a
+// new version, on the condition [entryCondition]; extra names the
 // attributes update names besides those. It returns true when the update
 // is written; false and the current record, returned with the failure
 // (zero when there is none), when the condition fails; and a storage
-// failure as an error naming op.
+// failure as an error naming op. The time is compared in milliseconds
+// rounded down, as endsAt is stored, so that a write at or after Expires
+// never applies.
 func (r *Repo) updateEntry(ctx context.Context, op string, key map[string]types.AttributeValue, capped, k string, limit int,
-	update string, v types.AttributeValue, extra map[string]string) (bool, memory.Record, error) {
-	names := map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#k": k, "#ver": attrVersion}
+	at time.Time, update string, v types.AttributeValue, extra map[string]string) (bool, memory.Record, error) {
+	names := map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#pending": attrPending,
+		"#ends": attrEnds, "#k": k, "#ver": attrVersion}
 	maps.Copy(names, extra)
 	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:        aws.String(r.table),
-		Key:              key,
-		UpdateExpression: aws.String(update),
-		ConditionExpression: aws.String("attribute_exists(#facts) AND attribute_exists(#removed) AND " +
-			"(attribute_exists(" + capped + ".#k) OR size(" + capped + ") < :max)"),
+		TableName:                aws.String(r.table),
+		Key:                      key,
+		UpdateExpression:         aws.String(update),
+		ConditionExpression:      aws.String(entryCondition(capped)),
 		ExpressionAttributeNames: names,
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":v":   v,
 			":new": str(newVersion()),
 			":max": num(int64(limit)),
+			":now": num(at.UnixMilli()),
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
@@ -217,18 +231,17 @@ func (r *Repo) updateEntry(ctx context.Context, op string, key map[string]types.
 }
 
 // createFacts creates the facts of an item that has none (no item, or an
-// erasure fence) with one fact, fv under factKey, an empty tombstone map
-// and a new version,
-// dropping the fence's TTL and keeping its erasedAt, in one UpdateItem on
+// erasure fence) with one fact, fv under factKey, an empty tombstone map,
+// an empty pending map and a new version, dropping the fence's TTL and keeping its erasedAt, in one UpdateItem on
 // the condition that there are still no facts. It returns false when a
 // concurrent writer created them first.
 func (r *Repo) createFacts(ctx context.Context, key map[string]types.AttributeValue, factKey string, fv types.AttributeValue) (bool, error) {
 	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(r.table),
 		Key:                      key,
-		UpdateExpression:         aws.String("SET #facts = :facts, #removed = :empty, #ver = :new REMOVE #ttl"),
+		UpdateExpression:         aws.String("SET #facts = :facts, #removed = :empty, #pending = :empty, #ver = :new REMOVE #ttl"),
 		ConditionExpression:      aws.String("attribute_not_exists(#facts)"),
-		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#ver": attrVersion, "#ttl": TTLAttribute},
+		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#pending": attrPending, "#ver": attrVersion, "#ttl": TTLAttribute},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":facts": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{factKey: fv}},
 			":empty": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
@@ -245,8 +258,9 @@ func (r *Repo) createFacts(ctx context.Context, key map[string]types.AttributeVa
 }
 
 // DeleteFact implements [memory.Repository.DeleteFact] with one UpdateItem
-// that removes facts.<key> and sets removed.<key> to at (unix ms, rounded
-// up) and a new version, on the condition that the record has facts and a
+// that removes facts.<key> and pending.<key> and sets removed.<key> to at
+// (unix ms, rounded up) and a new version, on the condition that the
+// record has facts, a pending map, no endsAt at or before at, and a
 // tombstone map that holds key or fewer than maxTombstones entries. When
 // the condition fails nothing is written and the current item, returned
 // with the failure, is decoded into current (zero when there is none).
@@ -258,12 +272,13 @@ func (r *Repo) DeleteFact(ctx context.Context, s memory.Scope, key string, at ti
 	if key == "" {
 		return false, memory.Record{}, errors.New("dynamorepo: delete fact: empty key")
 	}
-	return r.updateEntry(ctx, "delete fact", k, "#removed", key, maxTombstones,
-		"REMOVE #facts.#k SET #removed.#k = :v, #ver = :new", num(ceilMilli(at)), nil)
+	return r.updateEntry(ctx, "delete fact", k, "#removed", key, maxTombstones, at,
+		"REMOVE #facts.#k, #pending.#k SET #removed.#k = :v, #ver = :new", num(ceilMilli(at)), nil)
 }
 
 // ClearFacts implements [memory.Repository.ClearFacts] with one UpdateItem
-// without a condition that empties facts and removed, sets clearedAt to
+// without a condition that empties facts, removed and pending, removes
+// endsAt, sets clearedAt to
 // at (unix ms, rounded up) and a new version and drops a fence's TTL,
 // keeping the watermarks and erasedAt; with no item it creates one.
 func (r *Repo) ClearFacts(ctx context.Context, s memory.Scope, at time.Time) error {
@@ -275,8 +290,8 @@ func (r *Repo) ClearFacts(ctx context.Context, s memory.Scope, at time.Time) err
 	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(r.table),
 		Key:                      key,
-		UpdateExpression:         aws.String("SET #facts = :empty, #removed = :empty, #cleared = :at, #ver = :new REMOVE #ttl"),
-		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#cleared": attrCleared, "#ver": attrVersion, "#ttl": TTLAttribute},
+		UpdateExpression:         aws.String("SET #facts = :empty, #removed = :empty, #pending = :empty, #cleared = :at, #ver = :new REMOVE #ttl, #ends"),
+		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#pending": attrPending, "#cleared": attrCleared, "#ver": attrVersion, "#ttl": TTLAttribute, "#ends": attrEnds},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":empty": empty,
 			":at":    num(ceilMilli(at)),

@@ -43,7 +43,10 @@ func fact(key, value string, at time.Time) memory.Fact {
 // the suite calls once per subtest. Every write and its condition, the
 // version that changes with every write, ErrConflict with the current
 // record, the erasure fence, the clear and the tombstones of removed keys,
-// and concurrent writes of distinct keys for a new user.
+// concurrent writes of distinct keys for a new user, and the fields of
+// glass-box memory: evidence, end dates and categories of facts, pending
+// facts, and Expires, after which SetFact and DeleteFact leave the write
+// to Save.
 func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) {
 	cases := []struct {
 		name string
@@ -60,17 +63,24 @@ func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) 
 		{"ClearFacts", testClearFacts},
 		{"Erase", testErase},
 		{"WritesOverAFence", testWritesOverAFence},
+		{"GlassBoxFieldsRoundTrip", testGlassBoxFieldsRoundTrip},
+		{"WritesAfterExpires", testWritesAfterExpires},
+		{"WritesRemovePending", testWritesRemovePending},
+		{"ClearFactsClearsPending", testClearFactsClearsPending},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newRepo(t)) })
 	}
 }
 
-// normal returns rec with its facts sorted by key, for comparison.
+// normal returns rec with its facts and pending facts sorted by key, for
+// comparison.
 func normal(rec memory.Record) memory.Record {
-	if rec.Facts != nil {
-		rec.Facts = slices.Clone(rec.Facts)
-		slices.SortFunc(rec.Facts, func(a, b memory.Fact) int { return strings.Compare(a.Key, b.Key) })
+	for _, list := range []*[]memory.Fact{&rec.Facts, &rec.Pending} {
+		if *list != nil {
+			*list = slices.Clone(*list)
+			slices.SortFunc(*list, func(a, b memory.Fact) int { return strings.Compare(a.Key, b.Key) })
+		}
 	}
 	return rec
 }
@@ -462,5 +472,144 @@ func testWritesOverAFence(t *testing.T, r memory.Repository) {
 	}
 	if got := get(t, r, otherAna); !got.ErasedAt.Equal(t0) {
 		t.Errorf("erasedAt after later writes = %v, want %v", got.ErasedAt, t0)
+	}
+}
+
+// glassBox returns a fact with every field of glass-box memory set: the
+// user's words, an end date, a category.
+func glassBox(key, value string, at time.Time) memory.Fact {
+	return memory.Fact{Key: key, Value: value, UpdatedAt: at, Origin: memory.OriginConversation,
+		SourceThreadID: "th-9", SourceThreadTitle: "Checkup", Evidence: "my «doctor» said I'm diabetic ✓",
+		ValidUntil: time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC), Category: memory.Categories[0]}
+}
+
+func testGlassBoxFieldsRoundTrip(t *testing.T, r memory.Repository) {
+	ends := t2.Add(24 * time.Hour)
+	want := memory.Record{
+		Facts:      []memory.Fact{glassBox("trip", "Paris", t0), {Key: "city", Value: "Porto", UpdatedAt: t0, Origin: memory.OriginConversation, SourceThreadID: "th-9", Evidence: "I moved to Porto"}},
+		Pending:    []memory.Fact{glassBox("health", "diabetic", t1), glassBox("faith", "buddhist", t1)},
+		Tombstones: map[string]time.Time{},
+		Expires:    ends,
+	}
+	want.Version = save(t, r, ana, want)
+	same(t, "Get after Save of evidence, end dates, categories, pending facts and Expires", want, get(t, r, ana))
+
+	// A fact set in place keeps its new fields; the others stay.
+	f := glassBox("mood", "tired", t1)
+	f.ValidUntil, f.Category = time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC), ""
+	if applied, _ := setFact(t, r, ana, f, 10); !applied {
+		t.Fatal("SetFact before Expires: not applied")
+	}
+	got := get(t, r, ana)
+	want.Facts = append(want.Facts, f)
+	want.Version = newVersion(t, "SetFact", want.Version, got)
+	same(t, "after SetFact of a fact with an end date", want, got)
+
+	// A lasting fact without evidence or category reads back without them.
+	plain := fact("lang", "pt", t1)
+	save(t, r, bob, memory.Record{Facts: []memory.Fact{plain}})
+	if rec := get(t, r, bob); len(rec.Facts) != 1 || rec.Facts[0] != plain || len(rec.Pending) > 0 || !rec.Expires.IsZero() {
+		t.Errorf("a plain record read back as %+v", rec)
+	}
+	// Save with no Expires drops it.
+	got.Expires = time.Time{}
+	got.Version = save(t, r, ana, got)
+	if rec := get(t, r, ana); !rec.Expires.IsZero() {
+		t.Errorf("Expires after a Save without it = %v, want zero", rec.Expires)
+	}
+}
+
+func testWritesAfterExpires(t *testing.T, r memory.Repository) {
+	ends := t2
+	rec := memory.Record{Facts: []memory.Fact{fact("a", "1", t0), glassBox("trip", "Paris", t0)}, Expires: ends}
+	save(t, r, ana, rec)
+
+	// Before Expires both writes apply.
+	if applied, _ := setFact(t, r, ana, fact("b", "2", ends.Add(-time.Millisecond)), 10); !applied {
+		t.Fatal("SetFact a millisecond before Expires: not applied")
+	}
+	if applied, _ := deleteFact(t, r, ana, "b", ends.Add(-time.Millisecond), 10); !applied {
+		t.Fatal("DeleteFact a millisecond before Expires: not applied")
+	}
+	// At Expires and after, neither applies: they return the current
+	// record and write nothing, so that the store's Save removes what
+	// ended.
+	for _, at := range []time.Time{ends, ends.Add(time.Hour)} {
+		before := get(t, r, ana)
+		applied, cur := setFact(t, r, ana, fact("a", "9", at), 10)
+		if applied {
+			t.Errorf("SetFact at %v, Expires %v: applied", at, ends)
+		}
+		same(t, "current record of a SetFact after Expires", before, cur)
+		applied, cur = deleteFact(t, r, ana, "a", at, 10)
+		if applied {
+			t.Errorf("DeleteFact at %v, Expires %v: applied", at, ends)
+		}
+		same(t, "current record of a DeleteFact after Expires", before, cur)
+		same(t, "stored after refused writes", before, get(t, r, ana))
+	}
+	// A Save that moves Expires on lets them apply again.
+	cur := get(t, r, ana)
+	cur.Expires = ends.Add(48 * time.Hour)
+	save(t, r, ana, cur)
+	if applied, _ := setFact(t, r, ana, fact("a", "9", ends.Add(time.Hour)), 10); !applied {
+		t.Error("SetFact before a later Expires: not applied")
+	}
+	if applied, _ := deleteFact(t, r, ana, "a", ends.Add(time.Hour), 10); !applied {
+		t.Error("DeleteFact before a later Expires: not applied")
+	}
+}
+
+func testWritesRemovePending(t *testing.T, r memory.Repository) {
+	health, faith := glassBox("health", "diabetic", t0), glassBox("faith", "buddhist", t0)
+	v := save(t, r, ana, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}, Pending: []memory.Fact{health, faith}})
+
+	// SetFact of a pending key: the fact is set, its pending fact goes,
+	// the other pending fact stays.
+	kept := fact("health", "diabetic", t1)
+	if applied, _ := setFact(t, r, ana, kept, 10); !applied {
+		t.Fatal("SetFact of a pending key: not applied")
+	}
+	got := get(t, r, ana)
+	v = newVersion(t, "SetFact", v, got)
+	same(t, "after SetFact of a pending key", memory.Record{Version: v, Facts: []memory.Fact{fact("a", "1", t0), kept},
+		Pending: []memory.Fact{faith}}, got)
+
+	// DeleteFact of a pending key with no fact: the pending fact goes and
+	// the tombstone comes.
+	if applied, _ := deleteFact(t, r, ana, "faith", t2, 10); !applied {
+		t.Fatal("DeleteFact of a pending key: not applied")
+	}
+	got = get(t, r, ana)
+	v = newVersion(t, "DeleteFact", v, got)
+	same(t, "after DeleteFact of a pending key", memory.Record{Version: v, Facts: []memory.Fact{fact("a", "1", t0), kept},
+		Tombstones: map[string]time.Time{"faith": t2}}, got)
+
+	// A key with neither a fact nor a pending fact changes no pending fact.
+	save(t, r, bob, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}, Pending: []memory.Fact{health}})
+	if applied, _ := setFact(t, r, bob, fact("b", "2", t1), 10); !applied {
+		t.Fatal("SetFact of another key: not applied")
+	}
+	if applied, _ := deleteFact(t, r, bob, "c", t1, 10); !applied {
+		t.Fatal("DeleteFact of another key: not applied")
+	}
+	if got := get(t, r, bob); len(got.Pending) != 1 || got.Pending[0] != health {
+		t.Errorf("pending facts after writes of other keys = %+v, want %+v", got.Pending, health)
+	}
+}
+
+func testClearFactsClearsPending(t *testing.T, r memory.Repository) {
+	threads := map[string]memory.ThreadMark{"th": {TurnCount: 2, At: t0}}
+	v := save(t, r, ana, memory.Record{Facts: []memory.Fact{glassBox("trip", "Paris", t0)}, Pending: []memory.Fact{glassBox("health", "diabetic", t0)},
+		Threads: threads, Expires: t2})
+	if err := r.ClearFacts(context.Background(), ana, t1); err != nil {
+		t.Fatal(err)
+	}
+	got := get(t, r, ana)
+	v = newVersion(t, "ClearFacts", v, got)
+	same(t, "after ClearFacts of a record with pending facts and Expires", memory.Record{Version: v, Threads: threads, ClearedAt: t1}, got)
+	// Nothing ended any more: SetFact after the old Expires applies.
+	if applied, _ := setFact(t, r, ana, fact("a", "1", t2.Add(time.Hour)), 10); !applied {
+		t.Error("SetFact after a clear, past the Expires before it: not applied")
 	}
 }
