@@ -263,7 +263,7 @@ type putBody struct {
 // decodeBody returns the members of a PUT body: exactly one JSON object
 // whose members are "value", a string, optionally "origin", manual or
 // remember_tool (memory.OriginManual when left out), and optionally
-// "validUntil", a string (checked by the core). The body is checked first
+// "validUntil", a string (checked by the core; null is refused). The body is checked first
 // by [checkJSON]: whatever a decoder would have to rewrite to read it is
 // refused.
 func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
@@ -290,8 +290,8 @@ func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
 			return putBody{}, err
 		}
 	}
-	if raw, ok := members["validUntil"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &b.validUntil); err != nil {
+	if raw, ok := members["validUntil"]; ok {
+		if err := json.Unmarshal(raw, &b.validUntil); err != nil || string(raw) == "null" {
 			return putBody{}, &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeInvalidValidUntil,
 				Message:     `the body's "validUntil" must be a date "YYYY-MM-DD"`,
 				UserMessage: "Give the last day as a date, like 2026-12-31."}
