@@ -173,8 +173,8 @@ func TestBudgetFailsClosed(t *testing.T) {
 func TestBudgetThroughStore(t *testing.T) {
 	f := newFixture(t)
 	model := memorytest.NewModel(
-		memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "name", Value: "Ana"}}, Usage: memory.Usage{InputTokens: 300, OutputTokens: 20}},
-		memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "city", Value: "Lisbon"}}},
+		memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}, Usage: memory.Usage{InputTokens: 300, OutputTokens: 20}},
+		memorytest.Answer{Operations: []memory.Operation{set("city", "Lisbon")}},
 	)
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	b := dynamorepo.NewBudget(f.client, f.table, 1, dynamorepo.WithClock(fixedClock(&now)))

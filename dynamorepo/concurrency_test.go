@@ -149,7 +149,7 @@ func TestConcurrentExtractAndUpserts(t *testing.T) {
 	f := newFixture(t)
 	model := memorytest.NewModel()
 	for i := range extractions {
-		model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: fmt.Sprintf("extracted_%d", i), Value: "x"}}})
+		model.Push(memorytest.Answer{Operations: []memory.Operation{set(fmt.Sprintf("extracted_%d", i), "x")}})
 	}
 	s := newStore(t, f, memory.Config{MaxFacts: 50, MaxConflictRetries: 100}, memory.WithModel(model))
 	var wg sync.WaitGroup

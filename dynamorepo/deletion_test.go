@@ -43,7 +43,7 @@ func TestDeletionCost(t *testing.T) {
 
 	// Sent at the first removal: its SET of fact_key_00 is left out, the
 	// other one applies; one read, one write.
-	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "fact_key_00", Value: "back"}, {Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	model.Push(memorytest.Answer{Operations: []memory.Operation{set("fact_key_00", "back"), set("pet", "cat")}})
 	var res memory.ExtractResult
 	f.step(t, "Extract after tombstones", "GetItem:1 PutItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, removedAt))
@@ -63,7 +63,7 @@ func TestDeletionCost(t *testing.T) {
 	f.step(t, "Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
 	cleared := mustGet(t, f.repo, scope).ClearedAt
 	f.count.take()
-	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	model.Push(memorytest.Answer{Operations: []memory.Operation{set("pet", "cat")}})
 	f.step(t, "Extract sent before the clear", "GetItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, cleared))
 		return err
@@ -75,10 +75,10 @@ func TestDeletionCost(t *testing.T) {
 	f.step(t, "Clear of no record", "UpdateItem:1", func() error { return s.Clear(ctx, other) })
 
 	def := memory.Config{}.WithDefaults()
-	noTombs := def
-	noTombs.MaxTombstones = 0
+	one, two := def, def
+	one.MaxTombstones, two.MaxTombstones = 1, 2
 	t.Logf("item bytes: 20 facts %d; after 10 removals of stored facts %d (%+.1f a removal); after 10 removals of absent keys %d (%+.1f a tombstone); after the extraction %d",
 		before, afterRemovals, float64(afterRemovals-before)/10, afterAbsent, float64(afterAbsent-afterRemovals)/10, afterExtract)
 	t.Logf("bound of a full record under the defaults: %d bytes with %d tombstones, of which tombstones %d",
-		def.MaxRecordBytes(), def.MaxTombstones, def.MaxRecordBytes()-(noTombs.MaxRecordBytes()))
+		def.MaxRecordBytes(), def.MaxTombstones, def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes()))
 }

@@ -2,6 +2,10 @@ package dynamorepo_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -61,7 +66,12 @@ func TestItemLayout(t *testing.T) {
 		Facts: []memory.Fact{
 			{Key: "city", Value: "Lisbon", UpdatedAt: at, Origin: memory.OriginConversation, SourceThreadID: "th-1", SourceThreadTitle: "Moving house"},
 			{Key: "name", Value: "Ana", UpdatedAt: at.Add(time.Millisecond), Origin: memory.OriginRememberTool},
+			{Key: "trip", Value: "Paris", UpdatedAt: at, Origin: memory.OriginConversation, SourceThreadID: "th-1",
+				Evidence: "I'm in Paris this week", ValidUntil: time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)}, // 1796428800000 ms
 		},
+		Pending: []memory.Fact{{Key: "health", Value: "diabetic", UpdatedAt: at, Origin: memory.OriginConversation,
+			SourceThreadID: "th-1", Evidence: "I'm diabetic", Category: "health"}},
+		Expires: at.Add(7*24*time.Hour + 999*time.Microsecond), // rounded down
 		Threads: map[string]memory.ThreadMark{"th-1": {TurnCount: 6, At: at},
 			uuid: {TurnCount: 12, At: at.Add(time.Second)}}, // stored under its ThreadKey
 		Tombstones: map[string]time.Time{"pet": at.Add(time.Microsecond)}, // rounded up
@@ -78,7 +88,14 @@ func TestItemLayout(t *testing.T) {
 		"facts": M(map[string]types.AttributeValue{
 			"city": M(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("1795989600000"), "s": S("th-1"), "n": S("Moving house")}),
 			"name": M(map[string]types.AttributeValue{"v": S("Ana"), "t": N("1795989600001"), "o": S("remember_tool")}),
+			"trip": M(map[string]types.AttributeValue{"v": S("Paris"), "t": N("1795989600000"), "s": S("th-1"),
+				"e": S("I'm in Paris this week"), "u": N("1796428800000")}),
 		}),
+		"pending": M(map[string]types.AttributeValue{
+			"health": M(map[string]types.AttributeValue{"v": S("diabetic"), "t": N("1795989600000"), "s": S("th-1"),
+				"e": S("I'm diabetic"), "c": S("health")}),
+		}),
+		"endsAt":    N("1796594400000"),
 		"threads":   M(map[string]types.AttributeValue{"th-1": S("6:1795989600000"), "#5KkS6upF9_Pr": S("12:1795989601000")}),
 		"removed":   M(map[string]types.AttributeValue{"pet": N("1795989600001")}),
 		"erasedAt":  N("1795986000000"),
@@ -97,13 +114,16 @@ func TestItemLayout(t *testing.T) {
 	}
 	rec.Version = it["ver"].(*types.AttributeValueMemberS).Value
 	rec.Tombstones["pet"] = at.Add(time.Millisecond)
+	rec.Expires = at.Add(7 * 24 * time.Hour)
 	rec.Threads = map[string]memory.ThreadMark{"th-1": rec.Threads["th-1"], memory.ThreadKey(uuid): rec.Threads[uuid]}
 	if diff := cmp.Diff(rec, back); diff != "" {
 		t.Errorf("decoded record (-want +got):\n%s", diff)
 	}
 
-	// No thread, no tombstone, no erasure, no clear: threads, erasedAt and
-	// clearedAt are left out; facts and removed stay, empty.
+	// No thread, no tombstone, no erasure, no clear, nothing pending or
+	// ending: threads, erasedAt, clearedAt and endsAt are left out; facts,
+	// removed and pending stay, empty (SetFact and DeleteFact update
+	// entries of all three).
 	it, err = dynamorepo.EncodeRecord(scope, memory.Record{})
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +133,7 @@ func TestItemLayout(t *testing.T) {
 		"ver":                   it["ver"],
 		"facts":                 M(map[string]types.AttributeValue{}),
 		"removed":               M(map[string]types.AttributeValue{}),
+		"pending":               M(map[string]types.AttributeValue{}),
 	}
 	if diff := cmp.Diff(want, it, cmpopts.IgnoreUnexported(types.AttributeValueMemberS{}, types.AttributeValueMemberM{})); diff != "" {
 		t.Errorf("empty record's item (-want +got):\n%s", diff)
@@ -124,8 +145,9 @@ func TestItemLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Version != "v1" || got.Facts == nil || len(got.Facts) != 0 || got.Tombstones == nil || !got.ErasedAt.Equal(time.UnixMilli(0)) || !got.ClearedAt.IsZero() || got.Threads != nil {
-		t.Errorf("decoded %+v, want version v1, empty facts and tombstones, erasedAt at 0 ms, no clear, nil threads", got)
+	if got.Version != "v1" || got.Facts == nil || len(got.Facts) != 0 || got.Tombstones == nil || !got.ErasedAt.Equal(time.UnixMilli(0)) || !got.ClearedAt.IsZero() || got.Threads != nil ||
+		got.Pending != nil || !got.Expires.IsZero() {
+		t.Errorf("decoded %+v, want version v1, empty facts and tombstones, erasedAt at 0 ms, no clear, nil threads, no pending fact, no Expires", got)
 	}
 }
 
@@ -157,64 +179,137 @@ func TestFactsWithoutOriginRead(t *testing.T) {
 	}
 }
 
-// TestFullRecordFitsTheBudget builds the largest record a valid config
-// allows (every key and value at maxFactChars runes of 4 bytes, every
-// source thread ID and watermark at MaxIDLen bytes, every tombstone with a
-// key of maxFactChars runes of 4 bytes) and checks that its
-// item is within the config's bound, within memory.ItemBudget, and stored
-// by moto.
+// TestFullRecordFitsTheBudget builds the largest record of two configs,
+// the largest template.yaml allows (MaxFacts and MaxFactChars at their
+// MaxValue, the rest at their defaults) and the one with the longest keys
+// and values (MaxFactChars at memory.MaxMaxFactChars, the most MaxFacts
+// Validate accepts with it), and checks that each item is within the
+// config's bound, within memory.ItemBudget, and stored by moto. In it
+// every fact and every pending fact is at its largest (see fullRecord).
 func TestFullRecordFitsTheBudget(t *testing.T) {
-	cfg := memory.Config{MaxFacts: 12, MaxFactChars: memory.MaxMaxFactChars, MaxThreads: memory.DefaultMaxThreads}
-	if err := cfg.Validate(); err != nil {
-		t.Fatalf("config: %v", err)
+	facts, chars := templateMaxValue(t, "MaxFacts"), templateMaxValue(t, "MaxFactChars")
+	widest := memory.Config{MaxFactChars: memory.MaxMaxFactChars}
+	for widest.MaxFacts = 1; widest.Validate() == nil; widest.MaxFacts++ {
 	}
-	cfg = cfg.WithDefaults()
+	widest.MaxFacts--
+	f := newFixture(t)
+	var figures []int // the bound and the measured size of each record
+	for i, cfg := range []memory.Config{{MaxFacts: facts, MaxFactChars: chars}, widest} {
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("config %d: %v", i, err)
+		}
+		cfg = cfg.WithDefaults()
+		rec := fullRecord(cfg)
+		it, err := dynamorepo.EncodeRecord(scope, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := dynamorepo.ItemSize(it)
+		if size > cfg.MaxRecordBytes() || size > memory.ItemBudget {
+			t.Errorf("a full record is %d bytes, over the config's bound %d or the budget %d", size, cfg.MaxRecordBytes(), memory.ItemBudget)
+		}
+		t.Logf("full record of %d facts and %d pending facts of %d characters: %d bytes (bound %d, budget %d, limit %d)",
+			cfg.MaxFacts, cfg.MaxPending, cfg.MaxFactChars, size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
+		figures = append(figures, cfg.MaxRecordBytes(), size)
+
+		s := memory.Scope{TenantID: "acme", UserID: "full-" + strconv.Itoa(i)}
+		if _, _, err := f.repo.Save(ctx, s, rec); err != nil {
+			t.Fatalf("Save of a full record: %v", err)
+		}
+		got := mustGet(t, f.repo, s)
+		if len(got.Facts) != cfg.MaxFacts || len(got.Pending) != cfg.MaxPending || len(got.Threads) != cfg.MaxThreads ||
+			got.Facts[0] != rec.Facts[0] || got.Pending[0] != rec.Pending[0] {
+			t.Errorf("stored %d facts, %d pending facts and %d threads, want %d, %d and %d, the first as written",
+				len(got.Facts), len(got.Pending), len(got.Threads), cfg.MaxFacts, cfg.MaxPending, cfg.MaxThreads)
+		}
+	}
+	// docs/decisions.md states these figures.
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "decisions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	for _, n := range figures {
+		if !strings.Contains(text, thousands(n)+" bytes") && !strings.Contains(text, thousands(n)+",") && !strings.Contains(text, thousands(n)+" and") {
+			t.Errorf("docs/decisions.md (Storage, The largest record) does not state %s bytes, a figure of this test", thousands(n))
+		}
+	}
+}
+
+// thousands formats n with a comma every three digits, as the docs write
+// figures.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// templateMaxValue returns the MaxValue of the Number parameter name of
+// template.yaml.
+func templateMaxValue(t *testing.T, name string) int {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := samtemplate.Decode(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := raw["Parameters"].(map[string]any)[name].(map[string]any)
+	n, err := strconv.Atoi(fmt.Sprint(p["MaxValue"]))
+	if err != nil {
+		t.Fatalf("template.yaml: %s has no MaxValue: %v", name, err)
+	}
+	return n
+}
+
+// fullRecord returns the largest record under cfg: MaxFacts facts and
+// MaxPending pending facts with keys and values of MaxFactChars runes of 4
+// bytes, each from a thread ID of MaxIDLen bytes with a title of
+// MaxThreadTitleChars runes of 4 bytes, evidence of MaxEvidenceChars
+// runes of 4 bytes, the longest stored origin and category and an end
+// date; MaxThreads watermarks of MaxIDLen-byte thread IDs; MaxTombstones
+// tombstones with keys of MaxFactChars runes of 4 bytes; every time.
+func fullRecord(cfg memory.Config) memory.Record {
 	at := time.Date(2999, 12, 31, 23, 59, 59, 999e6, time.UTC)
 	id := func(prefix string, i int) string {
 		s := prefix + strconv.Itoa(i)
 		return s + strings.Repeat("x", memory.MaxIDLen-len(s))
 	}
-	var rec memory.Record
-	for i := range cfg.MaxFacts {
-		k := strconv.Itoa(i)
-		rec.Facts = append(rec.Facts, memory.Fact{
+	longest := slices.MaxFunc(memory.Categories, func(a, b string) int { return len(a) - len(b) })
+	full := func(prefix string, i int) memory.Fact {
+		k := prefix + strconv.Itoa(i)
+		return memory.Fact{
 			Key:               k + strings.Repeat("𝒜", cfg.MaxFactChars-len(k)),
 			Value:             strings.Repeat("𝒱", cfg.MaxFactChars),
 			UpdatedAt:         at,
 			Origin:            memory.OriginRememberTool,
 			SourceThreadID:    id("th", i),
 			SourceThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars),
-		})
+			Evidence:          strings.Repeat("𝒮", memory.MaxEvidenceChars),
+			ValidUntil:        time.Date(2999, 12, 31, 0, 0, 0, 0, time.UTC),
+			Category:          longest,
+		}
 	}
-	rec.Threads = map[string]memory.ThreadMark{}
+	rec := memory.Record{Threads: map[string]memory.ThreadMark{}, Tombstones: map[string]time.Time{},
+		ErasedAt: at, ClearedAt: at, Expires: at}
+	for i := range cfg.MaxFacts {
+		rec.Facts = append(rec.Facts, full("f", i))
+	}
+	for i := range cfg.MaxPending {
+		rec.Pending = append(rec.Pending, full("p", i))
+	}
 	for i := range cfg.MaxThreads {
 		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at}
 	}
-	rec.Tombstones = map[string]time.Time{}
 	for i := range cfg.MaxTombstones {
 		k := "gone" + strconv.Itoa(i)
 		rec.Tombstones[k+strings.Repeat("𝒜", cfg.MaxFactChars-len(k))] = at
 	}
-	rec.ErasedAt = at
-	rec.ClearedAt = at
-	it, err := dynamorepo.EncodeRecord(scope, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	size := dynamorepo.ItemSize(it)
-	if size > cfg.MaxRecordBytes() || size > memory.ItemBudget {
-		t.Errorf("a full record is %d bytes, over the config's bound %d or the budget %d", size, cfg.MaxRecordBytes(), memory.ItemBudget)
-	}
-	t.Logf("full record: %d bytes (bound %d, budget %d, limit %d)", size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
-
-	f := newFixture(t)
-	if _, _, err := f.repo.Save(ctx, scope, rec); err != nil {
-		t.Fatalf("Save of a full record: %v", err)
-	}
-	got := mustGet(t, f.repo, scope)
-	if len(got.Facts) != cfg.MaxFacts || len(got.Threads) != cfg.MaxThreads {
-		t.Errorf("stored %d facts and %d threads, want %d and %d", len(got.Facts), len(got.Threads), cfg.MaxFacts, cfg.MaxThreads)
-	}
+	return rec
 }
 
 func TestItemSizeLimit(t *testing.T) {
@@ -369,7 +464,7 @@ func TestOldWatermarksRead(t *testing.T) {
 	}
 	checkRequests(t, f.count, "GetItem:1")
 
-	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "pet", Value: "cat"}}})
+	model.Push(memorytest.Answer{Operations: []memory.Operation{set("pet", "cat")}})
 	if _, err := s.Extract(ctx, extractReq("th-2", 0, 2, time.Time{})); err != nil {
 		t.Fatal(err)
 	}

@@ -146,7 +146,7 @@ func TestSetFact(t *testing.T) {
 	}
 	checkRequests(t, f.count, "UpdateItem:2")
 	it := f.rawItem(t, "acme#u-1")
-	if diff := cmp.Diff([]string{"facts", "pk", "removed", "ver"}, slices.Sorted(maps.Keys(it))); diff != "" {
+	if diff := cmp.Diff([]string{"facts", "pending", "pk", "removed", "ver"}, slices.Sorted(maps.Keys(it))); diff != "" {
 		t.Errorf("created item attributes (-want +got):\n%s", diff)
 	}
 	v := mustGet(t, f.repo, scope).Version
@@ -201,6 +201,38 @@ func TestSetFact(t *testing.T) {
 	if _, ok := f.rawItem(t, "acme#legacy")["removed"]; !ok {
 		t.Error("Save wrote no removed map")
 	}
+
+	// An item stored before pending facts existed (facts and removed, no
+	// pending map) is refused by SetFact and DeleteFact with its record:
+	// DynamoDB refuses to REMOVE pending.<key> without the map. A Save
+	// gives it the map, after which both apply in place.
+	old := memory.Scope{TenantID: "acme", UserID: "nopending"}
+	if _, err := f.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.table), Item: map[string]types.AttributeValue{
+		dynamorepo.KeyAttribute: &types.AttributeValueMemberS{Value: "acme#nopending"},
+		"ver":                   &types.AttributeValueMemberS{Value: "v1"},
+		"facts":                 &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+		"removed":               &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	f.count.take()
+	applied, cur, err = f.repo.SetFact(ctx, old, fact("a", "1", t0), 3)
+	if err != nil || applied || cur.Version != "v1" {
+		t.Fatalf("SetFact on an item without a pending map = %v, %+v, %v; want refused with the record", applied, cur, err)
+	}
+	if applied, cur, err := f.repo.DeleteFact(ctx, old, "a", t0, 3); err != nil || applied || cur.Version != "v1" {
+		t.Fatalf("DeleteFact on an item without a pending map = %v, %+v, %v; want refused with the record", applied, cur, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:2")
+	mustSave(t, f.repo, old, cur)
+	if _, ok := f.rawItem(t, "acme#nopending")["pending"]; !ok {
+		t.Error("Save wrote no pending map")
+	}
+	f.count.take()
+	if applied, _, err := f.repo.SetFact(ctx, old, fact("a", "1", t0), 3); err != nil || !applied {
+		t.Errorf("SetFact after the Save = %v, %v; want applied", applied, err)
+	}
+	checkRequests(t, f.count, "UpdateItem:1")
 }
 
 func TestDeleteFact(t *testing.T) {
@@ -244,7 +276,7 @@ func TestClearFacts(t *testing.T) {
 	}
 	checkRequests(t, f.count, "UpdateItem:1")
 	it := f.rawItem(t, "acme#u-1")
-	if diff := cmp.Diff([]string{"clearedAt", "facts", "pk", "removed", "ver"}, slices.Sorted(maps.Keys(it))); diff != "" {
+	if diff := cmp.Diff([]string{"clearedAt", "facts", "pending", "pk", "removed", "ver"}, slices.Sorted(maps.Keys(it))); diff != "" {
 		t.Errorf("item of a clear on no record (-want +got):\n%s", diff)
 	}
 	// An empty record still takes a fact in one request.

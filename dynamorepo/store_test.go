@@ -33,11 +33,21 @@ func keysOf(facts []memory.Fact) []string {
 	return out
 }
 
+// userSaid is the user turn of every extractReq.
+const userSaid = "I'm Ana from Lisbon"
+
 func extractReq(thread string, prev, count int, sentAt time.Time) memory.ExtractRequest {
 	return memory.ExtractRequest{
 		Scope: scope, ThreadID: thread, PreviousTurnCount: prev, TurnCount: count, SentAt: sentAt,
-		Turns: []memory.Turn{{Role: memory.RoleUser, Text: "I'm Ana from Lisbon"}, {Role: memory.RoleAssistant, Text: "Olá Ana!"}},
+		Turns: []memory.Turn{{Role: memory.RoleUser, Text: userSaid}, {Role: memory.RoleAssistant, Text: "Olá Ana!"}},
 	}
+}
+
+// set is a scripted SET whose evidence quotes the user turn of extractReq,
+// so that the core's evidence check lets it through: the tests of this
+// package are about storage, and the evidence is stored with the fact.
+func set(key, value string) memory.Operation {
+	return memory.Operation{Op: memory.OpSet, Key: key, Value: value, Evidence: userSaid}
 }
 
 // TestStoreRoundTrips runs the core's operations on the repository and
@@ -87,7 +97,7 @@ func TestStoreRoundTrips(t *testing.T) {
 	}
 
 	// An extraction: one read, one conditional write, one model call.
-	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "home_city", Value: "Lisbon"}}})
+	model.Push(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon")}})
 	var res memory.ExtractResult
 	f.step(t, "Extract", "GetItem:1 PutItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
@@ -129,7 +139,7 @@ func TestStoreRoundTrips(t *testing.T) {
 		t.Fatalf("no erasure time after DeleteByUser: %+v", rec)
 	}
 	sentBefore := rec.ErasedAt.Add(-time.Millisecond)
-	model.Push(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "name", Value: "Ana"}}})
+	model.Push(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
 	f.step(t, "Extract sent before the erasure", "GetItem:1", func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, sentBefore))
 		return err
@@ -183,7 +193,7 @@ func TestExtractConflictRemerges(t *testing.T) {
 		}
 	}}
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{
-		{Op: memory.OpSet, Key: "home_city", Value: "Lisbon"}, {Op: memory.OpDelete, Key: "name"},
+		set("home_city", "Lisbon"), {Op: memory.OpDelete, Key: "name"},
 	}})
 	s, err := memory.New(dynamorepo.New(api, f.table), memory.Config{MaxFacts: 5}, memory.WithModel(model))
 	if err != nil {
@@ -228,7 +238,7 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 			t.Errorf("DeleteByUser during the extraction: %v", err)
 		}
 	}}
-	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{{Op: memory.OpSet, Key: "home_city", Value: "Lisbon"}}})
+	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon")}})
 	s, err := memory.New(dynamorepo.New(api, f.table), memory.Config{}, memory.WithModel(model))
 	if err != nil {
 		t.Fatal(err)

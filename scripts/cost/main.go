@@ -19,6 +19,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -164,10 +165,12 @@ func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput,
 			c.systemChars += len([]rune(t.Value))
 		}
 	}
+	var transcript strings.Builder
 	for _, m := range in.Messages {
 		for _, b := range m.Content {
 			if t, ok := b.(*brtypes.ContentBlockMemberText); ok {
 				c.transcriptChars += len([]rune(t.Value))
+				transcript.WriteString(t.Value)
 			}
 		}
 	}
@@ -185,8 +188,13 @@ func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput,
 			}
 		}
 	}
-	answer := map[string]any{"operations": []any{map[string]any{"op": "SET", "key": "home_city", "value": fmt.Sprintf("Lisbon %d", c.calls)}}}
-	c.answerChars = len(`{"operations":[{"op":"SET","key":"home_city","value":"Lisbon 00"}]}`)
+	set := func(value string) map[string]any {
+		return map[string]any{"operations": []any{map[string]any{"op": "SET", "key": "home_city", "value": value,
+			"evidence": quote(transcript.String())}}}
+	}
+	answer := set(fmt.Sprintf("Lisbon %d", c.calls))
+	sized, _ := json.Marshal(set("Lisbon 00")) // the same length at every call
+	c.answerChars = len(sized)
 	return &bedrockruntime.ConverseOutput{
 		StopReason: brtypes.StopReasonToolUse,
 		Output: &brtypes.ConverseOutputMemberMessage{Value: brtypes.Message{
@@ -198,6 +206,26 @@ func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput,
 		}},
 		Usage: &brtypes.TokenUsage{InputTokens: aws.Int32(1), OutputTokens: aws.Int32(1), TotalTokens: aws.Int32(2)},
 	}, nil
+}
+
+// quoteChars is the length of the evidence the stand-in quotes: a short
+// clause of the user's, as the MEMORY_USER template asks for.
+const quoteChars = 40
+
+// quote returns the evidence of the stand-in's SET: the first quoteChars
+// characters of the last user turn of the transcript, which the core's
+// evidence check finds there.
+func quote(transcript string) string {
+	const who = "User: "
+	i := strings.LastIndex(transcript, who)
+	if i < 0 {
+		return ""
+	}
+	turn, _, _ := strings.Cut(transcript[i+len(who):], "\n\n")
+	if r := []rune(turn); len(r) > quoteChars {
+		turn = string(r[:quoteChars])
+	}
+	return strings.TrimSpace(turn)
 }
 
 // sampleFacts returns n facts of typical length.
