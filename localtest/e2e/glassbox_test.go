@@ -98,10 +98,11 @@ func count(rec map[string]any, name string) int {
 	return int(v)
 }
 
-// TestEvidenceNotInAUserTurnIsRefused: a SET that quotes the assistant is
-// not stored and is counted as unsupported on the extractor's record
-// line; a SET that quotes the user is stored with its evidence, which GET
-// returns.
+// TestEvidenceNotInAUserTurnIsRefused: a SET that quotes the assistant,
+// or nothing, is not stored and is counted as unsupported on the
+// extractor's record line; a SET holding a card number is never stored
+// (secrets), nor one whose last day has passed (ended); a SET that quotes
+// the user is stored with its evidence, which GET returns.
 func TestEvidenceNotInAUserTurnIsRefused(t *testing.T) {
 	st.Converse().Reset()
 	user := newUser("evidence")
@@ -109,20 +110,26 @@ func TestEvidenceNotInAUserTurnIsRefused(t *testing.T) {
 	st.Converse().Script(answer(0,
 		op{Op: "SET", Key: "name", Value: "Ana", Evidence: "I'm Ana"},
 		op{Op: "SET", Key: "role", Value: "nurse", Evidence: "you are a nurse"},
-		op{Op: "SET", Key: "employer", Value: "Acme"}))
-	sendTurns(t, user, "th-1", 0, 2, "Hi, I'm Ana.", "Hello Ana! I guess you are a nurse?")
+		op{Op: "SET", Key: "employer", Value: "Acme"},
+		op{Op: "SET", Key: "card", Value: "4111 1111 1111 1111", Evidence: "my card is 4111 1111 1111 1111"},
+		op{Op: "SET", Key: "trip", Value: "Rome", Evidence: "I was in Rome until yesterday",
+			ValidUntil: time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)}))
+	sendTurns(t, user, "th-1", 0, 2, "Hi, I'm Ana, my card is 4111 1111 1111 1111. I was in Rome until yesterday.", "Hello Ana! I guess you are a nurse?")
 	waitFacts(t, tok, map[string]string{"name": "Ana"})
 	waitQueueEmpty(t, st.Info.QueueURL)
 	facts, _ := memoryOf(t, tok)
 	if f := facts["name"]; f.Evidence != "I'm Ana" || f.Origin != "conversation" {
 		t.Errorf("name = %+v, want the evidence I'm Ana and origin conversation", f)
 	}
-	if _, ok := facts["role"]; ok {
-		t.Error("a SET quoting the assistant was stored")
+	if len(facts) != 1 {
+		t.Errorf("facts = %v, want name only", facts)
 	}
 	rec := extractionRecord(t, user)
-	if count(rec, "unsupported") != 2 || count(rec, "sets") != 1 {
-		t.Errorf("record line: unsupported %d, sets %d; want 2 and 1 (%v)", count(rec, "unsupported"), count(rec, "sets"), rec)
+	want := map[string]int{"sets": 1, "unsupported": 2, "secrets": 1, "ended": 1, "pending": 0}
+	for name, n := range want {
+		if got := count(rec, name); got != n {
+			t.Errorf("record line: %s = %d, want %d (%v)", name, got, n, rec)
+		}
 	}
 }
 
