@@ -83,9 +83,9 @@ bench:
 # for the local runtime emulator instead.
 LAMBDA_GOARCH ?= arm64
 LAMBDA_BUILD = GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
-LAMBDA_FUNCTIONS = getfacts putfact deletefact clearfacts eraseuser export extractor
+LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact clearfacts eraseuser export extractor
 
-.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-ClearFactsFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction
+.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ClearFactsFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction
 
 build-GetFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/getfacts
@@ -93,6 +93,8 @@ build-PutFactFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/putfact
 build-DeleteFactFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/deletefact
+build-PendingFactFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/pendingfact
 build-ClearFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/clearfacts
 build-EraseUserFunction:

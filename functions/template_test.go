@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -34,13 +35,14 @@ var libraries = map[string]bool{"httpapi": true, "logref": true, "setup": true, 
 
 // tableActions are the only DynamoDB actions each function's role has.
 var tableActions = map[string][]string{
-	"GetFactsFunction":   {"dynamodb:GetItem"},
-	"PutFactFunction":    {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
-	"DeleteFactFunction": {"dynamodb:UpdateItem"},
-	"ClearFactsFunction": {"dynamodb:UpdateItem"},
-	"EraseUserFunction":  {"dynamodb:PutItem"},
-	"ExportFunction":     {"dynamodb:GetItem"},
-	"ExtractorFunction":  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"GetFactsFunction":    {"dynamodb:GetItem"},
+	"PutFactFunction":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"DeleteFactFunction":  {"dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"PendingFactFunction": {"dynamodb:GetItem", "dynamodb:PutItem"},
+	"ClearFactsFunction":  {"dynamodb:UpdateItem"},
+	"EraseUserFunction":   {"dynamodb:PutItem"},
+	"ExportFunction":      {"dynamodb:GetItem"},
+	"ExtractorFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
 }
 
 func ref(name string) map[string]any         { return map[string]any{"Ref": name} }
@@ -1178,4 +1180,73 @@ func TestLimitsAreParameters(t *testing.T) {
 			t.Errorf("%s reserved concurrency %d with EditReservedConcurrency 0, want none", id, f.ReservedConcurrency)
 		}
 	}
+}
+
+// runbookCountRow is a row of docs/runbook.md's table of counts: the
+// count's metric name, the alarms (backquoted IDs) and the reason when
+// none.
+var runbookCountRow = regexp.MustCompile("^\\| `([A-Z][A-Za-z]+)` \\|([^|]*)\\|([^|]*)\\|$")
+
+// TestEveryCountReachesAPerson holds "nothing stops in silence" for the
+// counts of an extraction (the int fields of memory.ExtractResult, such
+// as Unsupported or Pending): each is an EMF metric of the extractor and
+// a row of docs/runbook.md's table of counts, with an alarm of the
+// template that watches that metric, or a written reason why none.
+func TestEveryCountReachesAPerson(t *testing.T) {
+	tpl := httpapitest.LoadTemplate(t)
+	_, metrics, _, _ := extractorMetrics(t)
+	b, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", "runbook.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{} // count → [alarms…, reason]
+	for line := range strings.Lines(string(b)) {
+		if m := runbookCountRow.FindStringSubmatch(strings.TrimSuffix(line, "\n")); m != nil {
+			var alarms []string
+			for _, id := range backquoteIDs.FindAllStringSubmatch(m[2], -1) {
+				alarms = append(alarms, id[1])
+			}
+			rows[m[1]] = append(alarms, strings.TrimSpace(m[3]))
+		}
+	}
+	typ := reflect.TypeFor[memory.ExtractResult]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Type.Kind() != reflect.Int {
+			continue
+		}
+		if !metrics[f.Name] {
+			t.Errorf("count %s: functions/extractor writes no metric %s", f.Name, f.Name)
+		}
+		row, ok := rows[f.Name]
+		if !ok {
+			t.Errorf("count %s is not in docs/runbook.md's table of counts: give it an alarm or a reason why none", f.Name)
+			continue
+		}
+		alarms, reason := row[:len(row)-1], row[len(row)-1]
+		if len(alarms) == 0 && (reason == "" || reason == "—") {
+			t.Errorf("count %s has neither an alarm nor a reason in docs/runbook.md", f.Name)
+		}
+		for _, id := range alarms {
+			if !slices.Contains(watchedMetrics(tpl, id), f.Name) {
+				t.Errorf("count %s: docs/runbook.md names %s, which is not an alarm of the template on the metric %s", f.Name, id, f.Name)
+			}
+		}
+	}
+}
+
+// watchedMetrics returns the names of the extractor's metrics that the
+// alarm id of tpl watches, directly or in its metric math.
+func watchedMetrics(tpl httpapitest.Template, id string) []string {
+	r := tpl.Resources()[id]
+	if r == nil || r["Type"] != "AWS::CloudWatch::Alarm" {
+		return nil
+	}
+	p := props(r)
+	out := []string{fmt.Sprint(p["MetricName"])}
+	for _, q := range asList(p["Metrics"]) {
+		m := asMap(asMap(asMap(q)["MetricStat"])["Metric"])
+		out = append(out, fmt.Sprint(m["MetricName"]))
+	}
+	return out
 }

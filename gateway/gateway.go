@@ -20,6 +20,13 @@
 //     the thread's title, so that the memory page names the thread a fact
 //     came from as a person knows it.
 //
+// The extractor keeps a fact of a special category (health, religion…) as
+// pending: it is in no prompt (step 1 reads the facts only) until the user
+// says yes. After an answer that was due for an extraction, a host lists
+// them with [Gateway.Pending] and offers the user [Gateway.Keep] and
+// [Gateway.Discard]; the model is never asked, for it is the user's
+// consent.
+//
 // The gateway reads and edits the facts through the Go packages (a
 // memory.Store over dynamorepo), not through the HTTP API: it runs in the
 // same AWS account as the table, it reads the facts before every model call

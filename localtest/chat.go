@@ -40,8 +40,12 @@ const chatHelp = `Type a message, or:
   /prompt       show the system prompt the next answer will get
   /facts        list what is remembered about you
   /forget KEY   forget one fact
+  /pending      list the sensitive facts waiting for your yes
+  /keep KEY     keep a pending fact: from then on it is in every prompt
+  /discard KEY  discard a pending fact
   /quit         leave (or Ctrl-D)
 Say "remember that my role is nurse" to see the remember tool ask for approval.
+A fact about your health, religion or politics waits as pending until you /keep it.
 `
 
 // chat plays the AI gateway in the terminal, with the gateway package
@@ -179,14 +183,10 @@ func (c *chatSession) run(ctx context.Context) error {
 			}
 		case "/facts":
 			err = c.printFacts(ctx)
-		case "/forget":
-			if strings.TrimSpace(arg) == "" {
-				fmt.Fprintln(c.out, "usage: /forget KEY (see /facts)")
-				continue
-			}
-			if err = c.store.RemoveFact(ctx, c.sc, strings.TrimSpace(arg)); err == nil {
-				fmt.Fprintf(c.out, "forgot %s\n", memory.CanonicalKey(strings.TrimSpace(arg)))
-			}
+		case "/forget", "/keep", "/discard":
+			err = c.keyCommand(ctx, cmd, strings.TrimSpace(arg))
+		case "/pending":
+			err = c.printPending(ctx, true)
 		default:
 			if strings.HasPrefix(cmd, "/") {
 				fmt.Fprintf(c.out, "unknown command %s; /help lists the commands\n", cmd)
@@ -252,10 +252,73 @@ func (c *chatSession) ask(ctx context.Context, text string) error {
 	changes := diff(before, after)
 	if len(changes) == 0 {
 		fmt.Fprintln(c.out, "  (the extractor learned nothing new)")
+	} else {
+		fmt.Fprintf(c.out, "  memory: %s\n", strings.Join(changes, ", "))
+	}
+	return c.printPending(ctx, false)
+}
+
+// keyCommand runs /forget, /keep or /discard on key.
+func (c *chatSession) keyCommand(ctx context.Context, cmd, key string) error {
+	if key == "" {
+		fmt.Fprintf(c.out, "usage: %s KEY (see /facts and /pending)\n", cmd)
 		return nil
 	}
-	fmt.Fprintf(c.out, "  memory: %s\n", strings.Join(changes, ", "))
+	canonical := memory.CanonicalKey(key)
+	switch cmd {
+	case "/forget":
+		if err := c.store.RemoveFact(ctx, c.sc, key); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.out, "forgot %s\n", canonical)
+	case "/keep":
+		f, err := c.gw.Keep(ctx, c.sc, key)
+		if memory.ErrorCode(err) == memory.CodePendingNotFound {
+			fmt.Fprintf(c.out, "nothing waits under %s (see /pending)\n", canonical)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.out, "kept %s = %s: it is in the prompt from the next answer on\n", f.Key, f.Value)
+	case "/discard":
+		if err := c.gw.Discard(ctx, c.sc, key); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.out, "discarded %s\n", canonical)
+	}
 	return nil
+}
+
+// printPending lists the pending facts with what the user said and when
+// each is dropped; always says so when there is none, else only when
+// there is some.
+func (c *chatSession) printPending(ctx context.Context, always bool) error {
+	pending, err := c.gw.Pending(ctx, c.sc)
+	if err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		if always {
+			fmt.Fprintln(c.out, "nothing waits for your yes")
+		}
+		return nil
+	}
+	fmt.Fprintln(c.out, "  waiting for your yes (not in any prompt until you /keep KEY; /discard KEY drops it):")
+	for _, p := range pending {
+		fmt.Fprintf(c.out, "    %s = %s [%s]%s; dropped %s\n", p.Key, p.Value, p.Category, said(p.Fact),
+			p.Until.Local().Format("Mon 2 Jan 15:04"))
+	}
+	return nil
+}
+
+// said is what a fact rests on, for the terminal: the user's words, or
+// nothing for a fact set by hand.
+func said(f memory.Fact) string {
+	if f.Evidence == "" {
+		return ""
+	}
+	return ", you said “" + f.Evidence + "”"
 }
 
 // approve asks the user, on the same input, whether a tool may run.
@@ -301,7 +364,11 @@ func (c *chatSession) printFacts(ctx context.Context) error {
 		fmt.Fprintln(c.out, "nothing remembered")
 	}
 	for _, f := range facts {
-		fmt.Fprintf(c.out, "  %s = %s (%s)\n", f.Key, f.Value, f.UpdatedAt.Local().Format("2006-01-02 15:04"))
+		until := ""
+		if !f.ValidUntil.IsZero() {
+			until = ", until " + f.ValidUntil.Format("Mon 2 Jan")
+		}
+		fmt.Fprintf(c.out, "  %s = %s (%s%s%s)\n", f.Key, f.Value, f.UpdatedAt.Local().Format("2006-01-02 15:04"), until, said(f))
 	}
 	return nil
 }

@@ -14,7 +14,8 @@ import (
 // stack: what the user states in thread 1 is learned by the extractor and
 // is in the system prompt of thread 2, which the model answers from; the
 // remember tool is refused without approval and runs with it; /forget
-// removes a fact from the next thread's prompt.
+// removes a fact from the next thread's prompt; a fact about health waits
+// for the user's yes, out of every prompt, until /keep.
 func TestChat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the local stack")
@@ -31,7 +32,7 @@ func TestChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := strings.Join([]string{
-		"Hi, I'm Ana and I live in Lisbon.",
+		"Hi, I'm Ana and I live in Lisbon. I have asthma.",
 		"/new",
 		"What do you know about me?",
 		"remember that my role is nurse",
@@ -40,6 +41,7 @@ func TestChat(t *testing.T) {
 		"remember that my role is nurse",
 		"y",
 		"/forget home_city",
+		"/keep health_condition",
 		"/new",
 		"/quit",
 	}, "\n") + "\n"
@@ -63,6 +65,16 @@ func TestChat(t *testing.T) {
 		if !strings.Contains(first, want) {
 			t.Errorf("thread 1 does not say %q:\n%s", want, first)
 		}
+	}
+	// The fact about health waits, in no prompt until kept.
+	if !strings.Contains(first, "waiting for your yes") || !strings.Contains(first, "health_condition = asthma [health], you said “I have asthma”") {
+		t.Errorf("thread 1 does not show the pending health fact:\n%s", first)
+	}
+	if strings.Contains(second[:strings.Index(second, "you> ")], "asthma") {
+		t.Errorf("thread 2's prompt holds the pending fact:\n%s", second)
+	}
+	if !strings.Contains(second, "kept health_condition = asthma") {
+		t.Errorf("/keep did not say it kept the fact:\n%s", second)
 	}
 	// Thread 2's system prompt holds the facts, and the model saw them.
 	for _, want := range []string{`<user_memory>`, `"home_city": "Lisbon"`, `"name": "Ana"`, "What I know about you: home city is Lisbon; name is Ana."} {
@@ -92,7 +104,8 @@ func TestChat(t *testing.T) {
 		t.Errorf("/forget did not say it forgot:\n%s", second)
 	}
 	// Thread 3: home_city forgotten, the approved role there.
-	if strings.Contains(third, "home_city") || !strings.Contains(third, `"role": "nurse"`) || !strings.Contains(third, `"name": "Ana"`) {
-		t.Errorf("thread 3's prompt, want name and role without home_city:\n%s", third)
+	if strings.Contains(third, "home_city") || !strings.Contains(third, `"role": "nurse"`) || !strings.Contains(third, `"name": "Ana"`) ||
+		!strings.Contains(third, `"health_condition": "asthma"`) {
+		t.Errorf("thread 3's prompt, want name, role and the kept health fact without home_city:\n%s", third)
 	}
 }

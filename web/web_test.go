@@ -2,11 +2,15 @@ package web_test
 
 import (
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/web"
 )
 
@@ -34,5 +38,29 @@ func TestHandler(t *testing.T) {
 		if c.path != "/config.json" && (resp.Header.Get("Referrer-Policy") != "no-referrer" || resp.Header.Get("X-Content-Type-Options") != "nosniff") {
 			t.Errorf("GET %s: headers %v, want no-referrer and nosniff", c.path, resp.Header)
 		}
+	}
+}
+
+// TestCategoryNames: the page names every special category the service
+// may give a pending fact, and no other.
+func TestCategoryNames(t *testing.T) {
+	src, err := fs.ReadFile(web.Files(), "app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(src), "const categoryNames = {")
+	block, _, ok2 := strings.Cut(block, "};")
+	if !ok || !ok2 {
+		t.Fatal("app.js has no categoryNames object")
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`(\w+): "`).FindAllStringSubmatch(block, -1) {
+		got = append(got, m[1])
+	}
+	want := slices.Clone(memory.Categories)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the page names the categories %v, the service has %v", got, want)
 	}
 }

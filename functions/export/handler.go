@@ -16,20 +16,22 @@ import (
 var newHandler = httpapi.Function([]string{"GET /v1/me/export", "GET /v1/users/{userId}/export"},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
 		e, err := s.Export(ctx, r.Scope)
-		return documentOf(r.Scope, e), err
+		return documentOf(s, r.Scope, e), err
 	})
 
 // document is the body of a 200: api/openapi.yaml's Export.
 type document struct {
-	Format     int               `json:"format"`
-	ExportedAt string            `json:"exportedAt"`
-	TenantID   string            `json:"tenantId"`
-	UserID     string            `json:"userId"`
-	Facts      []httpapi.Fact    `json:"facts"`
-	Forgotten  []forgotten       `json:"forgotten"`
-	ClearedAt  string            `json:"clearedAt,omitempty"`
-	ErasedAt   string            `json:"erasedAt,omitempty"`
-	Threads    []threadWatermark `json:"threads"`
+	Format     int            `json:"format"`
+	ExportedAt string         `json:"exportedAt"`
+	TenantID   string         `json:"tenantId"`
+	UserID     string         `json:"userId"`
+	Facts      []httpapi.Fact `json:"facts"`
+	// Pending are the facts that wait for the user's yes.
+	Pending   []httpapi.PendingFact `json:"pending"`
+	Forgotten []forgotten           `json:"forgotten"`
+	ClearedAt string                `json:"clearedAt,omitempty"`
+	ErasedAt  string                `json:"erasedAt,omitempty"`
+	Threads   []threadWatermark     `json:"threads"`
 }
 
 type forgotten struct {
@@ -43,12 +45,13 @@ type threadWatermark struct {
 	ExtractedAt string `json:"extractedAt"`
 }
 
-// documentOf returns the document of e, the export of the user sc. Facts
-// take the form GET .../facts gives them (httpapi.FactOf), so that a
-// member added to a fact appears here too.
-func documentOf(sc memory.Scope, e memory.Export) document {
+// documentOf returns the document of e, the export of the user sc from s.
+// Facts and pending facts take the form GET .../facts gives them
+// (httpapi.FactOf, httpapi.PendingOf), so that a member added to a fact
+// appears here too.
+func documentOf(s *memory.Store, sc memory.Scope, e memory.Export) document {
 	d := document{Format: memory.ExportFormat, ExportedAt: httpapi.Time(e.At), TenantID: sc.TenantID, UserID: sc.UserID,
-		Facts: make([]httpapi.Fact, 0, len(e.Facts)), Forgotten: make([]forgotten, 0, len(e.Forgotten)),
+		Facts: make([]httpapi.Fact, 0, len(e.Facts)), Pending: httpapi.PendingOf(s, e.Pending), Forgotten: make([]forgotten, 0, len(e.Forgotten)),
 		ClearedAt: httpapi.Time(e.ClearedAt), ErasedAt: httpapi.Time(e.ErasedAt), Threads: make([]threadWatermark, 0, len(e.Threads))}
 	for _, f := range e.Facts {
 		d.Facts = append(d.Facts, httpapi.FactOf(f))

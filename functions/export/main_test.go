@@ -11,13 +11,14 @@ import (
 	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 	"github.com/usermemory/usermemory/functions/logref"
 	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
 // anas is Ana's export as the seeded repository holds it, read at
 // httpapitest.Now.
 const anas = `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-123",` +
 	`"facts":[{"key":"city","value":"Lisbon","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"},{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],` +
-	`"forgotten":[],"threads":[]}`
+	`"pending":[],"forgotten":[],"threads":[]}`
 
 // fixture is this function with the standard users seeded, and its table:
 // a token exports only its own user in its own tenant, an admin any user
@@ -29,10 +30,10 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "ExportFunct
 		{Name: "a userId in the path of a /me route is ignored", Route: "GET /v1/me/export", Token: httpapitest.UserToken(),
 			Params: map[string]string{"userId": "u-456"}, Status: 200, Answer: anas},
 		{Name: "user without a record", Route: "GET /v1/me/export", Token: &httpapitest.Token{Sub: "u-789", Tenant: "acme", Scope: "memory/user"},
-			Status: 200, Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-789","facts":[],"forgotten":[],"threads":[]}`},
+			Status: 200, Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-789","facts":[],"pending":[],"forgotten":[],"threads":[]}`},
 		{Name: "admin of another tenant exports that tenant's namesake", Route: "GET /v1/users/{userId}/export", Token: httpapitest.AdminToken("globex"),
 			Params: map[string]string{"userId": "u-123"}, Status: 200,
-			Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"globex","userId":"u-123","facts":[{"key":"language","value":"Finnish","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"forgotten":[],"threads":[]}`},
+			Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"globex","userId":"u-123","facts":[{"key":"language","value":"Finnish","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"pending":[],"forgotten":[],"threads":[]}`},
 		{Name: "user scope on the admin route", Route: "GET /v1/users/{userId}/export", Token: httpapitest.UserToken(),
 			Params: map[string]string{"userId": "u-456"}, Status: 403, Code: httpapi.CodeForbidden},
 		{Name: "admin scope only on the /me route", Route: "GET /v1/me/export", Token: httpapitest.AdminToken("acme"), Status: 403},
@@ -95,4 +96,19 @@ func TestExportLeavesAnAuditLine(t *testing.T) {
 			t.Errorf("%s: audit lines %v, want one export of %s with its caller", ev, audits, logref.User("acme", "u-123"))
 		}
 	}
+}
+
+// TestExportHoldsEvidenceAndPending shows an extracted fact with the
+// user's words it rests on, and a pending fact with its category and the
+// time it is dropped.
+func TestExportHoldsEvidenceAndPending(t *testing.T) {
+	repo := memorytest.NewRepo()
+	httpapitest.SeedExtracted(t, repo, httpapitest.Ana, "th-9", "I moved to Porto. I have asthma.",
+		memory.Operation{Op: memory.OpSet, Key: "home_city", Value: "Porto", Evidence: "I moved to Porto"},
+		memory.Operation{Op: memory.OpSet, Key: "health_condition", Value: "asthma", Evidence: "I have asthma"})
+	want := `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-123",` +
+		`"facts":[{"key":"home_city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I moved to Porto"}],` +
+		`"pending":[{"key":"health_condition","value":"asthma","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I have asthma","category":"health","pendingUntil":"2026-12-06T22:00:00Z"}],` +
+		`"forgotten":[],"threads":[{"threadKey":"th-9","turnCount":2,"extractedAt":"2026-11-29T22:00:00Z"}]}`
+	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200, Answer: want})
 }

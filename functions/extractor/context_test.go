@@ -37,7 +37,7 @@ func withContextTurns(t *testing.T, context ...map[string]string) []byte {
 // watermark is the message's turn count, and the same turns redelivered
 // with other context are a duplicate without a model call.
 func TestContextTurnsReachTheModelAndNotTheWatermark(t *testing.T) {
-	answer := memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "preferred_language", Value: "Portuguese"}}}
+	answer := memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "preferred_language", Value: "Portuguese", Evidence: "yes"}}}
 	f := newFixture(t, fixtureOpts{}, answer, answer)
 	question := "Shall I keep answering in Portuguese from now on?"
 	resp := f.invoke(t, context.Background(), withContextTurns(t,

@@ -153,7 +153,8 @@ func TestFigureModelCallsPerThread(t *testing.T) {
 	for _, T := range []int{10, 100, 1000} {
 		for _, N := range []int{1, 3, 6, 10, 25} {
 			model := memorytest.NewModel()
-			h, store := newFigureHandler(t, memorytest.NewRepo(), model, memory.Config{ExtractEveryTurns: N})
+			// The subject is the prompt, not evidence: the scripted facts quote nothing.
+			h, store := newFigureHandler(t, memorytest.NewRepo(), model, memory.Config{ExtractEveryTurns: N, EvidenceCheckOff: true})
 			g := newGateway(t, h, store, memory.Scope{TenantID: "acme", UserID: "u-1"}, "th-1")
 			rng := rand.New(rand.NewPCG(uint64(T), uint64(N)))
 			messages, due := 0, 0
@@ -356,7 +357,9 @@ func TestFigurePromptSize(t *testing.T) {
 			// depends on their times, and must not depend on the machine's speed.
 			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 			clock := func() time.Time { now = now.Add(time.Second); return now }
-			h, store := newFigureHandler(t, memorytest.NewRepo(), model, memory.Config{}, memory.WithClock(clock))
+			// The subject is the prompt's size, not evidence: the scripted
+			// facts quote nothing.
+			h, store := newFigureHandler(t, memorytest.NewRepo(), model, memory.Config{EvidenceCheckOff: true}, memory.WithClock(clock))
 			g := newGateway(t, h, store, memory.Scope{TenantID: "acme", UserID: "u-1"}, "th-1")
 			g.whole, g.dueOnly = mode.whole, true // Figure (a) counts the messages not due.
 			rng := rand.New(rand.NewPCG(2026, 12))
@@ -416,7 +419,8 @@ func TestFigurePromptSize(t *testing.T) {
 			ops[i] = memory.Operation{Op: "SET", Key: fmt.Sprintf("k%03d", i) + strings.Repeat("x", cfg.MaxFactChars), Value: strings.Repeat("<", cfg.MaxFactChars+1)}
 		}
 		model := memorytest.NewModel(memorytest.Answer{Operations: ops})
-		store, err := memory.New(memorytest.NewRepo(), memory.Config{}, memory.WithModel(model))
+		// The subject is the prompt's bound, not evidence: the facts quote nothing.
+		store, err := memory.New(memorytest.NewRepo(), memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -454,7 +458,8 @@ func BenchmarkServiceOverhead(b *testing.B) {
 				{Op: "SET", Key: "name", Value: "Ana"}, {Op: "SET", Key: "home_city", Value: "Lisbon"},
 			}}
 			model := memorytest.NewModel()
-			h, _ := newFigureHandler(b, repo, model, memory.Config{})
+			// The subject is the service's overhead, not evidence.
+			h, _ := newFigureHandler(b, repo, model, memory.Config{EvidenceCheckOff: true})
 			invoker := lambda.NewHandler(h.Handle)
 			payloads := make([][]byte, b.N)
 			prod := producer.New(nil, "http://sqs.local/0/extraction.fifo")

@@ -166,9 +166,9 @@ var (
 	cleo  = memory.Scope{TenantID: "globex", UserID: "u-789"}
 	anaOK = memorytest.Answer{
 		Operations: []memory.Operation{
-			{Op: "SET", Key: "name", Value: "Ana"},
-			{Op: "SET", Key: "home_city", Value: "Lisbon"},
-			{Op: "SET", Key: "preferred_language", Value: "Portuguese"},
+			{Op: "SET", Key: "name", Value: "Ana", Evidence: "I'm Ana"},
+			{Op: "SET", Key: "home_city", Value: "Lisbon", Evidence: "Ana from Lisbon"},
+			{Op: "SET", Key: "preferred_language", Value: "Portuguese", Evidence: "answer in Portuguese"},
 		},
 		Usage: memory.Usage{InputTokens: 812, OutputTokens: 61, CacheReadTokens: 5},
 	}
@@ -276,8 +276,8 @@ func TestRedeliveredChangesNothing(t *testing.T) {
 }
 
 func TestBatchWithPoisonFailsOnlyThePoison(t *testing.T) {
-	bobOK := memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "role", Value: "nurse"}}}
-	cleoOK := memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Cleo"}}}
+	bobOK := memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "role", Value: "nurse", Evidence: "a nurse in Leeds"}}}
+	cleoOK := memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Cleo", Evidence: "Call me Cleo"}}}
 	f := newFixture(t, fixtureOpts{}, bobOK, cleoOK)
 	resp := f.invoke(t, context.Background(), event(t, "extractor-batch-with-poison.json"))
 	if got, want := failedIDs(resp), []string{"5c1d-0002", "5c1d-0003"}; !slices.Equal(got, want) {
@@ -321,7 +321,7 @@ func TestOversizedIsReportedWithoutWork(t *testing.T) {
 }
 
 func TestFailedRecordBlocksLaterRecordsOfItsGroup(t *testing.T) {
-	cleoOK := memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Cleo"}}}
+	cleoOK := memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "name", Value: "Cleo", Evidence: "Call me Cleo"}}}
 	f := newFixture(t, fixtureOpts{}, cleoOK, anaOK)
 	resp := f.invoke(t, context.Background(), event(t, "extractor-group-order.json"))
 	if got, want := failedIDs(resp), []string{"7a00-0001", "7a00-0002"}; !slices.Equal(got, want) {
@@ -535,7 +535,7 @@ func TestRecordsNotStartedInTimeAreReportedFailed(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	scripted := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "role", Value: "nurse"}}})
+	scripted := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "role", Value: "nurse", Evidence: "a nurse in Leeds"}}})
 	f := newFixture(t, fixtureOpts{
 		storeOpt: []memory.Option{memory.WithModel(clockModel{Model: scripted, mu: &mu, now: &now, step: 50 * time.Second})},
 		opts:     []Option{WithClock(clock), WithSafetyMargin(15 * time.Second)},
@@ -687,6 +687,44 @@ func TestTransient(t *testing.T) {
 	for _, tt := range tests {
 		if got := Transient(tt.err); got != tt.want {
 			t.Errorf("Transient(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestGlassBoxCounts shows the counts of the SETs the core left out or
+// kept pending, on the record line and as metrics, and that neither holds
+// the evidence: the first answer's user said "Hi, I'm Ana from Lisbon,
+// answer in Portuguese".
+func TestGlassBoxCounts(t *testing.T) {
+	answer := memorytest.Answer{Operations: []memory.Operation{
+		{Op: "SET", Key: "name", Value: "Ana", Evidence: "I'm Ana"},
+		{Op: "SET", Key: "home_city", Value: "Lisbon", Evidence: "I live in Lisbon"},                        // not said: unsupported
+		{Op: "SET", Key: "preferred_language", Value: "Portuguese", Evidence: "vou responder em português"}, // the assistant's: unsupported
+		{Op: "SET", Key: "card", Value: "4111 1111 1111 1111", Evidence: "I'm Ana"},                         // a secret
+		{Op: "SET", Key: "trip", Value: "Paris", Evidence: "from Lisbon", ValidUntil: "2020-01-31"},         // ended
+		{Op: "SET", Key: "religion", Value: "catholic", Evidence: "Ana from Lisbon", Category: "religion"},  // pending
+	}}
+	f := newFixture(t, fixtureOpts{}, answer)
+	f.invoke(t, context.Background(), event(t, "extractor-first-answer.json"))
+	lines := f.logs.lines(t)
+	rec, metrics := lines[len(lines)-1], f.metrics.lines(t)[0]
+	want := map[string]float64{"sets": 1, "unsupported": 2, "secrets": 1, "ended": 1, "pending": 1}
+	for k, v := range want {
+		if rec[k] != v {
+			t.Errorf("record line: %s = %v, want %v", k, rec[k], v)
+		}
+		if m := strings.ToUpper(k[:1]) + k[1:]; metrics[m] != v {
+			t.Errorf("metrics: %s = %v, want %v", m, metrics[m], v)
+		}
+	}
+	if rec["outcome"] != "changed" {
+		t.Errorf("outcome = %v, want changed", rec["outcome"])
+	}
+	for _, out := range []string{f.logs.String(), f.metrics.String()} {
+		for _, said := range []string{"Ana", "Lisbon", "português", "catholic", "4111"} {
+			if strings.Contains(out, said) {
+				t.Errorf("the output holds %q: %s", said, out)
+			}
 		}
 	}
 }

@@ -43,6 +43,10 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 			slog.Int("sets", r.extract.Sets),
 			slog.Int("deletes", r.extract.Deletes),
 			slog.Int("forgotten", r.extract.Forgotten),
+			slog.Int("unsupported", r.extract.Unsupported),
+			slog.Int("secrets", r.extract.Secrets),
+			slog.Int("ended", r.extract.Ended),
+			slog.Int("pending", r.extract.Pending),
 			slog.Int("facts", len(r.extract.Facts)),
 		)
 	}
@@ -52,6 +56,19 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 	}
 	h.log.LogAttrs(ctx, level, "extraction record", attrs...)
 
+	b, err := json.Marshal(h.metricsLine(r, took))
+	if err != nil {
+		return // Only numbers and IDs: it always marshals.
+	}
+	_, _ = h.metrics.Write(append(b, '\n'))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// metricsLine returns the EMF line of one record: its counts under the
+// one dimension set [outcome], and the tenant as a plain member.
+func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
+	u := r.extract.Usage
 	tenant := r.tenant
 	if tenant == "" {
 		tenant = "-" // An invalid message names no tenant we may trust.
@@ -60,7 +77,7 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 	if r.failed {
 		retried = 1
 	}
-	line := map[string]any{
+	return map[string]any{
 		"_aws": map[string]any{
 			"Timestamp": h.now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
@@ -80,6 +97,13 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 					{"Name": "CacheReadTokens", "Unit": "Count"},
 					{"Name": "CacheWriteTokens", "Unit": "Count"},
 					{"Name": "Duration", "Unit": "Milliseconds"},
+					{"Name": "Sets", "Unit": "Count"},
+					{"Name": "Deletes", "Unit": "Count"},
+					{"Name": "Forgotten", "Unit": "Count"},
+					{"Name": "Unsupported", "Unit": "Count"},
+					{"Name": "Secrets", "Unit": "Count"},
+					{"Name": "Ended", "Unit": "Count"},
+					{"Name": "Pending", "Unit": "Count"},
 				},
 			}},
 		},
@@ -94,12 +118,12 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 		"CacheReadTokens":  u.CacheReadTokens,
 		"CacheWriteTokens": u.CacheWriteTokens,
 		"Duration":         ms(took),
+		"Sets":             r.extract.Sets,
+		"Deletes":          r.extract.Deletes,
+		"Forgotten":        r.extract.Forgotten,
+		"Unsupported":      r.extract.Unsupported,
+		"Secrets":          r.extract.Secrets,
+		"Ended":            r.extract.Ended,
+		"Pending":          r.extract.Pending,
 	}
-	b, err := json.Marshal(line)
-	if err != nil {
-		return // Only numbers and IDs: it always marshals.
-	}
-	_, _ = h.metrics.Write(append(b, '\n'))
 }
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -86,6 +86,10 @@ func newStack(t *testing.T, env map[string]string) *stack {
 		"AWS_REGION":                       "us-east-1",
 		"AWS_ACCESS_KEY_ID":                "test",
 		"AWS_SECRET_ACCESS_KEY":            "test",
+		// The subject is the wiring (SQS, DynamoDB, the Converse wire), not
+		// evidence: the stand-in's rule-based answers carry none yet. This
+		// also runs the EVIDENCE_CHECK setting through fromEnv.
+		"EVIDENCE_CHECK": "off",
 	}
 	for k, v := range env {
 		vars[k] = v

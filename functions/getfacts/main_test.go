@@ -60,12 +60,12 @@ func TestBody(t *testing.T) {
 	repo := memorytest.NewRepo()
 	httpapitest.Seed(t, repo, httpapitest.Ana, "language", "Portuguese")
 	resp := httpapitest.Invoke(t, fixture.Handler(t, repo), httpapitest.ReadEvent(t, "getfacts-me.json"))
-	want := `{"facts":[{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"limits":{"maxFacts":30,"maxFactChars":200}}`
+	want := `{"facts":[{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"pending":[],"limits":{"maxFacts":30,"maxFactChars":200}}`
 	if resp.Body != want || resp.Headers["content-type"] != "application/json" {
 		t.Errorf("got %s (%s), want %s", resp.Body, resp.Headers["content-type"], want)
 	}
 	empty := httpapitest.Invoke(t, fixture.Handler(t, memorytest.NewRepo()), httpapitest.ReadEvent(t, "getfacts-me.json"))
-	if want := `{"facts":[],"limits":{"maxFacts":30,"maxFactChars":200}}`; empty.Body != want {
+	if want := `{"facts":[],"pending":[],"limits":{"maxFacts":30,"maxFactChars":200}}`; empty.Body != want {
 		t.Errorf("got %s, want %s", empty.Body, want)
 	}
 }
@@ -86,4 +86,33 @@ func TestOnDynamoDB(t *testing.T) {
 	httpapitest.Seed(t, repo, httpapitest.Bob, "language", "German")
 	fixture.RunSequence(t, repo, httpapitest.Case{Event: "getfacts-me.json", Status: 200,
 		Listed: map[string]string{"language": "Portuguese", "home_city": "Lisbon"}})
+}
+
+// glassBoxSaid is what Ana said in the thread th-9, and glassBoxOps what
+// the model answered: a lasting fact, a temporary one, one of a special
+// category, each quoting her.
+const glassBoxSaid = "I moved to Porto last month, I'm in Paris until Dec 5, and I have diabetes."
+
+var glassBoxOps = []memory.Operation{
+	{Op: memory.OpSet, Key: "home_city", Value: "Porto", Evidence: "I moved to Porto"},
+	{Op: memory.OpSet, Key: "current_location", Value: "Paris", Evidence: "I'm in Paris until Dec 5", ValidUntil: "2026-12-05"},
+	{Op: memory.OpSet, Key: "health_condition", Value: "diabetes", Evidence: "i have diabetes", Category: memory.CategoryHealth},
+}
+
+// TestGlassBoxMembers checks the answer's new members: the evidence and
+// end date of each fact, and the pending fact with its category and the
+// time it is dropped, apart from the facts.
+func TestGlassBoxMembers(t *testing.T) {
+	repo := memorytest.NewRepo()
+	httpapitest.SeedExtracted(t, repo, httpapitest.Ana, "th-9", glassBoxSaid, glassBoxOps...)
+	resp := httpapitest.Invoke(t, fixture.Handler(t, repo), httpapitest.ReadEvent(t, "getfacts-me.json"))
+	httpapitest.LoadSpec(t).CheckResponse(t, "GET /v1/me/facts", resp)
+	want := `{"facts":[` +
+		`{"key":"current_location","value":"Paris","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I'm in Paris until Dec 5","validUntil":"2026-12-05"},` +
+		`{"key":"home_city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I moved to Porto"}],` +
+		`"pending":[{"key":"health_condition","value":"diabetes","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"i have diabetes","category":"health","pendingUntil":"2026-12-06T22:00:00Z"}],` +
+		`"limits":{"maxFacts":30,"maxFactChars":200}}`
+	if resp.Body != want {
+		t.Errorf("got  %s\nwant %s", resp.Body, want)
+	}
 }

@@ -37,8 +37,8 @@ func newLoggedAPI(t *testing.T) *loggedAPI {
 		}
 	}
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		facts, err := store.GetFacts(ctx, r.Scope)
-		return http.StatusOK, httpapi.NewFactsBody(facts, store.Limits()), err
+		m, err := store.Read(ctx, r.Scope)
+		return http.StatusOK, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "GET /v1/users/{userId}/facts")
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
 		f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)

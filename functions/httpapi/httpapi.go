@@ -112,7 +112,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		resp = jsonResponse(status, body)
 	}
 	h.logRequest(ctx, req, r, resp.StatusCode, err, time.Since(start))
-	if rt.admin || rt.action == "export" {
+	if rt.admin || rt.action == "export" || rt.pending {
 		h.audit(ctx, rt, r, resp.StatusCode, err, body)
 	}
 	return resp, nil
@@ -194,9 +194,10 @@ func identity(r Request) []slog.Attr {
 	return append(attrs, slog.Bool("admin", r.Admin))
 }
 
-// audit writes the audit line of a request on an admin route, or of an
-// export on any route, refused or not: msg "audit", the action (read,
-// export, put, delete, clear, erase), the
+// audit writes the audit line of a request on an admin route, of an
+// export on any route, or of a user's answer to a pending fact (their
+// consent, or its refusal), refused or not: msg "audit", the action (read,
+// export, put, delete, clear, erase, keep, discard), the
 // tenant, the caller's and the target user's references, the outcome (ok,
 // refused for a 4xx, failed for a 5xx) with its status and code, and for
 // an erasure the number of facts removed and the dates until which
@@ -250,12 +251,43 @@ type Fact struct {
 	Origin            string `json:"origin"`
 	SourceThreadID    string `json:"sourceThreadId,omitempty"`
 	SourceThreadTitle string `json:"sourceThreadTitle,omitempty"`
+	// Evidence is the user's own words the fact was extracted from; none
+	// for a fact set by hand or by the remember tool (Origin says why).
+	Evidence string `json:"evidence,omitempty"`
+	// ValidUntil is the last day of a temporary fact, "YYYY-MM-DD"; none
+	// for a lasting one.
+	ValidUntil string `json:"validUntil,omitempty"`
+	// Category is the special category (memory.Categories) of the fact,
+	// if any.
+	Category string `json:"category,omitempty"`
 }
 
 // FactOf returns the API form of f.
 func FactOf(f memory.Fact) Fact {
-	return Fact{Key: f.Key, Value: f.Value, UpdatedAt: f.UpdatedAt.UTC().Format(time.RFC3339Nano),
-		Origin: string(f.Origin), SourceThreadID: f.SourceThreadID, SourceThreadTitle: f.SourceThreadTitle}
+	out := Fact{Key: f.Key, Value: f.Value, UpdatedAt: f.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		Origin: string(f.Origin), SourceThreadID: f.SourceThreadID, SourceThreadTitle: f.SourceThreadTitle,
+		Evidence: f.Evidence, Category: f.Category}
+	if !f.ValidUntil.IsZero() {
+		out.ValidUntil = f.ValidUntil.UTC().Format(time.DateOnly)
+	}
+	return out
+}
+
+// PendingFact is a pending fact as the API shows it: a [Fact] and when it
+// is dropped if the user neither keeps nor discards it.
+type PendingFact struct {
+	Fact
+	// PendingUntil is RFC 3339 in UTC.
+	PendingUntil string `json:"pendingUntil"`
+}
+
+// PendingOf returns the API form of the pending facts of s, never nil.
+func PendingOf(s *memory.Store, pending []memory.Fact) []PendingFact {
+	out := make([]PendingFact, 0, len(pending))
+	for _, f := range pending {
+		out = append(out, PendingFact{Fact: FactOf(f), PendingUntil: Time(s.PendingUntil(f))})
+	}
+	return out
 }
 
 // Limits are the caps as the API shows them.
@@ -266,15 +298,19 @@ type Limits struct {
 
 // FactsBody is the body of a 200 to GET .../facts.
 type FactsBody struct {
-	Facts  []Fact `json:"facts"`
-	Limits Limits `json:"limits"`
+	Facts []Fact `json:"facts"`
+	// Pending are the facts that wait for the user's yes, sorted by key.
+	Pending []PendingFact `json:"pending"`
+	Limits  Limits        `json:"limits"`
 }
 
-// NewFactsBody returns the body listing facts under limits; an empty list
-// for no fact, never null.
-func NewFactsBody(facts []memory.Fact, l memory.Limits) FactsBody {
-	out := FactsBody{Facts: make([]Fact, 0, len(facts)), Limits: Limits{MaxFacts: l.MaxFacts, MaxFactChars: l.MaxFactChars}}
-	for _, f := range facts {
+// NewFactsBody returns the body listing the memory m of a user of s: its
+// facts and pending facts, empty lists rather than null, and the caps.
+func NewFactsBody(s *memory.Store, m memory.Memory) FactsBody {
+	l := s.Limits()
+	out := FactsBody{Facts: make([]Fact, 0, len(m.Facts)), Pending: PendingOf(s, m.Pending),
+		Limits: Limits{MaxFacts: l.MaxFacts, MaxFactChars: l.MaxFactChars}}
+	for _, f := range m.Facts {
 		out.Facts = append(out.Facts, FactOf(f))
 	}
 	return out

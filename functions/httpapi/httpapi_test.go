@@ -85,7 +85,7 @@ func TestDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := httpapi.Request{Scope: memory.Scope{TenantID: "t-1", UserID: "u-1"}, Caller: "u-1", Key: "Home%20City",
-		Value: " Lisbon ", Origin: memory.OriginManual, RequestID: ev.RequestContext.RequestID}
+		Value: " Lisbon ", Origin: memory.OriginManual, RequestID: ev.RequestContext.RequestID, Route: "PUT /v1/me/facts/{key}"}
 	if got != want {
 		t.Errorf("got %+v, want %+v (the key is not decoded a second time)", got, want)
 	}
@@ -157,8 +157,8 @@ func fuzzHandler(t testing.TB) *httpapi.Handler {
 		case r.Key != "":
 			return 204, nil, store.RemoveFact(ctx, r.Scope, r.Key)
 		}
-		facts, err := store.GetFacts(ctx, r.Scope)
-		return 200, httpapi.NewFactsBody(facts, store.Limits()), err
+		m, err := store.Read(ctx, r.Scope)
+		return 200, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "PUT /v1/me/facts/{key}", "DELETE /v1/me/facts/{key}",
 		"GET /v1/users/{userId}/facts", "PUT /v1/users/{userId}/facts/{key}")
 	if err != nil {

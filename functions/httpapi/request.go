@@ -66,17 +66,25 @@ type Request struct {
 	// Origin is the body's origin on routes that take a body:
 	// memory.OriginManual when the body names none.
 	Origin memory.Origin
+	// ValidUntil is the body's validUntil on routes that take a body,
+	// "YYYY-MM-DD", unchecked (memory.Store.Put checks it); "" when the
+	// body names none.
+	ValidUntil string
 	// RequestID is API Gateway's request ID.
 	RequestID string
+	// Route is the route key, as template.yaml names it: a function that
+	// serves several routes tells them apart by it.
+	Route string
 }
 
 // route is one route a function serves, parsed from its route key.
 type route struct {
-	key    string // "PUT /v1/me/facts/{key}", as in template.yaml
-	admin  bool   // /v1/users/{userId}...
-	hasKey bool   // has a {key} path parameter
-	body   bool   // takes the JSON body {"value": "…", "origin": "…"}
-	action string // what an admin does on it: read, export, put, delete, clear, erase
+	key     string // "PUT /v1/me/facts/{key}", as in template.yaml
+	admin   bool   // /v1/users/{userId}...
+	hasKey  bool   // has a {key} path parameter
+	body    bool   // takes the JSON body {"value": "…", "origin": "…", "validUntil": "…"}
+	pending bool   // under /v1/me/pending/: the user's answer to a pending fact
+	action  string // what it does: read, export, put, delete, clear, erase, keep, discard
 }
 
 func parseRoute(key string) (route, error) {
@@ -84,8 +92,13 @@ func parseRoute(key string) (route, error) {
 	if !ok || !strings.HasPrefix(path, "/v1/") {
 		return route{}, fmt.Errorf("httpapi: malformed route key %q", key)
 	}
-	r := route{key: key, hasKey: strings.HasSuffix(path, "/{key}"), body: method == http.MethodPut}
+	r := route{key: key, hasKey: strings.Contains(path, "/{key}"), body: method == http.MethodPut,
+		pending: strings.HasPrefix(path, "/v1/me/pending/")}
 	switch {
+	case r.pending && method == http.MethodPost && strings.HasSuffix(path, "/keep"):
+		r.action = "keep"
+	case r.pending && method == http.MethodDelete:
+		r.action = "discard"
 	case method == http.MethodGet && strings.HasSuffix(path, "/export"):
 		r.action = "export"
 	case method == http.MethodGet:
@@ -115,7 +128,7 @@ func parseRoute(key string) (route, error) {
 // 4xx *memory.Error; with an error, the Request holds what was decoded
 // before it (for the log), and must not be acted on.
 func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, error) {
-	out := Request{Admin: r.admin, RequestID: req.RequestContext.RequestID}
+	out := Request{Admin: r.admin, RequestID: req.RequestContext.RequestID, Route: r.key}
 	var jwt *events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription
 	if req.RequestContext.Authorizer != nil {
 		jwt = req.RequestContext.Authorizer.JWT
@@ -169,11 +182,11 @@ func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, erro
 		out.Key = key
 	}
 	if r.body {
-		v, origin, err := a.decodeBody(req)
+		b, err := a.decodeBody(req)
 		if err != nil {
 			return out, err
 		}
-		out.Value, out.Origin = v, origin
+		out.Value, out.Origin, out.ValidUntil = b.value, b.origin, b.validUntil
 	}
 	return out, nil
 }
@@ -240,42 +253,56 @@ func ClaimList(v string) []string {
 	return strings.Fields(v)
 }
 
-// decodeBody returns the value and the origin of a PUT body: exactly one
-// JSON object whose members are "value", a string, and optionally
-// "origin", manual or remember_tool (memory.OriginManual when left
-// out). The body is checked first by [checkJSON]: whatever a decoder would
-// have to rewrite to read it is refused.
-func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (string, memory.Origin, error) {
+// putBody is the decoded body of a PUT.
+type putBody struct {
+	value      string
+	origin     memory.Origin
+	validUntil string
+}
+
+// decodeBody returns the members of a PUT body: exactly one JSON object
+// whose members are "value", a string, optionally "origin", manual or
+// remember_tool (memory.OriginManual when left out), and optionally
+// "validUntil", a string (checked by the core; null is refused). The body is checked first
+// by [checkJSON]: whatever a decoder would have to rewrite to read it is
+// refused.
+func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
 	members, err := a.bodyMembers(req)
 	if err != nil {
-		return "", "", err
+		return putBody{}, err
 	}
 	rawValue, ok := members["value"]
 	if !ok || string(rawValue) == "null" {
-		return "", "", &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeEmptyFact,
+		return putBody{}, &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeEmptyFact,
 			Message: `the body has no "value"`, UserMessage: "Write what should be remembered."}
 	}
-	var v string
-	if err := json.Unmarshal(rawValue, &v); err != nil {
-		return "", "", fail(http.StatusBadRequest, CodeMalformedBody, `the body's "value" must be a string`)
+	b := putBody{origin: memory.OriginManual}
+	if err := json.Unmarshal(rawValue, &b.value); err != nil {
+		return putBody{}, fail(http.StatusBadRequest, CodeMalformedBody, `the body's "value" must be a string`)
 	}
-	origin := memory.OriginManual
 	if raw, ok := members["origin"]; ok {
 		var o string
 		if err := json.Unmarshal(raw, &o); err != nil {
-			return "", "", fail(http.StatusBadRequest, CodeMalformedBody, `the body's "origin" must be a string`)
+			return putBody{}, fail(http.StatusBadRequest, CodeMalformedBody, `the body's "origin" must be a string`)
 		}
-		origin = memory.Origin(o)
-		if err := memory.CheckWriteOrigin(origin); err != nil {
-			return "", "", err
+		b.origin = memory.Origin(o)
+		if err := memory.CheckWriteOrigin(b.origin); err != nil {
+			return putBody{}, err
 		}
 	}
-	return v, origin, nil
+	if raw, ok := members["validUntil"]; ok {
+		if err := json.Unmarshal(raw, &b.validUntil); err != nil || string(raw) == "null" {
+			return putBody{}, &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeInvalidValidUntil,
+				Message:     `the body's "validUntil" must be a date "YYYY-MM-DD"`,
+				UserMessage: "Give the last day as a date, like 2026-12-31."}
+		}
+	}
+	return b, nil
 }
 
 // bodyMembers returns the members of a PUT body, checked: its media type,
 // size and JSON ([checkJSON]), one object, no identity member, no member
-// other than "value" and "origin".
+// other than "value", "origin" and "validUntil".
 func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (map[string]json.RawMessage, error) {
 	if err := checkContentType(req.Headers); err != nil {
 		return nil, err
@@ -310,8 +337,8 @@ func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (map[string]json.R
 		}
 	}
 	for name := range members {
-		if name != "value" && name != "origin" { // Exact: encoding/json alone would accept "Value".
-			return nil, fail(http.StatusBadRequest, CodeUnknownField, `the body's members are "value" and, optionally, "origin"`)
+		if name != "value" && name != "origin" && name != "validUntil" { // Exact: encoding/json alone would accept "Value".
+			return nil, fail(http.StatusBadRequest, CodeUnknownField, `the body's members are "value" and, optionally, "origin" and "validUntil"`)
 		}
 	}
 	return members, nil

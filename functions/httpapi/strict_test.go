@@ -56,8 +56,8 @@ func newStrictFixture(t testing.TB) *strictFixture {
 		case r.Key != "":
 			return http.StatusNoContent, nil, store.RemoveFact(ctx, r.Scope, r.Key)
 		}
-		facts, err := store.GetFacts(ctx, r.Scope)
-		return http.StatusOK, httpapi.NewFactsBody(facts, store.Limits()), err
+		m, err := store.Read(ctx, r.Scope)
+		return http.StatusOK, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "PUT /v1/me/facts/{key}", "DELETE /v1/me/facts/{key}",
 		"PUT /v1/users/{userId}/facts/{key}", "DELETE /v1/users/{userId}/facts/{key}")
 	if err != nil {

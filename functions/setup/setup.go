@@ -17,21 +17,31 @@ import (
 // Names of the environment variables. template.yaml sets them on every
 // function; localtest passes the same.
 const (
-	EnvTableName          = "TABLE_NAME"
-	EnvTenantClaim        = "TENANT_CLAIM"
-	EnvUserScope          = "USER_SCOPE"
-	EnvAdminScope         = "ADMIN_SCOPE"
-	EnvMaxFacts           = "MAX_FACTS"
-	EnvMaxFactChars       = "MAX_FACT_CHARS"
-	EnvExtractEveryTurns  = "EXTRACT_EVERY_TURNS"
-	EnvExtractionEnabled  = "EXTRACTION_ENABLED"
-	EnvCheapModelID       = "CHEAP_MODEL_ID"
-	EnvTenantDailyCalls   = "TENANT_DAILY_MODEL_CALLS"
-	EnvTranscriptChars    = "TRANSCRIPT_CHARS"
-	EnvFenceDays          = "ERASURE_FENCE_DAYS"
-	EnvModelOutputMode    = "MODEL_OUTPUT_MODE"
-	EnvAllowedModelIDs    = "ALLOWED_MODEL_IDS"
-	EnvModelAttemptSecs   = "MODEL_ATTEMPT_TIMEOUT_SECONDS"
+	EnvTableName         = "TABLE_NAME"
+	EnvTenantClaim       = "TENANT_CLAIM"
+	EnvUserScope         = "USER_SCOPE"
+	EnvAdminScope        = "ADMIN_SCOPE"
+	EnvMaxFacts          = "MAX_FACTS"
+	EnvMaxFactChars      = "MAX_FACT_CHARS"
+	EnvExtractEveryTurns = "EXTRACT_EVERY_TURNS"
+	EnvExtractionEnabled = "EXTRACTION_ENABLED"
+	EnvCheapModelID      = "CHEAP_MODEL_ID"
+	EnvTenantDailyCalls  = "TENANT_DAILY_MODEL_CALLS"
+	EnvTranscriptChars   = "TRANSCRIPT_CHARS"
+	EnvFenceDays         = "ERASURE_FENCE_DAYS"
+	EnvModelOutputMode   = "MODEL_OUTPUT_MODE"
+	EnvAllowedModelIDs   = "ALLOWED_MODEL_IDS"
+	EnvModelAttemptSecs  = "MODEL_ATTEMPT_TIMEOUT_SECONDS"
+	// EnvEvidenceCheck is "on" (the default) or "off": whether an
+	// extracted SET must quote a user turn (memory.Config.EvidenceCheckOff).
+	EnvEvidenceCheck = "EVIDENCE_CHECK"
+	// EnvPendingCategories is "all" (the default), "none", or a comma list
+	// of memory.Categories: the special categories that wait for the
+	// user's yes (memory.Config.PendingCategories).
+	EnvPendingCategories = "PENDING_CATEGORIES"
+	// EnvPendingDays is how many days a pending fact waits for an answer,
+	// 1 to MaxPendingDays (memory.Config.PendingLifetime).
+	EnvPendingDays        = "PENDING_DAYS"
 	DefaultTenantClaim    = "tenant_id"
 	DefaultUserScope      = "memory/user"
 	DefaultAdminScope     = "memory/admin"
@@ -44,6 +54,10 @@ const (
 	DefaultModelAttemptSecs = 20
 	// MaxModelAttemptSecs is the largest MODEL_ATTEMPT_TIMEOUT_SECONDS.
 	MaxModelAttemptSecs = 300
+	// DefaultPendingDays and MaxPendingDays bound PENDING_DAYS: the
+	// core's default lifetime of a pending fact, and its largest one.
+	DefaultPendingDays = int(memory.DefaultPendingLifetime / (24 * time.Hour))
+	MaxPendingDays     = int(memory.MaxPendingLifetime / (24 * time.Hour))
 )
 
 // DynamoDBAttemptTimeout bounds one attempt of a DynamoDB call (connection,
@@ -93,7 +107,7 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 		AdminScope:      or(getenv(EnvAdminScope), DefaultAdminScope),
 		ModelOutputMode: or(getenv(EnvModelOutputMode), DefaultModelOutput),
 	}
-	attemptSecs := 0
+	attemptSecs, pendingDays := 0, 0
 	if s.TableName == "" {
 		return Settings{}, fmt.Errorf("setup: %s is required", EnvTableName)
 	}
@@ -112,6 +126,7 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 		{EnvTenantDailyCalls, &s.TenantDailyModelCalls, DefaultTenantDailyCap},
 		{EnvFenceDays, &s.FenceDays, DefaultFenceDays},
 		{EnvModelAttemptSecs, &attemptSecs, DefaultModelAttemptSecs},
+		{EnvPendingDays, &pendingDays, DefaultPendingDays},
 	}
 	for _, v := range ints {
 		raw := strings.TrimSpace(getenv(v.name))
@@ -139,6 +154,13 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	default:
 		return Settings{}, fmt.Errorf("setup: %s must be true or false, not %q", EnvExtractionEnabled, raw)
 	}
+	if pendingDays < 1 || pendingDays > MaxPendingDays {
+		return Settings{}, fmt.Errorf("setup: %s must be between 1 and %d, not %d", EnvPendingDays, MaxPendingDays, pendingDays)
+	}
+	s.Memory.PendingLifetime = time.Duration(pendingDays) * 24 * time.Hour
+	if err := glassBox(getenv, &s.Memory); err != nil {
+		return Settings{}, err
+	}
 	s.Memory.CheapModelID = or(getenv(EnvCheapModelID), DefaultCheapModelID)
 	s.AllowedModelIDs = []string{s.Memory.CheapModelID}
 	for id := range strings.SplitSeq(getenv(EnvAllowedModelIDs), ",") {
@@ -151,6 +173,55 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	}
 	s.Memory = s.Memory.WithDefaults()
 	return s, nil
+}
+
+// glassBox reads EVIDENCE_CHECK and PENDING_CATEGORIES into cfg. The
+// error names the variable at fault.
+func glassBox(getenv func(string) string, cfg *memory.Config) error {
+	switch raw := strings.ToLower(strings.TrimSpace(getenv(EnvEvidenceCheck))); raw {
+	case "", "on":
+	case "off":
+		cfg.EvidenceCheckOff = true
+	default:
+		return fmt.Errorf("setup: %s must be on or off, not %q", EnvEvidenceCheck, raw)
+	}
+	cats, err := PendingCategories(getenv(EnvPendingCategories))
+	if err != nil {
+		return err
+	}
+	cfg.PendingCategories = cats
+	return nil
+}
+
+// PendingCategories parses a PENDING_CATEGORIES value: "" or "all" is
+// nil (the core's default, every category), "none" an empty list (no
+// fact waits), otherwise a comma list of memory.Categories, each named
+// once. An unknown category is an error that lists the known ones.
+func PendingCategories(raw string) ([]string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(raw)); v {
+	case "", "all":
+		return nil, nil
+	case "none":
+		return []string{}, nil
+	}
+	var out []string
+	for c := range strings.SplitSeq(raw, ",") {
+		c = strings.ToLower(strings.TrimSpace(c))
+		switch {
+		case c == "":
+			continue
+		case !memory.ValidCategory(c):
+			return nil, fmt.Errorf("setup: %s names %q, which is not one of all, none, %s",
+				EnvPendingCategories, c, strings.Join(memory.Categories, ", "))
+		case !slices.Contains(out, c):
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("setup: %s must be all, none or a comma list of %s, not %q",
+			EnvPendingCategories, strings.Join(memory.Categories, ", "), raw)
+	}
+	return out, nil
 }
 
 func or(v, def string) string {

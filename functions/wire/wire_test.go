@@ -29,11 +29,11 @@ import (
 // getFacts is a fact API function that lists the caller's facts.
 func getFacts(store *memory.Store, auth httpapi.Auth, log *slog.Logger) (*httpapi.Handler, error) {
 	return httpapi.New(auth, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		facts, err := store.GetFacts(ctx, r.Scope)
+		m, err := store.Read(ctx, r.Scope)
 		if err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, httpapi.NewFactsBody(facts, store.Limits()), nil
+		return http.StatusOK, httpapi.NewFactsBody(store, m), nil
 	}, "GET /v1/me/facts")
 }
 

@@ -19,16 +19,12 @@ import (
 // writes of distinct keys are never refused.
 
 // heldAnswer is the stand-in's answer to "I'm Ana and I live in Lisbon.",
-// held for slowFirst so that a deletion can come while it is with the
-// model.
+// quoting the user, held for slowFirst so that a deletion can come while
+// it is with the model.
 func heldAnswer() fakebedrock.Step {
-	return fakebedrock.Step{
-		DelayMS: int(slowFirst.Milliseconds()),
-		Operations: []fakebedrock.Operation{
-			{Op: "SET", Key: fakebedrock.KeyName, Value: "Ana"},
-			{Op: "SET", Key: fakebedrock.KeyHomeCity, Value: "Lisbon"},
-		},
-	}
+	return answer(slowFirst,
+		op{Op: "SET", Key: fakebedrock.KeyName, Value: "Ana", Evidence: "I'm Ana"},
+		op{Op: "SET", Key: fakebedrock.KeyHomeCity, Value: "Lisbon", Evidence: "I live in Lisbon"})
 }
 
 // holdExtraction sends a message of user stating their name and city and

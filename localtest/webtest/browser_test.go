@@ -16,9 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
@@ -30,7 +27,6 @@ import (
 	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/localtest/token"
-	"github.com/usermemory/usermemory/producer"
 )
 
 // The browser tests run the page, served by the local stack, in Debian's
@@ -367,6 +363,21 @@ func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
+// factField returns one field of the fact key of the holder of tok, as
+// GET /v1/me/facts gives it; "" when absent.
+func factField(t *testing.T, tok, key, field string) string {
+	t.Helper()
+	_, body := api(t, tok, http.MethodGet, "/v1/me/facts", "")
+	facts, _ := body["facts"].([]any)
+	for _, f := range facts {
+		if m := f.(map[string]any); m["key"] == key {
+			v, _ := m[field].(string)
+			return v
+		}
+	}
+	return ""
+}
+
 func factSel(key, part string) string {
 	return fmt.Sprintf(`#facts li[data-key=%q] %s`, key, part)
 }
@@ -385,8 +396,25 @@ func putFact(t *testing.T, tok, key, value, origin string) {
 	}
 }
 
-// TestMemoryPage runs the page on realistic facts, one of each origin, and
-// writes the README's screenshot from them (-update-docs).
+// pageTitle is the title of the thread the page's learned facts come from.
+const pageTitle = "Night shifts and sleep"
+
+// learnAna has the extractor learn, from one message of a conversation,
+// a lasting fact, a temporary one and a fact about health, which waits
+// for the user's yes; each quotes the user's words.
+func learnAna(t *testing.T, tok, user string) {
+	t.Helper()
+	learn(t, tok, user, "th-page-1", pageTitle,
+		"By the way, I work as a nurse on night shifts. I have asthma, and I'm in Paris for a conference until Friday.", "role",
+		op{Op: "SET", Key: "health_condition", Value: "asthma", Evidence: "I have asthma", Category: "health"},
+		op{Op: "SET", Key: "current_city", Value: "Paris", Evidence: "I'm in Paris for a conference until Friday", ValidUntil: nextFriday().Format(time.DateOnly)},
+		op{Op: "SET", Key: "role", Value: "nurse", Evidence: "I work as a nurse on night shifts"})
+}
+
+// TestMemoryPage runs the page on realistic facts, one of each origin, a
+// temporary one and one that waits for the user's yes, and writes the
+// README's screenshot from them (-update-docs). The reader is British:
+// the end date reads "until Fri 4 Dec".
 func TestMemoryPage(t *testing.T) {
 	user := "page-ana"
 	tok := tokenFor(t, user, false)
@@ -396,32 +424,36 @@ func TestMemoryPage(t *testing.T) {
 	// A fact the user approved through the chat's remember tool, as a
 	// gateway forwards it.
 	putFact(t, tok, "diet", "vegetarian", "remember_tool")
-	// One fact learned from a conversation: the gateway's message goes
+	// Facts learned from a conversation: the gateway's message goes
 	// through the queue, the extractor and the Bedrock stand-in.
-	gateway := producer.New(sqs.New(sqs.Options{
-		Region: st.Info.Region, Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-		BaseEndpoint: aws.String(st.Info.AWSEndpoint),
-	}), st.Info.QueueURL)
-	const title = "Night shifts and sleep"
-	err := gateway.Send(context.Background(), producer.Message{TenantID: "acme", UserID: user, ThreadID: "th-page-1", ThreadTitle: title, TurnCount: 2,
-		Turns: []producer.Turn{{Role: "user", Text: "By the way, I work as a nurse."}, {Role: "assistant", Text: "Good to know!"}}})
-	if err != nil {
+	learnAna(t, tok, user)
+	ctx, dialogs := browser(t)
+	if _, err := chromedp.Call(ctx, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: "en_GB"}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); factValues(t, tok, "/v1/me/facts")["role"] == ""; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the extraction did not store the role within 30 s")
-		}
-	}
-	ctx, dialogs := browser(t)
 
 	// Load: the facts written through the API and the extraction, with the caps.
 	run1(t, ctx, "open the page", chromedp.Navigate(st.Info.PageURL+"/#token="+tok))
-	waitText(t, ctx, "#caps", "5 of 30 facts")
+	waitText(t, ctx, "#caps", "6 of 30 facts")
 	waitText(t, ctx, factSel("home_city", ".fact-value"), "Lisbon")
-	// Each fact says how it was remembered; a thread is named by its
-	// title and date, its ID only in the tooltip.
-	waitText(t, ctx, factSel("role", ".fact-meta"), "Learned in a conversation “"+title+"” on ")
+	// Each fact says why it is remembered: the user's own words for a
+	// learned fact, with the thread named by its title and the date (its
+	// ID only in the tooltip); its origin for the others.
+	waitText(t, ctx, factSel("role", ".fact-meta"), "You said: “I work as a nurse on night shifts” in “"+pageTitle+"” on ")
+	// A temporary fact shows its last day.
+	waitText(t, ctx, factSel("current_city", ".fact-until"), "until "+nextFriday().Format("Mon 2 Jan"))
+	if n := evaluate[int](t, ctx, `document.querySelectorAll("#facts .fact-until").length`); n != 1 {
+		t.Errorf("%d facts show an end date, want the temporary one only", n)
+	}
+	// The fact about health waits in its own section, not among the facts.
+	waitText(t, ctx, "#pending-title", "Waiting for your yes")
+	waitText(t, ctx, `#pending li[data-key="health_condition"]`, "asthma")
+	waitText(t, ctx, `#pending li[data-key="health_condition"] .fact-category`, "Health")
+	waitText(t, ctx, `#pending li[data-key="health_condition"] .fact-meta`, "You said: “I have asthma”")
+	waitText(t, ctx, `#pending li[data-key="health_condition"] .fact-meta`, "Dropped on ")
+	if evaluate[bool](t, ctx, `document.querySelector('#facts li[data-key="health_condition"]') !== null`) {
+		t.Error("the pending fact is among the facts")
+	}
 	waitText(t, ctx, factSel("name", ".fact-meta"), "You set this on ")
 	waitText(t, ctx, factSel("diet", ".fact-meta"), "You asked me to remember this on ")
 	if tip := evaluate[string](t, ctx, `document.querySelector('#facts li[data-key="role"] .fact-meta').title`); tip != "Thread th-page-1" {
@@ -440,7 +472,9 @@ func TestMemoryPage(t *testing.T) {
 	}
 	// Every button names the fact it acts on.
 	for sel, want := range map[string]string{factSel("home_city", ".fact-edit"): "Edit home city", factSel("home_city", ".fact-forget"): "Forget home city",
-		factSel("preferred_language", ".fact-edit"): "Edit preferred language"} {
+		factSel("preferred_language", ".fact-edit"):                 "Edit preferred language",
+		`#pending li[data-key="health_condition"] .pending-keep`:    "Keep health condition",
+		`#pending li[data-key="health_condition"] .pending-discard`: "Discard health condition"} {
 		if got := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector(%q).getAttribute("aria-label")`, sel)); got != want {
 			t.Errorf("accessible name of %s = %q, want %q", sel, got, want)
 		}
@@ -456,7 +490,7 @@ func TestMemoryPage(t *testing.T) {
 	if strings.Contains(url, "token=") {
 		t.Errorf("the token stays in the address bar: %s", url)
 	}
-	audit(t, ctx, "user")
+	audit(t, ctx, "user, with a pending fact")
 	shot(t, ctx, "1-loaded", "memory-page")
 	phoneWidth(t, ctx, true)
 	audit(t, ctx, "user, phone width")
@@ -482,6 +516,29 @@ func TestMemoryPage(t *testing.T) {
 	}
 	shot(t, ctx, "2-edited")
 
+	// A fact with an end date, from the form: the API has the date, the
+	// page shows it.
+	until := time.Now().UTC().AddDate(0, 0, 3)
+	run1(t, ctx, "save a temporary fact",
+		chromedp.SetValue(chromedp.CSS("#edit-key"), "parking_spot"),
+		chromedp.SetValue(chromedp.CSS("#edit-value"), "level -2, B14"),
+		chromedp.SetValue(chromedp.CSS("#edit-until"), until.Format(time.DateOnly)),
+		chromedp.Click(chromedp.CSS("#edit-save")))
+	waitText(t, ctx, "#status", "Remembered “Parking spot”.")
+	waitText(t, ctx, factSel("parking_spot", ".fact-until"), "until "+until.Format("Mon 2 Jan"))
+	if got := factField(t, tok, "parking_spot", "validUntil"); got != until.Format(time.DateOnly) {
+		t.Errorf("the API says parking_spot's validUntil = %q, want %s", got, until.Format(time.DateOnly))
+	}
+	// Discard the pending fact: it is gone, and never became a fact.
+	run1(t, ctx, "discard the pending fact", chromedp.Click(chromedp.CSS(`#pending li[data-key="health_condition"] .pending-discard`)))
+	waitText(t, ctx, "#status", "Discarded “Health condition”.")
+	if !evaluate[bool](t, ctx, `document.getElementById("pending-card").hidden`) {
+		t.Error("with nothing pending the page still shows the pending section")
+	}
+	if len(pendingValues(t, tok)) != 0 || factValues(t, tok, "/v1/me/facts")["health_condition"] != "" {
+		t.Error("after Discard the API still holds health_condition")
+	}
+
 	// A value over the cap: the API's userMessage is shown, nothing stored.
 	run1(t, ctx, "save a too-long value",
 		chromedp.SetValue(chromedp.CSS("#edit-key"), "bio"),
@@ -505,7 +562,7 @@ func TestMemoryPage(t *testing.T) {
 
 	// Forget one.
 	run1(t, ctx, "forget the name", chromedp.Click(chromedp.CSS(factSel("name", ".fact-forget"))))
-	waitText(t, ctx, "#caps", "4 of 30 facts")
+	waitText(t, ctx, "#caps", "6 of 30 facts")
 	if _, ok := factValues(t, tok, "/v1/me/facts")["name"]; ok {
 		t.Error("the API still has the forgotten fact")
 	}
@@ -518,8 +575,8 @@ func TestMemoryPage(t *testing.T) {
 	audit(t, ctx, "confirm forget all")
 	shot(t, ctx, "5-confirm-forget-all")
 	run1(t, ctx, "cancel", chromedp.Click(chromedp.CSS("#confirm-cancel")), chromedp.WaitNotVisible(chromedp.CSS("#confirm")))
-	if n := len(factValues(t, tok, "/v1/me/facts")); n != 4 {
-		t.Fatalf("after cancel: %d facts, want 4", n)
+	if n := len(factValues(t, tok, "/v1/me/facts")); n != 6 {
+		t.Fatalf("after cancel: %d facts, want 6", n)
 	}
 	run1(t, ctx, "confirm forget all",
 		chromedp.Click(chromedp.CSS("#forget-all")),
@@ -537,6 +594,8 @@ func TestMemoryPage(t *testing.T) {
 	}
 }
 
+// TestAdminView: an admin reads a user's facts and pending facts (without
+// Keep or Discard: that is the user's consent) and erases the user.
 func TestAdminView(t *testing.T) {
 	userTok := tokenFor(t, "page-bob", false)
 	for k, v := range map[string]string{"name": "Bob", "role": "nurse"} {
@@ -544,6 +603,8 @@ func TestAdminView(t *testing.T) {
 			t.Fatalf("PUT %s: %d", k, status)
 		}
 	}
+	learn(t, userTok, "page-bob", "th-bob-1", "Union meeting", "I'm a member of the nurses' union.", "union",
+		op{Op: "SET", Key: "union", Value: "nurses' union", Evidence: "I'm a member of the nurses' union", Category: "union_membership"})
 	ctx, _ := browser(t)
 
 	// A user token shows no admin tab.
@@ -565,7 +626,12 @@ func TestAdminView(t *testing.T) {
 	waitText(t, ctx, "#admin-facts", "nurse")
 	// An admin reads about the user: no "you" for the user's own acts.
 	waitText(t, ctx, `#admin-facts li[data-key="role"] .fact-meta`, "Set by hand on ")
-	audit(t, ctx, "admin")
+	waitText(t, ctx, `#admin-pending li[data-key="union"]`, "nurses' union")
+	waitText(t, ctx, `#admin-pending li[data-key="union"] .fact-meta`, "The user said: “I'm a member of the nurses' union”")
+	if n := evaluate[int](t, ctx, `document.querySelectorAll("#admin-pending button").length`); n != 0 {
+		t.Errorf("the admin view offers %d buttons on a pending fact, want none", n)
+	}
+	audit(t, ctx, "admin, with a pending fact")
 	phoneWidth(t, ctx, true)
 	audit(t, ctx, "admin, phone width")
 	phoneWidth(t, ctx, false)
@@ -642,15 +708,28 @@ func tabTo(t *testing.T, ctx context.Context, name string) {
 }
 
 // TestKeyboard: the page works from the keyboard alone: Tab reaches each
-// fact's buttons, Enter edits, Enter in the form saves, and Space on
-// Forget forgets.
+// fact's buttons, Enter on Keep keeps a pending fact, Enter edits, Enter
+// in the form saves, and Space on Forget forgets.
 func TestKeyboard(t *testing.T) {
 	tok := tokenFor(t, "page-dan", false)
 	putFact(t, tok, "home_city", "Lisbon", "")
 	putFact(t, tok, "name", "Dan", "")
+	learn(t, tok, "page-dan", "th-dan-1", "Pharmacy", "I take insulin every morning.", "medication",
+		op{Op: "SET", Key: "medication", Value: "insulin", Evidence: "I take insulin every morning", Category: "health"})
 	ctx, _ := browser(t)
 	run1(t, ctx, "open the page", chromedp.Navigate(st.Info.PageURL+"/#token="+tok))
 	waitText(t, ctx, "#caps", "2 of 30 facts")
+
+	tabTo(t, ctx, "Keep medication")
+	press(t, ctx, kb.Enter)
+	waitText(t, ctx, "#status", "Kept “Medication”")
+	waitText(t, ctx, "#caps", "3 of 30 facts")
+	if got := factValues(t, tok, "/v1/me/facts")["medication"]; got != "insulin" || len(pendingValues(t, tok)) != 0 {
+		t.Errorf("after Enter on Keep the API says medication = %q with %v pending; want insulin and none", got, pendingValues(t, tok))
+	}
+	if id := evaluate[string](t, ctx, `document.activeElement.id`); id != "caps" {
+		t.Errorf("after keeping, the focus is on %q, want the count of facts (caps)", id)
+	}
 
 	tabTo(t, ctx, "Edit home city")
 	press(t, ctx, kb.Enter)
@@ -667,7 +746,7 @@ func TestKeyboard(t *testing.T) {
 
 	tabTo(t, ctx, "Forget name")
 	press(t, ctx, " ")
-	waitText(t, ctx, "#caps", "1 of 30 facts")
+	waitText(t, ctx, "#caps", "2 of 30 facts")
 	if _, ok := factValues(t, tok, "/v1/me/facts")["name"]; ok {
 		t.Error("Space on Forget name did not forget it")
 	}

@@ -3,7 +3,7 @@
 // is shown with textContent, never as HTML.
 "use strict";
 
-const state = { api: "", token: "", limits: null, facts: [], editing: null, adminUser: "" };
+const state = { api: "", token: "", limits: null, facts: [], pending: [], editing: null, adminUser: "" };
 const $ = (id) => document.getElementById(id);
 
 function show(el, on) { el.hidden = !on; }
@@ -75,13 +75,62 @@ function timeElement(iso) {
   return t;
 }
 
-// provenance says, in words, how a fact came to be remembered and when:
-// by the user's own hand, through the remember tool the user approved, or
-// learned in a conversation, named by its title when the gateway gave one.
-// A thread's ID is never the label: it is only the tooltip. own says the
-// reader is the user (else an admin, who reads about the user).
+// A validUntil is a calendar day ("YYYY-MM-DD", the last day a temporary
+// fact holds), not an instant: it is written in the reader's locale, read
+// in UTC so that no time zone moves it to another day, with the weekday
+// ("until Fri 5 Dec" in British English) and the year only when it is not
+// this year's.
+const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
+const dayYearFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+
+function dayElement(ymd) {
+  const t = document.createElement("time");
+  t.dateTime = ymd;
+  const d = new Date(ymd + "T00:00:00Z");
+  if (isNaN(d)) { t.textContent = ymd; return t; }
+  t.textContent = (d.getUTCFullYear() === new Date().getUTCFullYear() ? dayFormat : dayYearFormat).format(d);
+  return t;
+}
+
+// untilElement says until when a temporary fact holds.
+function untilElement(ymd) {
+  const span = document.createElement("span");
+  span.className = "fact-until";
+  span.append("until ", dayElement(ymd));
+  return span;
+}
+
+// categoryNames name the special categories of personal data (GDPR
+// Art. 9) the API gives a fact; the page's tests hold this list to the
+// service's.
+const categoryNames = {
+  ethnic_origin: "Racial or ethnic origin", politics: "Political opinions", religion: "Religion or beliefs",
+  union_membership: "Trade union membership", genetics: "Genetic data", biometrics: "Biometric data",
+  health: "Health", sexual_life: "Sex life or orientation",
+};
+
+function categoryName(c) { return categoryNames[c] || (c ? label(c) : "Sensitive"); }
+
+// quoteElement shows the user's own words a fact was learned from.
+function quoteElement(text) {
+  const q = document.createElement("span");
+  q.className = "fact-evidence";
+  q.textContent = "“" + text + "”";
+  return q;
+}
+
+// provenance says, in words, why a fact is remembered and since when: for
+// a fact learned in a conversation, the user's own words it rests on (its
+// evidence) and the conversation, named by its title when the gateway gave
+// one; else by the user's own hand or through the remember tool the user
+// approved. A thread's ID is never the label: it is only the tooltip. own
+// says the reader is the user (else an admin, who reads about the user).
 function provenance(f, own) {
   const at = timeElement(f.updatedAt);
+  if (f.evidence) {
+    const where = f.sourceThreadTitle ? ` in “${f.sourceThreadTitle}” on ` : " in a conversation on ";
+    return { parts: [own ? "You said: " : "The user said: ", quoteElement(f.evidence), where, at], tip: f.sourceThreadId ? "Thread " + f.sourceThreadId : "" };
+  }
   switch (f.origin) {
     case "remember_tool":
       return { parts: [own ? "You asked me to remember this on " : "The user asked the assistant to remember this on ", at], tip: "" };
@@ -103,6 +152,7 @@ function renderFacts(list, facts, editable) {
     name.textContent = label(f.key);
     name.title = f.key;
     li.querySelector(".fact-value").textContent = f.value;
+    if (f.validUntil) li.querySelector(".fact-main").append(untilElement(f.validUntil));
     const meta = li.querySelector(".fact-meta");
     const p = provenance(f, editable);
     meta.replaceChildren(...p.parts);
@@ -123,6 +173,39 @@ function renderFacts(list, facts, editable) {
   }
 }
 
+// renderPending lists the facts that wait for the user's yes: what the
+// user said, the category that makes them wait, and when they are dropped.
+// own says the reader is the user, who may keep or discard each; an admin
+// only reads them.
+function renderPending(list, pending, own) {
+  list.replaceChildren();
+  for (const f of pending) {
+    const li = $("pending-item").content.firstElementChild.cloneNode(true);
+    li.dataset.key = f.key;
+    const name = li.querySelector(".fact-label");
+    name.textContent = label(f.key);
+    name.title = f.key;
+    li.querySelector(".fact-value").textContent = f.value;
+    li.querySelector(".fact-category").textContent = categoryName(f.category);
+    if (f.validUntil) li.querySelector(".fact-main").append(untilElement(f.validUntil));
+    const meta = li.querySelector(".fact-meta");
+    const p = provenance(f, own);
+    meta.replaceChildren(...p.parts, ". Dropped on ", timeElement(f.pendingUntil), own ? " unless you keep it." : " unless the user keeps it.");
+    if (p.tip) meta.title = p.tip;
+    if (own) {
+      const keepBtn = li.querySelector(".pending-keep");
+      const discardBtn = li.querySelector(".pending-discard");
+      keepBtn.setAttribute("aria-label", "Keep " + words(f.key));
+      discardBtn.setAttribute("aria-label", "Discard " + words(f.key));
+      keepBtn.addEventListener("click", () => answerPending(f.key, true));
+      discardBtn.addEventListener("click", () => answerPending(f.key, false));
+    } else {
+      li.querySelector(".fact-actions").remove();
+    }
+    list.appendChild(li);
+  }
+}
+
 function capsText(n, limits) {
   return limits ? `${n} of ${limits.maxFacts} facts` : `${n} facts`;
 }
@@ -131,12 +214,37 @@ async function load() {
   try {
     const data = await call("GET", "/v1/me/facts");
     state.facts = data.facts;
+    state.pending = data.pending || [];
     state.limits = data.limits;
     renderFacts($("facts"), data.facts, true);
+    renderPending($("pending"), state.pending, true);
+    show($("pending-card"), state.pending.length > 0);
     $("caps").textContent = capsText(data.facts.length, data.limits);
     show($("empty"), data.facts.length === 0);
     $("edit-value").maxLength = data.limits.maxFactChars * 2; // The API says when it is too long.
+    setUntilRange();
     setStatus("");
+  } catch (err) { setError(err); }
+}
+
+// setUntilRange lets the end date of a fact be from today (UTC, as the
+// API counts) to a year ahead; the API refuses anything else.
+function setUntilRange() {
+  const day = (d) => d.toISOString().slice(0, 10);
+  const today = new Date();
+  $("edit-until").min = day(today);
+  $("edit-until").max = day(new Date(today.getTime() + 366 * 86400000));
+}
+
+// answerPending is the user's yes (keep) or no (discard) to a pending fact.
+async function answerPending(key, keep) {
+  const path = "/v1/me/pending/" + encodeURIComponent(key);
+  try {
+    if (keep) await call("POST", path + "/keep");
+    else await call("DELETE", path);
+    await load();
+    setStatus(keep ? `Kept “${label(key)}”: the assistant may use it from now on.` : `Discarded “${label(key)}”.`);
+    $("caps").focus(); // The row and its buttons are gone: keep the keyboard in the page.
   } catch (err) { setError(err); }
 }
 
@@ -146,6 +254,7 @@ function startEdit(f) {
   $("edit-key").value = f.key;
   $("edit-key").readOnly = true;
   $("edit-value").value = f.value;
+  $("edit-until").value = f.validUntil || "";
   show($("edit-cancel"), true);
   $("edit-value").focus();
 }
@@ -162,10 +271,11 @@ function stopEdit() {
 async function save(ev) {
   ev.preventDefault();
   const key = $("edit-key").value;
-  const value = $("edit-value").value;
+  const body = { value: $("edit-value").value };
+  if ($("edit-until").value) body.validUntil = $("edit-until").value;
   show($("edit-error"), false);
   try {
-    const data = await call("PUT", "/v1/me/facts/" + encodeURIComponent(key), { value });
+    const data = await call("PUT", "/v1/me/facts/" + encodeURIComponent(key), body);
     stopEdit();
     await load();
     setStatus("Remembered “" + label(data.fact.key) + "”.");
@@ -217,6 +327,8 @@ async function lookup(ev) {
     const data = await call("GET", "/v1/users/" + encodeURIComponent(user) + "/facts");
     state.adminUser = user;
     renderFacts($("admin-facts"), data.facts, false);
+    renderPending($("admin-pending"), data.pending || [], false);
+    show($("admin-pending-block"), (data.pending || []).length > 0);
     $("admin-caps").textContent = `${user}: ` + capsText(data.facts.length, data.limits);
     show($("admin-result"), true);
   } catch (err) { show($("admin-result"), false); setError(err); }

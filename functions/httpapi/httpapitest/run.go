@@ -14,6 +14,7 @@ import (
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
 // Seed stores facts for s in repo through a store, so that they are
@@ -67,4 +68,23 @@ func MotoRepo(t testing.TB) *dynamorepo.Repo {
 		t.Fatalf("create table: %v", err)
 	}
 	return dynamorepo.New(client, table)
+}
+
+// SeedExtracted stores for s in repo what an extraction of the thread
+// threadID makes of the user's turn said, when the model answers ops: as
+// the service stores it (evidence checked against said, a fact of a
+// special category kept pending, an end date). It fails t unless the
+// extraction wrote something.
+func SeedExtracted(t testing.TB, repo memory.Repository, s memory.Scope, threadID, said string, ops ...memory.Operation) {
+	t.Helper()
+	store, err := memory.New(repo, memory.Config{}, memory.WithClock(func() time.Time { return Now }),
+		memory.WithModel(memorytest.NewModel(memorytest.Answer{Operations: ops})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := store.Extract(context.Background(), memory.ExtractRequest{Scope: s, ThreadID: threadID,
+		TurnCount: 2, Turns: []memory.Turn{{Role: memory.RoleUser, Text: said}, {Role: memory.RoleAssistant, Text: "Noted."}}})
+	if err != nil || res.Outcome != memory.OutcomeChanged {
+		t.Fatalf("seed extraction for %v: %+v, %v; want changed", s, res, err)
+	}
 }
