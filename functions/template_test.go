@@ -1175,7 +1175,7 @@ func TestLimitsAreParameters(t *testing.T) {
 	if f := app.Functions["GetFactsFunction"]; f.ReservedConcurrency != 20 {
 		t.Errorf("GetFactsFunction reserved concurrency %d, want the default 20", f.ReservedConcurrency)
 	}
-	for _, id := range []string{"PutFactFunction", "DeleteFactFunction", "ClearFactsFunction", "EraseUserFunction"} {
+	for _, id := range []string{"PutFactFunction", "DeleteFactFunction", "PendingFactFunction", "ClearFactsFunction", "EraseUserFunction"} {
 		if f := app.Functions[id]; f.ReservedConcurrency != 0 {
 			t.Errorf("%s reserved concurrency %d with EditReservedConcurrency 0, want none", id, f.ReservedConcurrency)
 		}
