@@ -1268,3 +1268,35 @@ func watchedMetrics(tpl httpapitest.Template, id string) []string {
 	}
 	return out
 }
+
+// TestPendingCategoriesPattern holds the template's AllowedPattern of
+// PendingCategories to setup.PendingCategories: the template accepts every
+// category of memory.Categories, all, none and lists of categories, refuses
+// anything else, and nothing it accepts stops a function at cold start.
+func TestPendingCategoriesPattern(t *testing.T) {
+	p := asMap(asMap(httpapitest.LoadTemplate(t)["Parameters"])["PendingCategories"])
+	re, err := regexp.Compile(fmt.Sprint(p["AllowedPattern"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p["Default"] != "all" {
+		t.Errorf("PendingCategories defaults to %v, want all", p["Default"])
+	}
+	accept := []string{"all", "none", strings.Join(memory.Categories, ",")}
+	for i, c := range memory.Categories {
+		accept = append(accept, c, c+","+memory.Categories[(i+1)%len(memory.Categories)])
+	}
+	for _, v := range accept {
+		if !re.MatchString(v) {
+			t.Errorf("the template refuses PendingCategories=%q", v)
+		}
+		if _, err := setup.PendingCategories(v); err != nil {
+			t.Errorf("the template accepts PendingCategories=%q, setup refuses it: %v", v, err)
+		}
+	}
+	for _, v := range []string{"", "hobbies", "health,hobbies", "health,", ",health", "all,health", "health;religion"} {
+		if re.MatchString(v) {
+			t.Errorf("the template accepts PendingCategories=%q", v)
+		}
+	}
+}
