@@ -825,29 +825,33 @@ func TestOutcomeAlarmsWatchRealMetrics(t *testing.T) {
 	}
 	watched := map[string]bool{}
 	for id, r := range tpl.Resources() {
-		p := props(r)
-		if r["Type"] != "AWS::CloudWatch::Alarm" || p["Namespace"] != namespace {
+		if r["Type"] != "AWS::CloudWatch::Alarm" {
 			continue
 		}
-		if !metrics[fmt.Sprint(p["MetricName"])] {
-			t.Errorf("%s: metric %v is not one the extractor writes (%v)", id, p["MetricName"], slices.Sorted(maps.Keys(metrics)))
-		}
-		var names []string
-		for _, d := range asList(p["Dimensions"]) {
-			d := asMap(d)
-			names = append(names, fmt.Sprint(d["Name"]))
-			if d["Name"] == "outcome" {
-				if !outcomes[fmt.Sprint(d["Value"])] {
-					t.Errorf("%s: outcome %v is not one the extractor reports", id, d["Value"])
-				}
-				watched[fmt.Sprint(d["Value"])] = true
+		for _, p := range alarmMetrics(props(r)) {
+			if p["Namespace"] != namespace {
+				continue
 			}
-		}
-		if sort.Strings(names); !slices.ContainsFunc(sets, func(s []string) bool { return slices.Equal(s, names) }) {
-			t.Errorf("%s: dimensions %q are not a set the extractor writes (%q): the alarm would watch nothing", id, names, sets)
-		}
-		if !strings.Contains(string(doc), id) {
-			t.Errorf("docs/extractor.md does not name the alarm %s", id)
+			if !metrics[fmt.Sprint(p["MetricName"])] {
+				t.Errorf("%s: metric %v is not one the extractor writes (%v)", id, p["MetricName"], slices.Sorted(maps.Keys(metrics)))
+			}
+			var names []string
+			for _, d := range asList(p["Dimensions"]) {
+				d := asMap(d)
+				names = append(names, fmt.Sprint(d["Name"]))
+				if d["Name"] == "outcome" {
+					if !outcomes[fmt.Sprint(d["Value"])] {
+						t.Errorf("%s: outcome %v is not one the extractor reports", id, d["Value"])
+					}
+					watched[fmt.Sprint(d["Value"])] = true
+				}
+			}
+			if sort.Strings(names); !slices.ContainsFunc(sets, func(s []string) bool { return slices.Equal(s, names) }) {
+				t.Errorf("%s: dimensions %q are not a set the extractor writes (%q): the alarm would watch nothing", id, names, sets)
+			}
+			if !strings.Contains(string(doc), id) {
+				t.Errorf("docs/extractor.md does not name the alarm %s", id)
+			}
 		}
 	}
 	for _, o := range []string{string(memory.OutcomeModelFailed), string(memory.OutcomeBadAnswer), "malformed"} {
@@ -1175,7 +1179,7 @@ func TestLimitsAreParameters(t *testing.T) {
 	if f := app.Functions["GetFactsFunction"]; f.ReservedConcurrency != 20 {
 		t.Errorf("GetFactsFunction reserved concurrency %d, want the default 20", f.ReservedConcurrency)
 	}
-	for _, id := range []string{"PutFactFunction", "DeleteFactFunction", "ClearFactsFunction", "EraseUserFunction"} {
+	for _, id := range []string{"PutFactFunction", "DeleteFactFunction", "PendingFactFunction", "ClearFactsFunction", "EraseUserFunction"} {
 		if f := app.Functions[id]; f.ReservedConcurrency != 0 {
 			t.Errorf("%s reserved concurrency %d with EditReservedConcurrency 0, want none", id, f.ReservedConcurrency)
 		}
@@ -1235,6 +1239,22 @@ func TestEveryCountReachesAPerson(t *testing.T) {
 	}
 }
 
+// alarmMetrics returns the metrics an alarm's properties p watch: p
+// itself for an alarm on one metric (Namespace, MetricName, Dimensions),
+// each MetricStat's metric for an alarm on metric math.
+func alarmMetrics(p map[string]any) []map[string]any {
+	if p["Metrics"] == nil {
+		return []map[string]any{p}
+	}
+	var out []map[string]any
+	for _, q := range asList(p["Metrics"]) {
+		if m := asMap(asMap(asMap(q)["MetricStat"])["Metric"]); m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // watchedMetrics returns the names of the extractor's metrics that the
 // alarm id of tpl watches, directly or in its metric math.
 func watchedMetrics(tpl httpapitest.Template, id string) []string {
@@ -1242,11 +1262,41 @@ func watchedMetrics(tpl httpapitest.Template, id string) []string {
 	if r == nil || r["Type"] != "AWS::CloudWatch::Alarm" {
 		return nil
 	}
-	p := props(r)
-	out := []string{fmt.Sprint(p["MetricName"])}
-	for _, q := range asList(p["Metrics"]) {
-		m := asMap(asMap(asMap(q)["MetricStat"])["Metric"])
+	var out []string
+	for _, m := range alarmMetrics(props(r)) {
 		out = append(out, fmt.Sprint(m["MetricName"]))
 	}
 	return out
+}
+
+// TestPendingCategoriesPattern holds the template's AllowedPattern of
+// PendingCategories to setup.PendingCategories: the template accepts every
+// category of memory.Categories, all, none and lists of categories, refuses
+// anything else, and nothing it accepts stops a function at cold start.
+func TestPendingCategoriesPattern(t *testing.T) {
+	p := asMap(asMap(httpapitest.LoadTemplate(t)["Parameters"])["PendingCategories"])
+	re, err := regexp.Compile(fmt.Sprint(p["AllowedPattern"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p["Default"] != "all" {
+		t.Errorf("PendingCategories defaults to %v, want all", p["Default"])
+	}
+	accept := []string{"all", "none", strings.Join(memory.Categories, ",")}
+	for i, c := range memory.Categories {
+		accept = append(accept, c, c+","+memory.Categories[(i+1)%len(memory.Categories)])
+	}
+	for _, v := range accept {
+		if !re.MatchString(v) {
+			t.Errorf("the template refuses PendingCategories=%q", v)
+		}
+		if _, err := setup.PendingCategories(v); err != nil {
+			t.Errorf("the template accepts PendingCategories=%q, setup refuses it: %v", v, err)
+		}
+	}
+	for _, v := range []string{"", "hobbies", "health,hobbies", "health,", ",health", "all,health", "health;religion"} {
+		if re.MatchString(v) {
+			t.Errorf("the template accepts PendingCategories=%q", v)
+		}
+	}
 }

@@ -107,7 +107,7 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 		AdminScope:      or(getenv(EnvAdminScope), DefaultAdminScope),
 		ModelOutputMode: or(getenv(EnvModelOutputMode), DefaultModelOutput),
 	}
-	attemptSecs, pendingDays := 0, 0
+	attemptSecs := 0
 	if s.TableName == "" {
 		return Settings{}, fmt.Errorf("setup: %s is required", EnvTableName)
 	}
@@ -126,7 +126,6 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 		{EnvTenantDailyCalls, &s.TenantDailyModelCalls, DefaultTenantDailyCap},
 		{EnvFenceDays, &s.FenceDays, DefaultFenceDays},
 		{EnvModelAttemptSecs, &attemptSecs, DefaultModelAttemptSecs},
-		{EnvPendingDays, &pendingDays, DefaultPendingDays},
 	}
 	for _, v := range ints {
 		raw := strings.TrimSpace(getenv(v.name))
@@ -154,10 +153,6 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	default:
 		return Settings{}, fmt.Errorf("setup: %s must be true or false, not %q", EnvExtractionEnabled, raw)
 	}
-	if pendingDays < 1 || pendingDays > MaxPendingDays {
-		return Settings{}, fmt.Errorf("setup: %s must be between 1 and %d, not %d", EnvPendingDays, MaxPendingDays, pendingDays)
-	}
-	s.Memory.PendingLifetime = time.Duration(pendingDays) * 24 * time.Hour
 	if err := glassBox(getenv, &s.Memory); err != nil {
 		return Settings{}, err
 	}
@@ -175,9 +170,18 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
-// glassBox reads EVIDENCE_CHECK and PENDING_CATEGORIES into cfg. The
-// error names the variable at fault.
+// glassBox reads EVIDENCE_CHECK, PENDING_CATEGORIES and PENDING_DAYS into
+// cfg. The error names the variable at fault.
 func glassBox(getenv func(string) string, cfg *memory.Config) error {
+	days := DefaultPendingDays
+	if raw := strings.TrimSpace(getenv(EnvPendingDays)); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > MaxPendingDays {
+			return fmt.Errorf("setup: %s must be a whole number of days from 1 to %d, not %q", EnvPendingDays, MaxPendingDays, raw)
+		}
+		days = n
+	}
+	cfg.PendingLifetime = time.Duration(days) * 24 * time.Hour
 	switch raw := strings.ToLower(strings.TrimSpace(getenv(EnvEvidenceCheck))); raw {
 	case "", "on":
 	case "off":

@@ -80,7 +80,7 @@ func TestFactAPIOnDynamoDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp := httpapitest.Invoke(t, h.Handle, httpapitest.ReadEvent(t, "getfacts-me.json"))
-	want := `{"facts":[{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"limits":{"maxFacts":7,"maxFactChars":200}}`
+	want := `{"facts":[{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"pending":[],"limits":{"maxFacts":7,"maxFactChars":200}}`
 	if resp.StatusCode != http.StatusOK || resp.Body != want {
 		t.Errorf("got %d %s, want 200 %s", resp.StatusCode, resp.Body, want)
 	}

@@ -4,11 +4,12 @@
 // message, with the thread's title. The end-to-end test (localtest/tse2e)
 // runs main() against the local stack: thread 2 knows what thread 1 said,
 // the learned fact names thread 1's title, a fact the remember tool set
-// says so, the export holds them, forgetting a fact works, and so does the
+// says so, facts that wait for the user's yes are asked about
+// (answerPending), the export holds them, forgetting a fact works, and so does the
 // erasure.
 
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { UserMemoryStoreClient, type Fact, type Scope, type Turn } from "../src/index.js";
+import { UserMemoryStoreClient, type Fact, type PendingFact, type Scope, type Turn } from "../src/index.js";
 
 /** ChatModel answers a system prompt and the turns of a thread. */
 export type ChatModel = (system: string, turns: readonly Turn[]) => Promise<string>;
@@ -56,6 +57,30 @@ export async function ask(store: UserMemoryStoreClient, model: ChatModel, t: Thr
     t.extracted = turnCount;
   }
   return { text: answer, system, extractDue };
+}
+
+/**
+ * answerPending shows the user each fact that waits for their yes (a fact
+ * of a special category, never in a prompt until kept), with the words it
+ * rests on, and applies their answer: keep makes it a fact, discard drops
+ * it. It returns the facts kept.
+ */
+export async function answerPending(
+  store: UserMemoryStoreClient,
+  sc: Scope,
+  decide: (p: PendingFact, question: string) => Promise<"keep" | "discard">,
+): Promise<Fact[]> {
+  const kept: Fact[] = [];
+  for (const p of (await store.getMemory(sc)).pending) {
+    const question = `Remember "${p.key}: ${p.value}" (${p.category ?? "sensitive"})? You said: "${p.evidence ?? ""}". ` +
+      `Unanswered, it is dropped on ${p.pendingUntil.slice(0, 10)}.`;
+    if ((await decide(p, question)) === "keep") {
+      kept.push(await store.keepPending({ ...sc, key: p.key }));
+    } else {
+      await store.discardPending({ ...sc, key: p.key });
+    }
+  }
+  return kept;
 }
 
 /** converseModel calls a Converse endpoint without signing: the local stack's Bedrock stand-in. */
@@ -127,6 +152,10 @@ export async function main(): Promise<void> {
   if (city.origin !== "conversation" || city.sourceThreadId !== one.id || city.sourceThreadTitle !== "Moving to Lisbon «Ana» <draft> ✓") {
     throw new Error("home_city does not name thread 1 and its title");
   }
+
+  // Facts of a special category wait for the user's yes; this user says no.
+  const kept = await answerPending(store, sc, async (_, question) => (step("asked", question), "discard"));
+  step("pending facts kept", kept.length);
 
   // The user approved the model's remember tool call: the gateway says so.
   await store.upsertFact({ ...sc, key: "pet", value: "a cat named Mia", origin: "remember_tool" });

@@ -10,9 +10,24 @@ import { Producer, type ProducerOptions } from "./producer.js";
 /**
  * Fact is one stored fact, as the fact API returns it (IUserMemoryFact),
  * with its origin (conversation, manual or remember_tool) and, for a fact
- * learned from a thread, sourceThreadId and sourceThreadTitle.
+ * learned from a thread, sourceThreadId, sourceThreadTitle and evidence
+ * (the user's own words it rests on); validUntil is the last day of a
+ * temporary fact, category a special category (GDPR Art. 9).
  */
 export type Fact = components["schemas"]["Fact"];
+
+/**
+ * PendingFact is an extracted fact of a special category that waits for
+ * the user's yes (keepPending) or no (discardPending), in no prompt until
+ * kept, and dropped at pendingUntil if nobody answers.
+ */
+export type PendingFact = components["schemas"]["PendingFact"];
+
+/**
+ * Memory is what a user's page shows: the facts (the prompt's), the
+ * pending facts (no prompt's) and the caps.
+ */
+export type Memory = components["schemas"]["Facts"];
 
 /**
  * WriteOrigin says how a fact set through upsertFact came to be: "manual"
@@ -46,12 +61,22 @@ export interface Token {
 }
 
 /** Operation names the method a token is asked for. */
-export type Operation = "getFacts" | "upsertFact" | "removeFact" | "clear" | "deleteByUser" | "exportData" | "extract";
+export type Operation =
+  | "getFacts"
+  | "upsertFact"
+  | "removeFact"
+  | "clear"
+  | "deleteByUser"
+  | "exportData"
+  | "extract"
+  | "keepPending"
+  | "discardPending";
 
 /**
  * TokenProvider returns the token to call the fact API with for one user,
  * called with the tenant, the user and the operation (deleteByUser needs
- * an admin token; the others take either).
+ * an admin token, keepPending and discardPending the user's own: it is the
+ * user's consent; the others take either).
  */
 export type TokenProvider = (req: Scope & { operation: Operation }) => Promise<Token>;
 
@@ -92,11 +117,16 @@ export interface ExtractArgs extends Scope {
   meta?: Meta & Record<string, unknown>;
 }
 
-/** UpsertArgs are the arguments of upsertFact: the fact, and how it came to be set (default "manual"). */
+/**
+ * UpsertArgs are the arguments of upsertFact: the fact, how it came to be
+ * set (default "manual"), and for a temporary fact its last day,
+ * "YYYY-MM-DD" (UTC), from today to 366 days ahead.
+ */
 export interface UpsertArgs extends Scope {
   key: string;
   value: string;
   origin?: WriteOrigin;
+  validUntil?: string;
 }
 
 /**
@@ -132,25 +162,58 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     this.#fetch = opts.fetch ?? fetch;
   }
 
-  /** getFacts returns the user's facts, sorted by key; [] for a user without any. */
+  /**
+   * getFacts returns the user's facts, sorted by key; [] for a user without
+   * any. These are the facts for a prompt: pending facts are not among
+   * them (getMemory returns those too).
+   */
   async getFacts(sc: Scope): Promise<Fact[]> {
-    return this.#facts(sc, "getFacts");
+    return (await this.getMemory(sc)).facts;
   }
 
-  /** facts reads the user's facts for operation. */
-  async #facts(sc: Scope, operation: Operation): Promise<Fact[]> {
+  /**
+   * getMemory returns, in one read, what a user's page shows: the facts,
+   * the pending facts that wait for the user's answer (sorted by key,
+   * always present), and the caps.
+   */
+  async getMemory(sc: Scope): Promise<Memory> {
+    return this.#memory(sc, "getFacts");
+  }
+
+  /** memory reads the user's facts and pending facts for operation. */
+  async #memory(sc: Scope, operation: Operation): Promise<Memory> {
     const res = await this.#call(operation, "GET", sc, "/facts");
-    return ((await res.json()) as components["schemas"]["Facts"]).facts;
+    return (await res.json()) as Memory;
+  }
+
+  /**
+   * keepPending is the user's yes to a pending fact: it moves to the facts,
+   * in every prompt from then on, and is returned. A 404 UserMemoryError
+   * (code 5380000000111) when nothing waits under the key. It needs the
+   * user's own token: nobody consents for the user.
+   */
+  async keepPending(args: Scope & { key: string }): Promise<Fact> {
+    const res = await this.#call("keepPending", "POST", args, "/pending/" + encodeURIComponent(args.key) + "/keep");
+    return ((await res.json()) as { fact: Fact }).fact;
+  }
+
+  /** discardPending is the user's no to a pending fact: it goes; nothing waiting under the key is not an error. It needs the user's own token. */
+  async discardPending(args: Scope & { key: string }): Promise<void> {
+    await this.#call("discardPending", "DELETE", args, "/pending/" + encodeURIComponent(args.key));
   }
 
   /**
    * upsertFact sets one fact, by hand or, with origin "remember_tool", for
-   * a remember tool call the user approved; a 400 UserMemoryError for an
-   * empty key or value (code 5372597957094), one over maxFactChars
-   * (5377210486159, with a userMessage) or another origin (5380000000110).
+   * a remember tool call the user approved, until validUntil if given; a
+   * 400 UserMemoryError for an empty key or value (code 5372597957094), one
+   * over maxFactChars (5377210486159, with a userMessage), another origin
+   * (5380000000110), an end date out of range (5380000000112) or a value
+   * that looks like a secret (5380000000113, with a userMessage).
    */
   async upsertFact(args: UpsertArgs): Promise<void> {
-    const body = args.origin === undefined ? { value: args.value } : { value: args.value, origin: args.origin };
+    const body: { value: string; origin?: WriteOrigin; validUntil?: string } = { value: args.value };
+    if (args.origin !== undefined) body.origin = args.origin;
+    if (args.validUntil !== undefined) body.validUntil = args.validUntil;
     await this.#call("upsertFact", "PUT", args, "/facts/" + encodeURIComponent(args.key), body);
   }
 
@@ -181,7 +244,7 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     return (await res.json()) as Erasure;
   }
 
-  /** exportData returns everything the service holds about the user: facts, forgotten keys, thread watermarks. */
+  /** exportData returns everything the service holds about the user: facts, pending facts, forgotten keys, thread watermarks. */
   async exportData(sc: Scope): Promise<Export> {
     const res = await this.#call("exportData", "GET", sc, "/export");
     return (await res.json()) as Export;
@@ -207,7 +270,7 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     const { requestId, traceId } = args.meta ?? {};
     const m: MessageInput = { ...args, meta: requestId || traceId ? { requestId, traceId } : undefined };
     await this.#producer.send(m);
-    return this.#facts(args, "extract");
+    return (await this.#memory(args, "extract")).facts;
   }
 
   /** call sends one request of the fact API for sc and operation and returns its successful answer, or throws a UserMemoryError. */
@@ -215,6 +278,9 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     const tok = await this.#opts.tokens({ tenantId: sc.tenantId, userId: sc.userId, operation });
     if (operation === "deleteByUser" && tok.scope !== "admin") {
       throw new Error("usermemory: deleteByUser needs a token with the admin scope (scope \"admin\" from the token provider)");
+    }
+    if ((operation === "keepPending" || operation === "discardPending") && tok.scope !== "me") {
+      throw new Error(`usermemory: ${operation} needs the user's own token (scope "me"): only the user answers for a pending fact`);
     }
     const base = tok.scope === "admin" ? "/v1/users/" + encodeURIComponent(sc.userId) : "/v1/me";
     const res = await this.#fetch(this.#opts.apiUrl + base + path, {

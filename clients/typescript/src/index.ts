@@ -4,7 +4,7 @@
  * extraction through the service's FIFO queue, with the messages, FIFO IDs
  * and isExtractDue rule of the Go packages.
  */
-export { UserMemoryStoreClient, type ClientOptions, type Erasure, type Export, type ExtractArgs, type Fact, type IUserMemoryStore, type Operation, type Scope, type Token, type TokenProvider, type UpsertArgs, type WriteOrigin } from "./client.js";
+export { UserMemoryStoreClient, type ClientOptions, type Erasure, type Export, type ExtractArgs, type Fact, type IUserMemoryStore, type Memory, type PendingFact, type Operation, type Scope, type Token, type TokenProvider, type UpsertArgs, type WriteOrigin } from "./client.js";
 export { isExtractDue, DEFAULT_EXTRACT_EVERY_TURNS, type DueConfig } from "./due.js";
 export { UserMemoryError, type Problem } from "./errors.js";
 export { deduplicationId, groupId, encodeMessage, validate, MAX_THREAD_TITLE_CHARS, type MessageInput, type Meta, type Turn, type Violation } from "./message.js";

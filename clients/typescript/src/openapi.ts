@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's facts, sorted by key, and the caps. */
+        /** The caller's facts and pending facts, sorted by key, and the caps. */
         get: operations["getMyFacts"];
         put?: never;
         post?: never;
@@ -65,6 +65,78 @@ export interface paths {
         post?: never;
         /** Forget one fact of the caller; 204 also when it was not there. */
         delete: operations["deleteMyFact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/pending/{key}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
+                 */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The caller's yes to a pending fact; it moves to the facts.
+         * @description The fact, of a special category (GDPR Art. 9), was extracted and
+         *     waits for the user's consent. Kept, it is a fact like the others,
+         *     read into every prompt, with its evidence and category, updated
+         *     now. Only the user answers: there is no admin route. The answer
+         *     leaves an audit line (action keep).
+         */
+        post: operations["keepMyPendingFact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/pending/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
+                 */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * The caller's no to a pending fact; 204 also when nothing waited.
+         * @description The pending fact goes, and a message queued before now does not
+         *     propose it again (a later conversation may). A stored fact of the
+         *     same key stays. The answer leaves an audit line (action discard).
+         */
+        delete: operations["discardMyPendingFact"];
         options?: never;
         head?: never;
         patch?: never;
@@ -194,6 +266,17 @@ export interface components {
              * @enum {string}
              */
             origin: "manual" | "remember_tool";
+            /**
+             * @description The last day of a temporary fact, "YYYY-MM-DD" (UTC), from today
+             *     to 366 days ahead; left out for a lasting fact. From the next
+             *     day the fact is never returned nor read into a prompt, and the
+             *     record's next write removes it. Anything else is 400, code
+             *     5380000000112 (CodeInvalidValidUntil). A value that looks like
+             *     a secret (a card number, an IBAN, an API key, a password) is
+             *     400, code 5380000000113 (CodeSecretRefused), with a
+             *     userMessage.
+             */
+            validUntil?: string;
         };
         Fact: {
             key: string;
@@ -221,9 +304,78 @@ export interface components {
              *     Show it, with the date, rather than the thread's ID.
              */
             sourceThreadTitle?: string;
+            /**
+             * @description The user's own words the fact was extracted from, at most 160
+             *     characters ("You said: …"); absent for a fact set by hand or by
+             *     the remember tool, whose origin says why it is kept.
+             */
+            evidence?: string;
+            /**
+             * Format: date
+             * @description The last day of a temporary fact (UTC); absent for a lasting fact.
+             */
+            validUntil?: string;
+            /**
+             * @description The special category (GDPR Art. 9) of the fact; absent when none.
+             * @enum {string}
+             */
+            category?: "ethnic_origin" | "politics" | "religion" | "union_membership" | "genetics" | "biometrics" | "health" | "sexual_life";
+        };
+        /**
+         * @description An extracted fact of a special category that waits for the user's
+         *     yes (POST /v1/me/pending/{key}/keep) or no (DELETE
+         *     /v1/me/pending/{key}): a Fact and pendingUntil. It is read into no
+         *     prompt until kept.
+         */
+        PendingFact: {
+            key: string;
+            value: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC.
+             */
+            updatedAt: string;
+            /**
+             * @description How the fact came to be stored, recorded at write time:
+             *     conversation (extracted from a thread), manual (set by hand
+             *     through this API or its page) or remember_tool (the remember
+             *     tool, approved by the user). A fact stored before origins were
+             *     recorded reads as conversation when it has a sourceThreadId,
+             *     else as manual.
+             * @enum {string}
+             */
+            origin: "conversation" | "manual" | "remember_tool";
+            /** @description The thread a fact was extracted from; absent for a fact set by hand. */
+            sourceThreadId?: components["schemas"]["ID"];
+            /**
+             * @description The title of that thread as the gateway gave it (threadTitle of
+             *     the extraction message), one line; absent when it gave none.
+             *     Show it, with the date, rather than the thread's ID.
+             */
+            sourceThreadTitle?: string;
+            /**
+             * @description The user's own words the fact was extracted from, at most 160
+             *     characters ("You said: …"); absent for a fact set by hand or by
+             *     the remember tool, whose origin says why it is kept.
+             */
+            evidence?: string;
+            /**
+             * Format: date
+             * @description The last day of a temporary fact (UTC); absent for a lasting fact.
+             */
+            validUntil?: string;
+            /**
+             * @description The special category (GDPR Art. 9) of the fact; absent when none.
+             * @enum {string}
+             */
+            category?: "ethnic_origin" | "politics" | "religion" | "union_membership" | "genetics" | "biometrics" | "health" | "sexual_life";
+            /** @description When it is dropped if nobody answers it. */
+            pendingUntil: components["schemas"]["Time"];
         };
         Facts: {
             facts: components["schemas"]["Fact"][];
+            /** @description The facts that wait for the user's yes, sorted by key; none ended. */
+            pending: components["schemas"]["PendingFact"][];
             limits: {
                 maxFacts: number;
                 maxFactChars: number;
@@ -249,8 +401,14 @@ export interface components {
             exportedAt: components["schemas"]["Time"];
             tenantId: components["schemas"]["ID"];
             userId: components["schemas"]["ID"];
-            /** @description The stored facts, sorted by key, as GET .../facts lists them. */
+            /**
+             * @description The stored facts, sorted by key, as GET .../facts lists them,
+             *     and a temporary fact past its last day until the record's next
+             *     write removes it.
+             */
             facts: components["schemas"]["Fact"][];
+            /** @description The facts that wait for the user's yes, sorted by key. */
+            pending: components["schemas"]["PendingFact"][];
             /** @description The keys the user asked to forget, with when; an extraction of turns sent before does not set them again. */
             forgotten: {
                 key: string;
@@ -571,6 +729,97 @@ export interface operations {
             400: components["responses"]["Problem"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    keepMyPendingFact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
+                 */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The kept fact, as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fact: components["schemas"]["Fact"];
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Nothing waits under this key (never proposed, already answered,
+             *     or past its pendingUntil): code 5380000000111
+             *     (CodePendingNotFound), with a userMessage.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            409: components["responses"]["Problem"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    discardMyPendingFact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
+                 */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Discarded, or nothing waited. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Problem"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -174,3 +174,50 @@ test("a send that SQS does not answer in time is a ProducerError timeout", async
   const m = { tenantId: "acme", userId: "ana", threadId: "t", previousTurnCount: 0, turnCount: 1, turns: [{ role: "user", text: "hi" }] };
   await assert.rejects(p.send(m), (e: unknown) => e instanceof ProducerError && e.reason === "timeout");
 });
+
+test("getMemory reads the facts and the pending facts; getFacts only the facts", async () => {
+  seen.length = 0;
+  const pending = { ...fact, key: "health_condition", value: "asthma", evidence: "I have asthma", category: "health" as const, pendingUntil: "2026-12-09T00:00:00Z" };
+  const body = { facts: [fact], pending: [pending], limits: { maxFacts: 30, maxFactChars: 200 } };
+  answer = (_, res) => json(res, 200, body);
+  const c = client("me");
+  assert.deepEqual(await c.getMemory({ tenantId: "acme", userId: "ana" }), body);
+  assert.deepEqual(await c.getFacts({ tenantId: "acme", userId: "ana" }), [fact]);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), ["GET /v1/me/facts", "GET /v1/me/facts"]);
+});
+
+test("keepPending and discardPending answer for the user with the user's token", async () => {
+  seen.length = 0;
+  operations.length = 0;
+  const kept = { ...fact, key: "health condition" };
+  answer = (s, res) => (s.method === "POST" ? json(res, 200, { fact: kept }) : res.writeHead(204).end());
+  const c = client("me");
+  assert.deepEqual(await c.keepPending({ tenantId: "acme", userId: "ana", key: "health condition" }), kept);
+  await c.discardPending({ tenantId: "acme", userId: "ana", key: "a/b" });
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url} ${s.body}`), [
+    "POST /v1/me/pending/health%20condition/keep ",
+    "DELETE /v1/me/pending/a%2Fb ",
+  ]);
+  assert.deepEqual(operations, ["keepPending", "discardPending"]);
+});
+
+test("keepPending and discardPending with an admin's token are refused before any call", async () => {
+  seen.length = 0;
+  const c = client("admin");
+  await assert.rejects(c.keepPending({ tenantId: "acme", userId: "ana", key: "k" }), /only the user answers/);
+  await assert.rejects(c.discardPending({ tenantId: "acme", userId: "ana", key: "k" }), /only the user answers/);
+  assert.equal(seen.length, 0);
+});
+
+test("upsertFact sends validUntil only when given; a 404 of keepPending carries its code", async () => {
+  seen.length = 0;
+  answer = (s, res) =>
+    s.method === "PUT"
+      ? json(res, 200, { fact })
+      : json(res, 404, { type: "about:blank", title: "Not Found", status: 404, detail: "no pending fact has this key", code: 5380000000111, userMessage: "This is no longer waiting for your answer." }, "application/problem+json");
+  const c = client("me");
+  await c.upsertFact({ tenantId: "acme", userId: "ana", key: "city", value: "Paris", validUntil: "2026-12-05" });
+  await c.upsertFact({ tenantId: "acme", userId: "ana", key: "city", value: "Paris" });
+  assert.deepEqual(seen.map((s) => s.body), ['{"value":"Paris","validUntil":"2026-12-05"}', '{"value":"Paris"}']);
+  await assert.rejects(c.keepPending({ tenantId: "acme", userId: "ana", key: "k" }), (e: unknown) => e instanceof UserMemoryError && e.status === 404 && e.code === 5380000000111);
+});
