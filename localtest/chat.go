@@ -93,7 +93,7 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 	// DynamoDB through the stack's serialising endpoint, as the functions.
 	ddb := dynamodb.NewFromConfig(local, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(info.DynamoDBURL) })
 	queue := sqs.NewFromConfig(local, func(o *sqs.Options) { o.BaseEndpoint = aws.String(info.SQSURL) })
-	store, err := memory.New(dynamorepo.New(ddb, settings.TableName), settings.Memory)
+	store, err := memory.New(dynamorepo.New(ddb, settings.TableName), settings.Memory, setup.StoreOptions()...)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,6 @@ package memory
 
 import (
 	"strings"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // MaxEvidenceChars is the longest evidence kept with a fact, in runes: a
@@ -18,14 +16,25 @@ const MaxEvidenceChars = 160
 const minEvidenceChars = 2
 
 // EvidenceFound reports whether evidence is a span of the text of one
-// user turn among turns, leniently: both are compared after Unicode NFKC
-// normalisation and case folding, with every run of punctuation, symbols
-// and white space taken as one space, so that "I’m  in PORTO!" is found in
-// "i'm in Porto." An ellipsis ("…" or "...") in the evidence may stand for
-// left-out words: its parts must then be found in that order in the same
-// turn. Turns of another role (assistant, tool) never count. Evidence
-// with fewer than 2 letters or digits is never found.
+// user turn among turns, leniently: both are compared after case folding
+// and width folding (full-width Latin letters and digits are the ASCII
+// ones), with every run of punctuation, symbols and white space taken as
+// one space, so that "I’m  in PORTO!" is found in "i'm in Porto." An
+// ellipsis ("…" or "...") in the evidence may stand for left-out words:
+// its parts must then be found in that order in the same turn. Turns of
+// another role (assistant, tool) never count. Evidence with fewer than 2
+// letters or digits is never found. A [Store] given [WithNormalizer]
+// (Unicode NFKC, say) applies it to both sides first.
 func EvidenceFound(evidence string, turns []Turn) bool {
+	return evidenceFound(evidence, turns, nil)
+}
+
+// evidenceFound is EvidenceFound with normalize, when not nil, applied to
+// the evidence and to the turns first.
+func evidenceFound(evidence string, turns []Turn, normalize func(string) string) bool {
+	if normalize != nil {
+		evidence = normalize(evidence)
+	}
 	parts := evidenceParts(evidence)
 	if parts == nil {
 		return false
@@ -34,7 +43,11 @@ func EvidenceFound(evidence string, turns []Turn) bool {
 		if t.Role != RoleUser {
 			continue
 		}
-		if inOrder(" "+normalizeForMatch(t.Text)+" ", parts) {
+		text := t.Text
+		if normalize != nil {
+			text = normalize(text)
+		}
+		if inOrder(" "+normalizeForMatch(text)+" ", parts) {
 			return true
 		}
 	}
@@ -76,15 +89,18 @@ func inOrder(text string, parts []string) bool {
 	return true
 }
 
-// normalizeForMatch returns s in NFKC form, case-folded, with every run of
-// characters that are neither letters, digits nor marks replaced by one
+// normalizeForMatch returns s case-folded and width-folded, with every run
+// of characters that are neither letters, digits nor marks replaced by one
 // space, and trimmed.
 func normalizeForMatch(s string) string {
-	s = strings.ToLower(norm.NFKC.String(strings.ToValidUTF8(s, "\uFFFD")))
+	s = strings.ToLower(strings.ToValidUTF8(s, "\uFFFD"))
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
 	for _, r := range s {
+		if r >= '\uFF01' && r <= '\uFF5E' { // full-width ASCII
+			r -= 0xFEE0
+		}
 		if keyRune(r) {
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')

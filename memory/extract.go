@@ -418,7 +418,7 @@ func (s *Store) screen(ops []Operation, req ExtractRequest, now time.Time, res *
 					f.ValidUntil = last
 				}
 			}
-			if !EvidenceFound(op.Evidence, req.Turns) {
+			if !evidenceFound(op.Evidence, req.Turns, s.normalize) {
 				if !s.cfg.EvidenceCheckOff {
 					res.Unsupported++
 					continue

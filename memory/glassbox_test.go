@@ -383,3 +383,22 @@ func TestEvidenceFound(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizerAppliesToBothSides: a quote in another Unicode normal form
+// than the user's turn is found once the store normalises both (here a
+// stand-in for NFC: the core links no normalisation library).
+func TestNormalizerAppliesToBothSides(t *testing.T) {
+	nfc := func(s string) string { return strings.ReplaceAll(s, "e\u0301", "é") }
+	turnNFD := "I live in Mane\u0301ge street" // e + combining acute
+	answer := memorytest.Answer{Operations: []memory.Operation{setQ("street", "Manége", "I live in Manége street")}}
+	for _, c := range []struct {
+		opts []memory.Option
+		sets int
+	}{{nil, 0}, {[]memory.Option{memory.WithNormalizer(nfc)}, 1}} {
+		s, _ := newStore(t, memory.Config{}, append(c.opts, memory.WithModel(memorytest.NewModel(answer)))...)
+		res, err := s.Extract(context.Background(), extractReq(memorytest.Ana, "th-1", 0, 2, turnNFD, "ok"))
+		if err != nil || res.Sets != c.sets {
+			t.Errorf("with %d options: sets %d, %v; want %d", len(c.opts), res.Sets, err, c.sets)
+		}
+	}
+}

@@ -13,11 +13,12 @@ import (
 // Store implements the operations of the user memory over a [Repository]:
 // the reads, the user's own edits, the erasure and the extraction.
 type Store struct {
-	repo  Repository
-	model Model
-	gate  UsageGate
-	now   Clock
-	cfg   Config
+	repo      Repository
+	model     Model
+	gate      UsageGate
+	now       Clock
+	normalize func(string) string
+	cfg       Config
 }
 
 // Option configures a [Store].
@@ -29,6 +30,13 @@ func WithModel(m Model) Option { return func(s *Store) { s.model = m } }
 
 // WithUsageGate sets the gate asked before every model call.
 func WithUsageGate(g UsageGate) Option { return func(s *Store) { s.gate = g } }
+
+// WithNormalizer sets a Unicode normalisation (such as NFKC, from
+// golang.org/x/text/unicode/norm: the core links none) that the evidence
+// check applies to the quote and to the user's turns before it compares
+// them ([EvidenceFound]), so that a quote the model wrote in another
+// normal form than the user's is still found. The functions set NFKC.
+func WithNormalizer(f func(string) string) Option { return func(s *Store) { s.normalize = f } }
 
 // WithClock sets the clock; the default is time.Now. The store keeps times
 // in UTC to the millisecond, the precision the repository stores.

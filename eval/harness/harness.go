@@ -41,6 +41,7 @@ import (
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -72,7 +73,7 @@ func Run(ctx context.Context, model memory.Model, cfg memory.Config, conv gold.C
 // before its thread. Errors as for [Run].
 func RunThreads(ctx context.Context, model memory.Model, cfg memory.Config, convs []gold.Conversation) ([]score.Conversation, error) {
 	rec := &recorder{model: model}
-	store, err := memory.New(memorytest.NewRepo(), cfg, memory.WithModel(rec), memory.WithClock(memorytest.StepClock(StartTime)))
+	store, err := memory.New(memorytest.NewRepo(), cfg, append(setup.StoreOptions(), memory.WithModel(rec), memory.WithClock(memorytest.StepClock(StartTime)))...)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func DynamoDB(cfg aws.Config, attempt time.Duration) *dynamodb.Client {
 // Store returns the store over e.Repo with the settings' caps and opts.
 // The error is the store's refusal of the configuration.
 func (e *Env) Store(opts ...memory.Option) (*memory.Store, error) {
-	return memory.New(e.Repo, e.Settings.Memory, opts...)
+	return memory.New(e.Repo, e.Settings.Memory, append(setup.StoreOptions(), opts...)...)
 }
 
 // FactAPI builds the handler of a fact API function: [Load], the store,

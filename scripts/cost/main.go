@@ -42,6 +42,7 @@ import (
 
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 	"github.com/usermemory/usermemory/producer"
@@ -290,7 +291,7 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 		// so that its requests are counted apart.
 		opts = append(opts, memory.WithUsageGate(dynamorepo.NewBudget(client(budgetCounter), table, 1_000_000)))
 	}
-	store, err := memory.New(dynamorepo.New(db, table), cfg, opts...)
+	store, err := memory.New(dynamorepo.New(db, table), cfg, append(setup.StoreOptions(), opts...)...)
 	if err != nil {
 		return err
 	}
