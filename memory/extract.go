@@ -167,7 +167,7 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 	}
 	if err != nil {
 		res.Facts = s.facts(rec)
-		res.Outcome, res.Reported = reportModelError(err)
+		res.reportModelFailure(err)
 		return res, nil
 	}
 	if err := s.merge(ctx, rec, req, s.screen(ops, req, s.now(), &res), &res); err != nil {
@@ -204,15 +204,18 @@ func (s *Store) metaOf(req ExtractRequest) Meta {
 	return meta
 }
 
-// reportModelError returns the outcome and the reported *Error of a
-// failed model call: OutcomeBadAnswer (CodeBadAnswer) for an answer that
-// is not the expected structure, OutcomeModelFailed (CodeModelFailed)
-// for any other failure.
-func reportModelError(err error) (Outcome, error) {
+// reportModelFailure sets the outcome and the reported *Error of a failed
+// model call: OutcomeBadAnswer (CodeBadAnswer) for an answer that is not
+// the expected structure, OutcomeModelFailed (CodeModelFailed) for any
+// other failure. Neither is returned: Extract reports them.
+func (res *ExtractResult) reportModelFailure(err error) {
 	if errors.Is(err, ErrMalformedAnswer) {
-		return OutcomeBadAnswer, &Error{Status: http.StatusBadGateway, Code: CodeBadAnswer, Message: "the model's answer is not the expected structure", Err: err}
+		res.Outcome = OutcomeBadAnswer
+		res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeBadAnswer, Message: "the model's answer is not the expected structure", Err: err}
+		return
 	}
-	return OutcomeModelFailed, &Error{Status: http.StatusBadGateway, Code: CodeModelFailed, Message: "the model call failed", Err: err}
+	res.Outcome = OutcomeModelFailed
+	res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeModelFailed, Message: "the model call failed", Err: err}
 }
 
 // merge saves the screened changes of req into the record, read as rec,

@@ -645,19 +645,28 @@ func TestMetricsAreEmbeddedMetricFormat(t *testing.T) {
 		}
 	}
 	raw, _ := json.Marshal(l["_aws"])
-	if err := json.Unmarshal(raw, &aws); err != nil || len(aws.CloudWatchMetrics) != 1 || aws.Timestamp == 0 {
-		t.Fatalf("_aws = %s, want a timestamp and one metric directive", raw)
+	if err := json.Unmarshal(raw, &aws); err != nil || len(aws.CloudWatchMetrics) != 2 || aws.Timestamp == 0 {
+		t.Fatalf("_aws = %s, want a timestamp and two metric directives", raw)
 	}
-	d := aws.CloudWatchMetrics[0]
-	// One dimension set, [outcome]: a tenant dimension would make one
-	// billed metric per tenant and outcome. The tenant stays a plain
-	// member of the line (checked below) for Logs Insights.
-	if d.Namespace != DefaultNamespace || !reflect.DeepEqual(d.Dimensions, [][]string{{"outcome"}}) {
-		t.Errorf("directive = %+v, want namespace %s and the one dimension set [outcome]", d, DefaultNamespace)
-	}
-	for _, m := range d.Metrics {
-		if _, ok := l[m.Name].(float64); !ok {
-			t.Errorf("metric %s has no numeric value in the line", m.Name)
+	// The counts under [outcome], the screening counts under [kind]
+	// alone: a tenant dimension would make one billed metric per tenant
+	// and outcome, and the screening counts are only ever non-zero for
+	// two outcomes. The tenant stays a plain member of the line (checked
+	// below) for Logs Insights.
+	for i, dims := range [][][]string{{{"outcome"}}, {{"kind"}}} {
+		d := aws.CloudWatchMetrics[i]
+		if d.Namespace != DefaultNamespace || !reflect.DeepEqual(d.Dimensions, dims) {
+			t.Errorf("directive %d = %+v, want namespace %s and the dimension sets %v", i, d, DefaultNamespace, dims)
+		}
+		for _, m := range d.Metrics {
+			if _, ok := l[m.Name].(float64); !ok {
+				t.Errorf("metric %s has no numeric value in the line", m.Name)
+			}
+		}
+		for _, dim := range d.Dimensions[0] {
+			if _, ok := l[dim].(string); !ok {
+				t.Errorf("dimension %s has no string value in the line", dim)
+			}
 		}
 	}
 	want := map[string]any{"tenant": "acme", "outcome": "changed", "ModelCalls": float64(1), "InputTokens": float64(812),

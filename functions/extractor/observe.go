@@ -66,7 +66,10 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // metricsLine returns the EMF line of one record: its counts under the
-// one dimension set [outcome], and the tenant as a plain member.
+// dimension set [outcome], the screening counts of its SETs under [kind]
+// alone (one series each: they are only ever non-zero for changed and
+// unchanged records, and an alarm sums them whatever the outcome), and
+// the tenant as a plain member.
 func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
 	u := r.extract.Usage
 	tenant := r.tenant
@@ -97,6 +100,11 @@ func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
 					{"Name": "CacheReadTokens", "Unit": "Count"},
 					{"Name": "CacheWriteTokens", "Unit": "Count"},
 					{"Name": "Duration", "Unit": "Milliseconds"},
+				},
+			}, map[string]any{
+				"Namespace":  h.namespace,
+				"Dimensions": [][]string{{"kind"}},
+				"Metrics": []map[string]string{
 					{"Name": "Sets", "Unit": "Count"},
 					{"Name": "Deletes", "Unit": "Count"},
 					{"Name": "Forgotten", "Unit": "Count"},

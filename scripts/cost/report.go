@@ -161,19 +161,23 @@ func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) 
 		p.answersPerDay, float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longBefore)/65536)+1)*sqsFIFOPerRequest,
 		float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longAfter)/65536)+1)*sqsFIFOPerRequest)
 
-	metrics := float64(len(extractorMetricNames) * len(everyDayOutcomes))
+	metrics := float64(len(extractorMetricNames)*len(everyDayOutcomes) + len(extractorCountNames))
 	fmt.Fprintf(w, "\n## The whole stack, whatever its users\n\n")
 	fmt.Fprintf(w, "| part | count | USD a month |\n|---|---|---:|\n")
-	fmt.Fprintf(w, "| CloudWatch custom metrics | %d metrics of the extractor × %d outcomes seen every day (%s) = %.0f | %.2f |\n",
-		len(extractorMetricNames), len(everyDayOutcomes), strings.Join(everyDayOutcomes, ", "), metrics, metrics*metricPerMonth)
+	fmt.Fprintf(w, "| CloudWatch custom metrics | %d metrics of the extractor × %d outcomes seen every day (%s), and %d screening counts kept once = %.0f | %.2f |\n",
+		len(extractorMetricNames), len(everyDayOutcomes), strings.Join(everyDayOutcomes, ", "), len(extractorCountNames), metrics, metrics*metricPerMonth)
 	fmt.Fprintf(w, "| CloudWatch alarms | %d alarms of template.yaml watching %d metrics | %.2f |\n",
 		st.alarms, st.alarmMetrics, float64(st.alarmMetrics)*alarmMetricPerMonth)
 	fmt.Fprintf(w, "| **total** | | **%.2f** |\n", metrics*metricPerMonth+float64(st.alarmMetrics)*alarmMetricPerMonth)
 }
 
 // extractorMetricNames are the metrics of the extractor's embedded-metric
-// line (functions/extractor observe.go), each kept per outcome.
-var extractorMetricNames = []string{"Records", "Retried", "ModelCalls", "InputTokens", "OutputTokens", "CacheReadTokens", "CacheWriteTokens", "Duration"}
+// line (functions/extractor observe.go) kept per outcome, and
+// extractorCountNames those kept once, under the kind alone.
+var (
+	extractorMetricNames = []string{"Records", "Retried", "ModelCalls", "InputTokens", "OutputTokens", "CacheReadTokens", "CacheWriteTokens", "Duration"}
+	extractorCountNames  = []string{"Sets", "Deletes", "Forgotten", "Unsupported", "Secrets", "Ended", "Pending"}
+)
 
 // everyDayOutcomes are the outcomes a working stack reports every day;
 // each other outcome seen in a month adds a metric per name.
