@@ -79,11 +79,15 @@ type Gateway struct {
 
 type route struct {
 	samtemplate.Route
-	segments []string // path split on "/"; "{name}" or "{name+}" for parameters
+	segments []string // path split on "/"; "{name}" for a parameter
 }
 
-// New returns a gateway for cfg. It fails when a route names an
-// authorizer the API does not have or without keys.
+// New returns a gateway for cfg. It serves what the template uses: routes
+// of one method and a path of literal segments and {name} parameters, a
+// JWT authorizer that reads the token from a header. It fails, saying
+// what, when a route uses more (ANY, $default, a greedy {name+}
+// parameter, an identity source other than a header), when it names an
+// authorizer the API does not have, or one without keys.
 func New(cfg Config) (*Gateway, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -99,6 +103,9 @@ func New(cfg Config) (*Gateway, error) {
 		if r.Authorizer == "NONE" {
 			r.Authorizer = ""
 		}
+		if err := served(r, cfg.API); err != nil {
+			return nil, err
+		}
 		if r.Authorizer != "" {
 			if cfg.API.Authorizers[r.Authorizer] == nil {
 				return nil, fmt.Errorf("apigw: route %s names authorizer %s, which the API does not have", r.Key(), r.Authorizer)
@@ -110,6 +117,28 @@ func New(cfg Config) (*Gateway, error) {
 		g.routes = append(g.routes, route{Route: r, segments: strings.Split(strings.Trim(r.Path, "/"), "/")})
 	}
 	return g, nil
+}
+
+// served returns an error naming what the emulator does not serve of
+// route r, or nil.
+func served(r samtemplate.Route, api *samtemplate.HTTPAPI) error {
+	unserved := func(what string) error {
+		return fmt.Errorf("apigw: route %s uses %s, which the local API Gateway does not serve: "+
+			"it serves what the template uses (one method, literal segments and {name} parameters, "+
+			"a JWT read from a header); add it to localtest/apigw with a test if the template needs it", r.Key(), what)
+	}
+	switch {
+	case r.Method == "ANY" || r.Method == "":
+		return unserved("any method")
+	case r.Path == "$default":
+		return unserved("the $default route")
+	case strings.Contains(r.Path, "+}"):
+		return unserved("a greedy path parameter")
+	}
+	if a := api.Authorizers[r.Authorizer]; a != nil && !strings.HasPrefix(a.IdentitySource, "$request.header.") {
+		return unserved("the identity source " + a.IdentitySource)
+	}
+	return nil
 }
 
 // message writes API Gateway's own JSON answer.
@@ -201,32 +230,19 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) st
 	return rt.Key()
 }
 
-// match finds the route for method and path: an exact path wins over
-// one with parameters, a method over ANY, and $default comes last.
+// match finds the route for method and path: of the routes of that
+// method whose path matches, the one with the most literal segments, as
+// API Gateway prefers the most specific route.
 func (g *Gateway) match(method, escapedPath string) (route, map[string]string, bool) {
 	segs := strings.Split(strings.Trim(escapedPath, "/"), "/")
-	best, bestScore := -1, -1
+	best, bestLiteral := -1, -1
 	var bestParams map[string]string
 	for i, rt := range g.routes {
-		if rt.Path == "$default" {
-			if bestScore < 0 {
-				best, bestScore, bestParams = i, 0, nil
-			}
+		if rt.Method != method {
 			continue
 		}
-		if rt.Method != "ANY" && rt.Method != method {
-			continue
-		}
-		params, literal, ok := matchPath(rt.segments, segs)
-		if !ok {
-			continue
-		}
-		score := 1 + literal*4
-		if rt.Method != "ANY" {
-			score += 2
-		}
-		if score > bestScore {
-			best, bestScore, bestParams = i, score, params
+		if params, literal, ok := matchPath(rt.segments, segs); ok && literal > bestLiteral {
+			best, bestLiteral, bestParams = i, literal, params
 		}
 	}
 	if best < 0 {
@@ -235,42 +251,28 @@ func (g *Gateway) match(method, escapedPath string) (route, map[string]string, b
 	return g.routes[best], bestParams, true
 }
 
+// matchPath matches the segments of a path against those of a route's
+// path, and returns the parameters, unescaped, and how many segments were
+// literal.
 func matchPath(pattern, segs []string) (map[string]string, int, bool) {
+	if len(pattern) != len(segs) {
+		return nil, 0, false
+	}
 	params := map[string]string{}
 	literal := 0
 	for i, p := range pattern {
-		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "+}") {
-			if i >= len(segs) {
-				return nil, 0, false
-			}
-			v, err := url.PathUnescape(strings.Join(segs[i:], "/"))
-			if err != nil {
-				return nil, 0, false
-			}
-			params[p[1:len(p)-2]] = v
-			return params, literal, true
-		}
-		if i >= len(segs) {
-			return nil, 0, false
-		}
-		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
-			if segs[i] == "" {
-				return nil, 0, false
-			}
+		if name, ok := strings.CutPrefix(p, "{"); ok && strings.HasSuffix(name, "}") {
 			v, err := url.PathUnescape(segs[i])
-			if err != nil {
+			if segs[i] == "" || err != nil {
 				return nil, 0, false
 			}
-			params[p[1:len(p)-1]] = v
+			params[strings.TrimSuffix(name, "}")] = v
 			continue
 		}
 		if p != segs[i] {
 			return nil, 0, false
 		}
 		literal++
-	}
-	if len(pattern) != len(segs) {
-		return nil, 0, false
 	}
 	return params, literal, true
 }
@@ -307,17 +309,10 @@ func (g *Gateway) authorize(r *http.Request, rt route) (map[string]any, int) {
 	return claims, http.StatusOK
 }
 
-// identity reads the token from the identity source, such as
+// identity reads the token from the identity source, a header such as
 // $request.header.Authorization, dropping a "Bearer " prefix.
 func identity(r *http.Request, source string) string {
-	var v string
-	switch {
-	case strings.HasPrefix(source, "$request.header."):
-		v = r.Header.Get(strings.TrimPrefix(source, "$request.header."))
-	case strings.HasPrefix(source, "$request.querystring."):
-		v = r.URL.Query().Get(strings.TrimPrefix(source, "$request.querystring."))
-	}
-	v = strings.TrimSpace(v)
+	v := strings.TrimSpace(r.Header.Get(strings.TrimPrefix(source, "$request.header.")))
 	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
 		v = strings.TrimSpace(v[7:])
 	}
@@ -443,9 +438,6 @@ func (g *Gateway) event(r *http.Request, rt route, params map[string]string, cla
 				UserAgent: r.UserAgent(),
 			},
 		},
-	}
-	if rt.Path == "$default" {
-		ev.RouteKey, ev.RequestContext.RouteKey = "$default", "$default"
 	}
 	if len(params) > 0 {
 		ev.PathParameters = params

@@ -65,9 +65,9 @@ func setup(t *testing.T) (*httptest.Server, *token.Issuer, *fake) {
 		Routes: []samtemplate.Route{
 			{Method: "GET", Path: "/v1/me/facts", Function: "Get", Scopes: []string{"memory/user"}},
 			{Method: "PUT", Path: "/v1/me/facts/{key}", Function: "Put", Scopes: []string{"memory/user"}},
-			{Method: "ANY", Path: "/v1/me/facts/{key}", Function: "Any", Scopes: []string{"memory/user"}},
+			{Method: "DELETE", Path: "/v1/me/facts/{key}", Function: "Delete", Scopes: []string{"memory/user"}},
 			{Method: "GET", Path: "/v1/me/facts/special", Function: "Special", Scopes: []string{"memory/user"}},
-			{Method: "GET", Path: "/files/{path+}", Function: "Files", Authorizer: "NONE"},
+			{Method: "GET", Path: "/files/{name}", Function: "Files", Authorizer: "NONE"},
 			{Method: "GET", Path: "/v1/users/{userId}/facts", Function: "Admin", Scopes: []string{"memory/admin"}},
 		},
 	}
@@ -121,7 +121,7 @@ func TestEventIsPayloadFormat2(t *testing.T) {
 		t.Fatalf("got %d %q, want 200 ok", resp.StatusCode, body)
 	}
 	if len(f.events) != 1 || f.fns[0] != "Put" {
-		t.Fatalf("invocations %v, want one of Put (a method route wins over ANY)", f.fns)
+		t.Fatalf("invocations %v, want one of Put", f.fns)
 	}
 	ev := f.events[0]
 	checks := []struct{ name, got, want string }{
@@ -194,9 +194,10 @@ func TestRoutes(t *testing.T) {
 		wantStatus           int
 	}{
 		{"GET", "/v1/me/facts/special", "Special", 200},
-		{"GET", "/v1/me/facts/other", "Any", 200},
-		{"DELETE", "/v1/me/facts/x", "Any", 200},
-		{"GET", "/files/a/b%2Fc/d", "Files", 200},
+		{"DELETE", "/v1/me/facts/x", "Delete", 200},
+		{"GET", "/files/b%2Fc", "Files", 200},
+		{"GET", "/v1/me/facts/other", "", 404},
+		{"GET", "/files/a/b", "", 404},
 		{"GET", "/v1/me", "", 404},
 		{"POST", "/v1/me/facts", "", 404},
 		{"GET", "/v1/me/facts/a/b", "", 404},
@@ -219,8 +220,35 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("%s %s ran %v, want %s", c.method, c.path, f.fns[before:], c.wantFn)
 		}
 	}
-	if got := f.events[len(f.events)-1].PathParameters["path"]; got != "a/b/c/d" {
-		t.Errorf("greedy path parameter = %q, want a/b/c/d", got)
+	if got := f.events[len(f.events)-1].PathParameters["name"]; got != "b/c" {
+		t.Errorf("path parameter = %q, want b/c unescaped", got)
+	}
+}
+
+// TestRefusesWhatTheTemplateDoesNotUse: a route or an authorizer that the
+// emulator does not serve fails New, naming it, rather than being served
+// unlike API Gateway.
+func TestRefusesWhatTheTemplateDoesNotUse(t *testing.T) {
+	jwt := map[string]*samtemplate.Authorizer{"Jwt": {Name: "Jwt", Issuer: issuerURL, IdentitySource: "$request.header.Authorization"}}
+	for _, c := range []struct {
+		route samtemplate.Route
+		auth  map[string]*samtemplate.Authorizer
+		want  string
+	}{
+		{samtemplate.Route{Method: "ANY", Path: "/v1/x", Authorizer: "NONE"}, nil, "any method"},
+		{samtemplate.Route{Path: "$default", Authorizer: "NONE"}, nil, "$default"},
+		{samtemplate.Route{Method: "GET", Path: "/files/{p+}", Authorizer: "NONE"}, nil, "greedy"},
+		{samtemplate.Route{Method: "GET", Path: "/v1/x", Authorizer: "Jwt"},
+			map[string]*samtemplate.Authorizer{"Jwt": {Name: "Jwt", IdentitySource: "$request.querystring.token"}}, "querystring"},
+	} {
+		api := &samtemplate.HTTPAPI{Authorizers: c.auth, Routes: []samtemplate.Route{c.route}}
+		if c.auth == nil {
+			api.Authorizers = jwt
+		}
+		_, err := New(Config{API: api, Keys: map[string]*JWKS{"Jwt": NewJWKS("http://127.0.0.1:1")}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("route %s: %v, want an error naming %q", c.route.Key(), err, c.want)
+		}
 	}
 }
 

@@ -3,18 +3,18 @@ package apigw
 import (
 	"context"
 	"crypto/rsa"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/http"
 	"sync"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// JWKS is a JSON Web Key Set fetched over HTTP, as API Gateway fetches
+// JWKS is a JSON Web Key Set (read by go-jose's JSONWebKeySet, which
+// checks each key's encoding) fetched over HTTP, as API Gateway fetches
 // the issuer's keys: once, then again when a token names a key it does
 // not know (at most once a second). It is safe for concurrent use.
 type JWKS struct {
@@ -65,25 +65,15 @@ func (j *JWKS) fetch(ctx context.Context) (map[string]*rsa.PublicKey, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("apigw: fetch JWKS: %s", resp.Status)
 	}
-	var set struct {
-		Keys []struct {
-			Kty, Kid, N, E, Use, Alg string
-		} `json:"keys"`
-	}
+	var set jose.JSONWebKeySet
 	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
 		return nil, fmt.Errorf("apigw: decode JWKS: %w", err)
 	}
 	keys := map[string]*rsa.PublicKey{}
 	for _, k := range set.Keys {
-		if k.Kty != "RSA" || (k.Use != "" && k.Use != "sig") {
-			continue
+		if pub, ok := k.Key.(*rsa.PublicKey); ok && (k.Use == "" || k.Use == "sig") {
+			keys[k.KeyID] = pub
 		}
-		n, err1 := base64.RawURLEncoding.DecodeString(k.N)
-		e, err2 := base64.RawURLEncoding.DecodeString(k.E)
-		if err1 != nil || err2 != nil || len(e) == 0 || len(e) > 4 {
-			continue
-		}
-		keys[k.Kid] = &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}
 	}
 	return keys, nil
 }

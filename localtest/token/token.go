@@ -13,12 +13,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -78,12 +78,8 @@ func (i *Issuer) PublicKey() *rsa.PublicKey { return &i.key.PublicKey }
 
 // JWKS returns the JSON Web Key Set publishing the public key.
 func (i *Issuer) JWKS() []byte {
-	pub := i.key.PublicKey
-	b, _ := json.Marshal(map[string]any{"keys": []map[string]string{{
-		"kty": "RSA", "use": "sig", "alg": "RS256", "kid": i.kid,
-		"n": base64.RawURLEncoding.EncodeToString(pub.N.Bytes()),
-		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(pub.E)).Bytes()),
-	}}})
+	b, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{ // An RSA public key always marshals.
+		Key: &i.key.PublicKey, KeyID: i.kid, Algorithm: "RS256", Use: "sig"}}})
 	return b
 }
 
