@@ -28,7 +28,7 @@ func TestPrivacyMapIsTheTemplates(t *testing.T) {
 		setup.EnvFenceDays:                       app.Functions["EraseUserFunction"].Env[setup.EnvFenceDays],
 		"DeletionFenceLifetime":                  strconv.Itoa(int(memory.DeletionFenceLifetime / (24 * time.Hour))),
 	}
-	for _, p := range []string{"PointInTimeRecoveryDays", "DeadLetterRetentionSeconds", "LogRetentionDays"} {
+	for _, p := range []string{"PointInTimeRecoveryDays", "DeadLetterRetentionSeconds", "LogRetentionDays", "PendingDays"} {
 		want[p] = fmt.Sprint(asMap(params[p])["Default"])
 	}
 	raw, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", "privacy.md"))
