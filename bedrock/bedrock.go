@@ -26,13 +26,14 @@
 // attempts, the SDK's exponential jitter backoff on the base and cap of
 // [WithBackoff], and the one classification of errors, [Retryable], built
 // from the SDK's retryable checks, that the extractor also uses to hand
-// failures back to the queue. Two parts the SDK cannot do are kept here,
-// about 60 lines. First, the SDK's retry loop sleeps until the caller's
-// deadline and only then gives up, so an Extract whose next wait outlasts
-// the time left would return at the deadline, with none left to report:
-// the retryer of each call wraps the standard one and ends the retries
-// when the wait it draws leaves less than [WithDeadlineMargin] (1s by
-// default); TestNoRetryPastTheDeadline holds it. Second, the SDK bounds an
+// failures back to the queue. Two parts the SDK cannot do are kept here.
+// First, when the next wait outlasts the time left, the SDK's retry loop
+// sleeps until the caller's deadline and only then gives up, so Extract
+// would return at the deadline or after it, with no time left to report
+// (TestNoRetryPastTheDeadline fails so with the check removed): the
+// retryer of each call wraps the standard one and ends the retries when
+// the wait it draws leaves less than [WithDeadlineMargin] (1s by
+// default). Second, the SDK bounds an
 // attempt only by the HTTP client's timeout, which the Model does not own
 // and which cannot end an attempt before the caller's deadline: a
 // middleware after the SDK's retry middleware bounds each attempt by
