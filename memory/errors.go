@@ -6,7 +6,8 @@ import (
 	"net/http"
 )
 
-// Error codes. The first four are those of the behaviour reference; the
+// Error codes. The first four are those of the store the service comes
+// from (docs/decisions.md, Origin); the
 // others are new, unique to this service, and listed in docs/errors.md.
 const (
 	// CodeEmptyFact: a key or a value is empty after trimming.
