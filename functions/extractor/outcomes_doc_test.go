@@ -47,8 +47,8 @@ func TestOutcomeTableListsEveryOutcome(t *testing.T) {
 	}
 }
 
-// outcomeConsts returns the string constants of the non-test files of dir
-// that keep accepts, by value.
+// outcomeConsts returns the string constants (or variables) of the
+// non-test files of dir that keep accepts, by value.
 func outcomeConsts(t *testing.T, dir string, keep func(s *ast.ValueSpec, name string) bool) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -56,32 +56,22 @@ func outcomeConsts(t *testing.T, dir string, keep func(s *ast.ValueSpec, name st
 		t.Fatal(err)
 	}
 	out := map[string]string{}
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
+	for _, path := range slices.DeleteFunc(files, func(p string) bool { return strings.HasSuffix(p, "_test.go") }) {
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.CONST {
-				continue
-			}
-			for _, s := range g.Specs {
-				vs := s.(*ast.ValueSpec)
-				for i, n := range vs.Names {
-					if i >= len(vs.Values) || !keep(vs, n.Name) {
-						continue
-					}
-					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						v, _ := strconv.Unquote(lit.Value)
-						out[v] = n.Name
-					}
+		ast.Inspect(f, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			for i := 0; ok && i < min(len(vs.Names), len(vs.Values)); i++ {
+				lit, isLit := vs.Values[i].(*ast.BasicLit)
+				if isLit && lit.Kind == token.STRING && keep(vs, vs.Names[i].Name) {
+					v, _ := strconv.Unquote(lit.Value)
+					out[v] = vs.Names[i].Name
 				}
 			}
-		}
+			return !ok
+		})
 	}
 	if len(out) == 0 {
 		t.Fatalf("no outcome constants in %s", dir)
