@@ -41,7 +41,7 @@ func (a textAnswer) Converse(context.Context, *bedrockruntime.ConverseInput, ...
 // then the store's checks) differ on purpose.
 const (
 	// cut: a key, value or evidence over maxLength. The schema refuses it;
-	// the store cuts it at a rune boundary, as DESIGN.md says of an
+	// the store cuts it at a rune boundary, as docs/decisions.md says of an
 	// extracted fact (evidence at the end of a word, so that it is still a
 	// span of the turn).
 	cut = "cut to maxFactChars"

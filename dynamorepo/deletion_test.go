@@ -2,11 +2,13 @@ package dynamorepo_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -81,4 +83,14 @@ func TestDeletionCost(t *testing.T) {
 		before, afterRemovals, float64(afterRemovals-before)/10, afterAbsent, float64(afterAbsent-afterRemovals)/10, afterExtract)
 	t.Logf("bound of a full record under the defaults: %d bytes with %d tombstones, of which tombstones %d",
 		def.MaxRecordBytes(), def.MaxTombstones, def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes()))
+	T := docblock.Thousands
+	docblock.Check(t, filepath.Join("..", "BENCHMARKS.md"), "item-bytes", fmt.Sprintf(
+		"A user with 20 facts of typical length (11-character keys, 30-character values) has a %s-byte\n"+
+			"item; removing a stored fact makes it %g bytes smaller (the fact goes, a tombstone comes); a\n"+
+			"tombstone alone (a key never stored) adds %g bytes; the extraction after 20 tombstones writes a\n"+
+			"%s-byte item. Worst case under the defaults (`Config.MaxRecordBytes`, evidence and %d pending\n"+
+			"facts included): %s bytes, of which the %d tombstones %s, against the budget of %s.",
+		T(before), float64(before-afterRemovals)/10, float64(afterAbsent-afterRemovals)/10, T(afterExtract),
+		def.MaxPending, T(def.MaxRecordBytes()), def.MaxTombstones, T(def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes())),
+		T(memory.ItemBudget)))
 }

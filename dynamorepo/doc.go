@@ -61,9 +61,11 @@
 // erasedAt is rounded up to the millisecond so that a request sent in the
 // same millisecond as the erasure is fenced too.
 //
-// Usage items of the [Budget] have the key "usage#" + tenantID + "#" +
-// YYYY-MM-DD (UTC) and hold counters only (calls, inTokens, outTokens) and
-// their TTL: never a user ID or any text. Their keys have three parts, a
+// Usage items of the [Budget] are a few shards per tenant and UTC day
+// ([DefaultBudgetShards]), keyed by [ShardKey]: "usage#" + tenantID + "#" +
+// YYYY-MM-DD, and "#" + the shard's number for every shard but the first.
+// They hold counters only (calls, inTokens, outTokens) and their TTL:
+// never a user ID or any text. Their keys have three parts or more, a
 // user's two, so they cannot meet.
 //
 // # Round trips
@@ -103,9 +105,12 @@
 //
 // # Budget
 //
-// [Budget] allows each tenant a number of model calls per UTC day with one
-// conditional UpdateItem (ADD calls, under the limit) and counts tokens
-// with another. It fails closed: a storage failure refuses the call.
+// [Budget] allows each tenant a number of model calls per UTC day, spread
+// over the tenant's shards of the day, each holding its part of the limit:
+// one conditional UpdateItem on one shard (ADD calls, under the shard's
+// part) allows a call, and the other shards are tried only when it is
+// full. Another UpdateItem counts the tokens. It fails closed: a storage
+// failure refuses the call.
 //
 // # Size
 //

@@ -94,7 +94,8 @@ type factItem struct {
 }
 
 // mark is a stored thread watermark: the string "<turn count>:<unix ms>",
-// 15 bytes for a turn count under 100 at a time of this century. Items
+// 15 bytes for a turn count under 10 and 16 for one under 100, at a time
+// of this century (TestMarkBytesInTheDocs). Items
 // written before it held a map {n: turn count, t: unix ms}, 17 bytes with
 // the same figures; they still read, and the next Save of the whole record
 // writes the string.

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
@@ -232,22 +233,12 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 		}
 		text := strings.Join(strings.Fields(strings.ReplaceAll(string(doc), "//", "")), " ")
 		for _, n := range want {
-			if !strings.Contains(text, thousands(n)+" bytes") && !strings.Contains(text, thousands(n)+",") &&
-				!strings.Contains(text, thousands(n)+" and") && !strings.Contains(text, thousands(n)+" (") {
-				t.Errorf("%s does not state %s bytes, a figure of this test", file, thousands(n))
+			if !strings.Contains(text, docblock.Thousands(n)+" bytes") && !strings.Contains(text, docblock.Thousands(n)+",") &&
+				!strings.Contains(text, docblock.Thousands(n)+" and") && !strings.Contains(text, docblock.Thousands(n)+" (") {
+				t.Errorf("%s does not state %s bytes, a figure of this test", file, docblock.Thousands(n))
 			}
 		}
 	}
-}
-
-// thousands formats n with a comma every three digits, as the docs write
-// figures.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // templateMaxValue returns the MaxValue of the Number parameter name of

@@ -19,6 +19,7 @@ import (
 	"github.com/usermemory/usermemory/eval/score"
 	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -329,8 +330,16 @@ func TestREADMEStandInFigures(t *testing.T) {
 }
 
 // TestREADMEStatesTheConstants holds the README's numbers of the live
-// run's stop and of the bootstrap to the code's.
+// run's stop and of the bootstrap, and its -model default, to the code's,
+// and that default to template.yaml's in a US Region.
 func TestREADMEStatesTheConstants(t *testing.T) {
+	tmpl, err := samtemplate.Load(filepath.Join("..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := tmpl.ParameterDefault("CheapFoundationModelId"); DefaultModelID != "us."+m {
+		t.Errorf("DefaultModelID %s is not template.yaml's CheapFoundationModelId %s through the us. profile", DefaultModelID, m)
+	}
 	b, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -339,6 +348,7 @@ func TestREADMEStatesTheConstants(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("after %d model calls that failed in a row", FailuresInARow),
 		fmt.Sprintf("(%d,%03d resamples", score.Resamples/1000, score.Resamples%1000),
+		fmt.Sprintf("(default `%s`, the model the extractor calls when deployed in a US Region", DefaultModelID),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -140,23 +141,14 @@ func TestContextCostInTheDocs(t *testing.T) {
 	var rows []string
 	for _, budget := range []int{500, 1000, memory.DefaultContextChars, 3000} {
 		without, with := contextCost(budget)
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s | +%s | $%.2f |", thousands(budget), thousands(without),
-			thousands(with), thousands(with-without), float64(with-without)*novaMicroInputPerMillion))
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | +%s | $%.2f |", docblock.Thousands(budget), docblock.Thousands(without),
+			docblock.Thousands(with), docblock.Thousands(with-without), float64(with-without)*novaMicroInputPerMillion))
 	}
-	rows = append(rows, fmt.Sprintf("`memory.DefaultContextChars` = %s", thousands(memory.DefaultContextChars)))
+	rows = append(rows, fmt.Sprintf("`memory.DefaultContextChars` = %s", docblock.Thousands(memory.DefaultContextChars)))
 	for _, row := range rows {
 		t.Log(row)
 		if !strings.Contains(string(doc), row) {
 			t.Errorf("docs/extractor.md lacks the measured row\n%s", row)
 		}
 	}
-}
-
-// thousands writes n with a comma between thousands, as the docs do.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

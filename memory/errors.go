@@ -6,8 +6,9 @@ import (
 	"net/http"
 )
 
-// Error codes. The first four are those of the behaviour reference; the
-// others are new, unique to this service, and listed in docs/errors.md.
+// Error codes. The first four are those of the store the service comes
+// from (docs/decisions.md, Origin); the others are new, unique to this
+// service, and listed in docs/errors.md.
 const (
 	// CodeEmptyFact: a key or a value is empty after trimming.
 	CodeEmptyFact int64 = 5372597957094

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 	"github.com/usermemory/usermemory/producer"
@@ -147,9 +151,11 @@ func newFigureHandler(tb testing.TB, repo memory.Repository, model memory.Model,
 // delivered twice. The calls are asserted equal to the messages that
 // crossed a multiple of N (or ended the first answer), counted here
 // apart from the store's rule, and within the bound ceil(T/N)+1; the
-// table is printed with -v.
+// table is printed with -v and BENCHMARKS.md's block model-calls holds it.
 func TestFigureModelCallsPerThread(t *testing.T) {
 	t.Logf("%6s %4s %9s %11s %12s %9s %14s", "T", "N", "messages", "deliveries", "model calls", "due", "ceil(T/N)+1")
+	headline := "" // BENCHMARKS.md's first table states the default run.
+	table := "| T | N | messages | deliveries | model calls | ceil(T/N)+1 |\n|---:|---:|---:|---:|---:|---:|\n"
 	for _, T := range []int{10, 100, 1000} {
 		for _, N := range []int{1, 3, 6, 10, 25} {
 			model := memorytest.NewModel()
@@ -174,6 +180,11 @@ func TestFigureModelCallsPerThread(t *testing.T) {
 			bound := (T+N-1)/N + 1
 			calls := model.Calls()
 			t.Logf("%6d %4d %9d %11d %12d %9d %14d", T, N, messages, g.sent, calls, due, bound)
+			table += fmt.Sprintf("| %d | %d | %d | %d | %d | %d |\n", T, N, messages, g.sent, calls, bound)
+			if T == 1000 && N == memory.DefaultExtractEveryTurns {
+				headline = fmt.Sprintf("1,000-turn thread, N=%d: **%d calls for %d messages** (bound ⌈T/N⌉+1 = %d; mem0: %s–%s)",
+					N, calls, messages, bound, docblock.Thousands(messages), docblock.Thousands(2*messages))
+			}
 			if calls != due {
 				t.Errorf("T=%d N=%d: %d model calls for %d due messages (%d deliveries)", T, N, calls, due, g.sent)
 			}
@@ -184,6 +195,11 @@ func TestFigureModelCallsPerThread(t *testing.T) {
 				t.Errorf("T=%d N=%d: no model call at all", T, N)
 			}
 		}
+	}
+	path := filepath.Join(httpapitest.Root(t), "BENCHMARKS.md")
+	docblock.Check(t, path, "model-calls", table)
+	if doc, err := os.ReadFile(path); err != nil || !strings.Contains(string(doc), headline) {
+		t.Errorf("BENCHMARKS.md does not say %q (%v)", headline, err)
 	}
 }
 
@@ -343,10 +359,13 @@ type extraction struct {
 // prompt is asserted within the bound the caps set (promptBound), and that
 // bound is asserted reached by the worst case the caps allow, so it is the
 // least one. It prints the prompt at turns 10, 100 and 1,000, the largest,
-// the bound, and their ratios.
+// the bound, and their ratios; BENCHMARKS.md's block prompt-size holds
+// them.
 func TestFigurePromptSize(t *testing.T) {
 	cfg := memory.Config{}.WithDefaults()
 	bound := promptBound(cfg)
+	block := fmt.Sprintf("Bound from the caps: %s characters.\n\n", docblock.Thousands(bound)) +
+		"| gateway sends | prompt at turn 10 / 100 / 1,000 | turn 1,000 / turn 10 | largest (extractions) | largest / bound | transcript at its cap |\n|---|---|---:|---|---:|---|\n"
 	for _, mode := range []struct {
 		name  string
 		whole bool
@@ -402,6 +421,10 @@ func TestFigurePromptSize(t *testing.T) {
 				len(runs), size(largest), largest.system, largest.transcript, largest.turns, bound)
 			t.Logf("transcript at its cap of %d in %d of %d extractions", cfg.TranscriptChars, full, len(runs))
 			t.Logf("ratio turn 1000 / turn 10: %.3f; largest / bound: %.3f", float64(size(at(1000)))/float64(size(at(10))), float64(size(largest))/float64(bound))
+			block += fmt.Sprintf("| %s | %s / %s / %s | %.3f | %s (%d) | %.3f | %d of %d |\n", mode.name,
+				docblock.Thousands(size(at(10))), docblock.Thousands(size(at(100))), docblock.Thousands(size(at(1000))),
+				float64(size(at(1000)))/float64(size(at(10))), docblock.Thousands(size(largest)), len(runs),
+				float64(size(largest))/float64(bound), full, len(runs))
 			// The simulation must reach the caps, or the bound was never tested.
 			if facts != cfg.MaxFacts {
 				t.Errorf("at most %d facts in a prompt, want the cap %d", facts, cfg.MaxFacts)
@@ -435,6 +458,7 @@ func TestFigurePromptSize(t *testing.T) {
 			t.Errorf("worst-case prompt %d chars, want the bound %d: the bound is not the least one, or a cap is not held", got, bound)
 		}
 	})
+	docblock.Check(t, filepath.Join(httpapitest.Root(t), "BENCHMARKS.md"), "prompt-size", block)
 }
 
 // BenchmarkServiceOverhead is figure (c): the time the function spends on

@@ -31,6 +31,7 @@ func TestCheckFindsEachKind(t *testing.T) {
 	write("docs/good.md", "See `memory.Store.Extract`, `memory.New`, `memory.Store.Limit`, TestExtract,\n"+
 		"`memory/store.go`, [the store](../memory/store.go), `make lint`, `go run ./cmd/run -live`.\n")
 	write("docs/bad.md", "`memory.Store.Forget` and `memory.Old`\nTestGone\n`memory/gone.go` [x](../nowhere.md)\n"+
+		"as the design says (DESIGN.md: a rule)\n"+
 		"```\nmake deploy\ngo run ./cmd/run -dry\n```\n")
 	repo, err := docref.Read(root)
 	if err != nil {
@@ -48,7 +49,7 @@ func TestCheckFindsEachKind(t *testing.T) {
 		kinds = append(kinds, d.Kind+" "+d.Ref)
 	}
 	want := []string{"symbol memory.Store.Forget", "symbol memory.Old", "test TestGone", "link ../nowhere.md",
-		"path memory/gone.go", "make deploy", "flag go run ./cmd/run -dry"}
+		"path memory/gone.go", "path DESIGN.md", "make deploy", "flag go run ./cmd/run -dry"}
 	slices.Sort(kinds)
 	slices.Sort(want)
 	if !slices.Equal(kinds, want) {

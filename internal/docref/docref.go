@@ -3,7 +3,8 @@
 // names, file paths and links, make targets, and the flags of the
 // commands they show (go run ./eval -live). A document that names
 // something the code no longer has misleads its reader; the test of this
-// package fails on every such dangling reference.
+// package fails on every such dangling reference, and on a document
+// named that the repository does not hold (a design kept elsewhere).
 package docref
 
 import (
@@ -16,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -54,6 +54,9 @@ type Repo struct {
 	// notPaths are values that look like paths and are not: the OAuth
 	// scopes.
 	notPaths map[string]bool
+	// docNames are the base names of the repository's Markdown files, which
+	// a document may name without their folder (README.md).
+	docNames map[string]bool
 }
 
 // Read reads the Go files and the Makefile of the repository at root.
@@ -61,7 +64,7 @@ type Repo struct {
 // as an OAuth scope "memory/user").
 func Read(root string, notPaths ...string) (*Repo, error) {
 	r := &Repo{root: root, symbols: map[string]map[string]bool{}, tests: map[string]bool{},
-		strings: map[string]map[string]bool{}, dirs: map[string]string{}, aliases: map[string]string{}, targets: map[string]bool{}, notPaths: map[string]bool{}}
+		strings: map[string]map[string]bool{}, dirs: map[string]string{}, aliases: map[string]string{}, targets: map[string]bool{}, notPaths: map[string]bool{}, docNames: map[string]bool{}}
 	for _, p := range notPaths {
 		r.notPaths[p] = true
 	}
@@ -72,6 +75,9 @@ func Read(root string, notPaths ...string) (*Repo, error) {
 		}
 		if d.IsDir() && path != root && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
+			r.docNames[d.Name()] = true
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") {
 			return nil
@@ -203,10 +209,13 @@ func (r *Repo) readMakefile() error {
 }
 
 var (
-	codeSpan   = regexp.MustCompile("`([^`]+)`")
-	mdLink     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	symbolRef  = regexp.MustCompile(`(?:^|[^\w./-])([a-z][a-z0-9]*)\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?`)
-	testRef    = regexp.MustCompile(`\b((?:Test|Benchmark|Fuzz)[A-Z_]\w*)`)
+	codeSpan  = regexp.MustCompile("`([^`]+)`")
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	symbolRef = regexp.MustCompile(`(?:^|[^\w./-])([a-z][a-z0-9]*)\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?`)
+	testRef   = regexp.MustCompile(`\b((?:Test|Benchmark|Fuzz)[A-Z_]\w*)`)
+	// docName is a document named by its file name alone, as in
+	// BENCHMARKS.md, in prose or code.
+	docName    = regexp.MustCompile(`\b[A-Z][A-Z0-9_-]*\.md\b`)
 	makeRef    = regexp.MustCompile(`(?:^|[\s;&(])make\s+([a-z][a-z0-9-]*)`)
 	goRunRef   = regexp.MustCompile(`go run (\./[A-Za-z0-9_/.-]*)((?:\s+[^\s|;&]+)*)`)
 	flagToken  = regexp.MustCompile(`^--?([a-z][a-z0-9-]*)(=.*)?$`)
@@ -253,6 +262,11 @@ func (r *Repo) Check(doc string) ([]Dangling, error) {
 		for _, m := range testRef.FindAllStringSubmatch(line, -1) {
 			if !r.hasTest(m[1]) {
 				add("test", m[1])
+			}
+		}
+		for _, name := range docName.FindAllString(line, -1) {
+			if !r.docNames[name] {
+				add("path", name) // A document outside the repository, such as a design.
 			}
 		}
 		for _, s := range spans {
@@ -331,11 +345,7 @@ func (r *Repo) isPathRef(tok string) bool {
 	if r.notPaths[tok] || strings.HasPrefix(tok, "/") || placeholder.MatchString(tok) || !pathToken.MatchString(tok) || !strings.Contains(strings.Trim(tok, "./"), "/") && !fileSuffix.MatchString(tok) {
 		return false
 	}
-	first := strings.SplitN(strings.TrimPrefix(tok, "./"), "/", 2)[0]
-	if fileSuffix.MatchString(tok) && !strings.Contains(tok, "/") {
-		return r.exists(first) || slices.Contains([]string{"README.md", "BENCHMARKS.md", "DESIGN.md", "STYLE.md"}, tok)
-	}
-	return r.exists(first)
+	return r.exists(strings.SplitN(strings.TrimPrefix(tok, "./"), "/", 2)[0])
 }
 
 // hasTest reports whether a test is named name or, as a -run pattern
