@@ -33,13 +33,13 @@ type Auth struct {
 
 func (a Auth) withDefaults() Auth {
 	if a.TenantClaim == "" {
-		a.TenantClaim = "tenant_id"
+		a.TenantClaim = setup.DefaultTenantClaim
 	}
 	if a.UserScope == "" {
-		a.UserScope = "memory/user"
+		a.UserScope = setup.DefaultUserScope
 	}
 	if a.AdminScope == "" {
-		a.AdminScope = "memory/admin"
+		a.AdminScope = setup.DefaultAdminScope
 	}
 	if a.MaxBodyBytes <= 0 {
 		a.MaxBodyBytes = DefaultMaxBodyBytes

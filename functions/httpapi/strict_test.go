@@ -17,7 +17,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
