@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -20,7 +20,7 @@ import (
 // is stated, and the days within which an erased user's data is gone
 // from every copy are the longer of the backups' and the messages' lives.
 func TestPrivacyMapIsTheTemplates(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
 	params := asMap(tpl["Parameters"])
 	want := map[string]string{

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 )
 
 // TestErasureKnowsTheRetention checks that the windows the erasure
@@ -14,7 +14,7 @@ import (
 // the defaults and with other values of the parameters, and that the
 // template's bounds of the parameters are those the function accepts.
 func TestErasureKnowsTheRetention(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	tmpl := loadStackTemplate(t)
 	for _, params := range []map[string]string{nil,
 		{"PointInTimeRecoveryDays": "1", "DeadLetterRetentionSeconds": "86400"},

@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/usermemory/usermemory/dynamorepo"
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/memory"
@@ -73,7 +73,7 @@ func number(t *testing.T, v any) int {
 }
 
 // statements returns the IAM statements of the role of function id.
-func statements(t *testing.T, tpl httpapitest.Template, id string) []map[string]any {
+func statements(t *testing.T, tpl httpapitest.SAMTemplate, id string) []map[string]any {
 	t.Helper()
 	res := tpl.Resources()
 	fn := res[id]
@@ -99,7 +99,7 @@ func statements(t *testing.T, tpl httpapitest.Template, id string) []map[string]
 }
 
 func TestLeastPrivilege(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	roles := map[string]string{}
 	for _, id := range tpl.Functions() {
 		roles[fmt.Sprint(asList(get(props(tpl.Resources()[id]), "Role", "Fn::GetAtt"))[0])] = id
@@ -191,7 +191,7 @@ func TestLeastPrivilege(t *testing.T) {
 }
 
 func TestFunctionsAreMainPackages(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	root := httpapitest.Root(t)
 	var folders []string
 	dirs, err := os.ReadDir(filepath.Join(root, "functions"))
@@ -255,7 +255,7 @@ func TestFunctionsAreMainPackages(t *testing.T) {
 }
 
 func TestRoutesAreTheDocument(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	var keys []string
 	for _, r := range tpl.Routes() {
 		keys = append(keys, r.Key)
@@ -281,7 +281,7 @@ func TestRoutesAreTheDocument(t *testing.T) {
 }
 
 func TestTableIsDynamorepos(t *testing.T) {
-	table := props(httpapitest.LoadTemplate(t).Resources()["Table"])
+	table := props(httpapitest.LoadSAMTemplate(t).Resources()["Table"])
 	key := asList(table["KeySchema"])
 	attrs := asList(table["AttributeDefinitions"])
 	if len(key) != 1 || get(key[0].(map[string]any), "AttributeName") != dynamorepo.KeyAttribute ||
@@ -300,7 +300,7 @@ func TestTableIsDynamorepos(t *testing.T) {
 }
 
 func TestQueues(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	res := tpl.Resources()
 	q, dlq := props(res["ExtractionQueue"]), props(res["ExtractionDeadLetterQueue"])
 	extractor := props(res["ExtractorFunction"])
@@ -386,7 +386,7 @@ func envConstants(f *ast.File, out map[string]bool) {
 }
 
 func TestEnvironmentIsSetups(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	known := setupEnv(t)
 	check := func(where string, vars any) {
 		m, _ := vars.(map[string]any)
@@ -505,7 +505,7 @@ func toFloat(v any) float64 { f, _ := strconv.ParseFloat(fmt.Sprint(v), 64); ret
 // Before, MaxFacts 500 and MaxFactChars 2000 passed the template and every
 // function exited at cold start.
 func TestCapsTheTemplateAcceptsStartTheFunctions(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	tmpl := loadStackTemplate(t)
 	params := asMap(tpl["Parameters"])
 	var names []string
@@ -594,7 +594,7 @@ func iamMatch(pattern, arn string) bool {
 
 // modelResources returns the bedrock:InvokeModel resources of the
 // extractor's role, evaluated.
-func modelResources(t *testing.T, tpl httpapitest.Template, app *samtemplate.App) []string {
+func modelResources(t *testing.T, tpl httpapitest.SAMTemplate, app *samtemplate.App) []string {
 	t.Helper()
 	role := fmt.Sprint(asList(get(props(tpl.Resources()["ExtractorFunction"]), "Role", "Fn::GetAtt"))[0])
 	var out []string
@@ -621,7 +621,7 @@ func modelResources(t *testing.T, tpl httpapitest.Template, app *samtemplate.App
 // and the foundation model in every Region it routes to, and a Region
 // without a profile is refused at deploy time unless CheapModelId is set.
 func TestModelOfTheRegion(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	tmpl := loadStackTemplate(t)
 	geo := asMap(asMap(tpl["Mappings"])["InferenceGeography"])
 	if len(geo) == 0 {
@@ -715,7 +715,7 @@ func TestModelOfTheRegion(t *testing.T) {
 // alarm topic: no AWS managed key (alias/aws/sns), or a customer managed
 // key of this template whose policy lets cloudwatch.amazonaws.com use it.
 func TestAlarmTopicTakesCloudWatch(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	res := tpl.Resources()
 	topic := props(res["AlarmTopic"])
 	if key, ok := topic["KmsMasterKeyId"]; ok {
@@ -823,7 +823,7 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 // each have an alarm, on a metric, a dimension set and an outcome the
 // extractor really writes, and that docs/extractor.md names them.
 func TestOutcomeAlarmsWatchRealMetrics(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	namespace, metrics, sets, outcomes := extractorMetrics(t)
 	if !slices.ContainsFunc(sets, func(s []string) bool { return slices.Equal(s, []string{"outcome"}) }) {
 		t.Fatalf("functions/extractor writes the dimension sets %q, none of them [outcome], the alarms' set", sets)
@@ -875,7 +875,7 @@ func TestOutcomeAlarmsWatchRealMetrics(t *testing.T) {
 // queues' names stay valid (at most 80 characters with .fifo) for the
 // longest stack name CloudFormation allows (128 characters).
 func TestStatefulResourcesAreKept(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	res := tpl.Resources()
 	for _, id := range []string{"Table", "ExtractionQueue", "ExtractionDeadLetterQueue"} {
 		if res[id]["DeletionPolicy"] != "Retain" || res[id]["UpdateReplacePolicy"] != "Retain" {
@@ -913,7 +913,7 @@ func TestStatefulResourcesAreKept(t *testing.T) {
 // The dead-letter queue's retention is a parameter: the fence must outlive
 // its largest value.
 func TestFencesOutliveEveryMessage(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	longest := fmt.Sprint(get(tpl, "Parameters", "DeadLetterRetentionSeconds", "MaxValue"))
 	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", map[string]string{"DeadLetterRetentionSeconds": longest}))
 	life := time.Duration(number(t, app.Queues["ExtractionQueue"].Attributes["MessageRetentionPeriod"])+
@@ -942,7 +942,7 @@ func TestFencesOutliveEveryMessage(t *testing.T) {
 // the extractor's timeout after the handler's safety margin (15 s): a hung
 // call is cut by the attempt timeout, not by Lambda.
 func TestExtractorTimeoutHoldsAnAttempt(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	timeout := number(t, props(tpl.Resources()["ExtractorFunction"])["Timeout"])
 	attempt := setup.DefaultModelAttemptSecs
 	if v, ok := asMap(get(props(tpl.Resources()["ExtractorFunction"]), "Environment", "Variables"))[setup.EnvModelAttemptSecs]; ok {
@@ -958,7 +958,7 @@ func TestExtractorTimeoutHoldsAnAttempt(t *testing.T) {
 // parameter overrides in its Region: CloudFormation accepts them and the
 // functions start.
 func TestSamconfigDeploys(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	raw, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "samconfig.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -1067,7 +1067,7 @@ func readRunbook(t *testing.T) runbook {
 // table, or a written reason why none; every alarm has a runbook entry
 // and publishes to the topic, which a parameter can subscribe a person to.
 func TestEveryOutcomeReachesAPerson(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	rb := readRunbook(t)
 	_, _, _, outcomes := extractorMetrics(t)
 	alarms := map[string]map[string]any{}
@@ -1141,7 +1141,7 @@ func TestEveryOutcomeReachesAPerson(t *testing.T) {
 // visibility timeout times maxReceiveCount before the dead-letter queue
 // takes it, so a lower threshold would call retries a backlog.
 func TestQueueAgeAlarmIsPastRetries(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	tmpl := loadStackTemplate(t)
 	app := resolve(t, tmpl, deployment("us-east-1", nil))
 	q := app.Properties["ExtractionQueue"]
@@ -1206,7 +1206,7 @@ var runbookCountRow = regexp.MustCompile("^\\| `([A-Z][A-Za-z]+)` \\|([^|]*)\\|(
 // a row of docs/runbook.md's table of counts, with an alarm of the
 // template that watches that metric, or a written reason why none.
 func TestEveryCountReachesAPerson(t *testing.T) {
-	tpl := httpapitest.LoadTemplate(t)
+	tpl := httpapitest.LoadSAMTemplate(t)
 	_, metrics, _, _ := extractorMetrics(t)
 	b, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", "runbook.md"))
 	if err != nil {
@@ -1266,7 +1266,7 @@ func alarmMetrics(p map[string]any) []map[string]any {
 
 // watchedMetrics returns the names of the extractor's metrics that the
 // alarm id of tpl watches, directly or in its metric math.
-func watchedMetrics(tpl httpapitest.Template, id string) []string {
+func watchedMetrics(tpl httpapitest.SAMTemplate, id string) []string {
 	r := tpl.Resources()[id]
 	if r == nil || r["Type"] != "AWS::CloudWatch::Alarm" {
 		return nil
@@ -1283,7 +1283,7 @@ func watchedMetrics(tpl httpapitest.Template, id string) []string {
 // category of memory.Categories, all, none and lists of categories, refuses
 // anything else, and nothing it accepts stops a function at cold start.
 func TestPendingCategoriesPattern(t *testing.T) {
-	p := asMap(asMap(httpapitest.LoadTemplate(t)["Parameters"])["PendingCategories"])
+	p := asMap(asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])["PendingCategories"])
 	re, err := regexp.Compile(fmt.Sprint(p["AllowedPattern"]))
 	if err != nil {
 		t.Fatal(err)

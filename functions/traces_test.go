@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 )
 
 // tracingModules are the module paths of the instrumentation that would

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 )
 

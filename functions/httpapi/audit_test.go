@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
 	"github.com/usermemory/usermemory/functions/logref"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 )
 
 // TestDocumentHasTheGatewaysAnswers holds api/openapi.yaml (valid OpenAPI,

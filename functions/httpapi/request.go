@@ -1,8 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/base64"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/memory"
@@ -33,13 +36,13 @@ type Auth struct {
 
 func (a Auth) withDefaults() Auth {
 	if a.TenantClaim == "" {
-		a.TenantClaim = "tenant_id"
+		a.TenantClaim = setup.DefaultTenantClaim
 	}
 	if a.UserScope == "" {
-		a.UserScope = "memory/user"
+		a.UserScope = setup.DefaultUserScope
 	}
 	if a.AdminScope == "" {
-		a.AdminScope = "memory/admin"
+		a.AdminScope = setup.DefaultAdminScope
 	}
 	if a.MaxBodyBytes <= 0 {
 		a.MaxBodyBytes = DefaultMaxBodyBytes
@@ -260,29 +263,39 @@ type putBody struct {
 	validUntil string
 }
 
+// putJSON is the JSON form of a PUT body. Its members stay raw, so that a
+// null is told apart from a missing member; names match exactly, as
+// go-json-experiment matches them by default ("Value" is unknown), and
+// every other member lands in unknown.
+type putJSON struct {
+	Value      jsontext.Value            `json:"value"`
+	Origin     jsontext.Value            `json:"origin"`
+	ValidUntil jsontext.Value            `json:"validUntil"`
+	Unknown    map[string]jsontext.Value `json:",unknown"`
+}
+
 // decodeBody returns the members of a PUT body: exactly one JSON object
 // whose members are "value", a string, optionally "origin", manual or
 // remember_tool (memory.OriginManual when left out), and optionally
-// "validUntil", a string (checked by the core; null is refused). The body is checked first
-// by [checkJSON]: whatever a decoder would have to rewrite to read it is
-// refused.
+// "validUntil", a string (checked by the core; null is refused). The body
+// is checked first by [checkJSON]: whatever a decoder would have to
+// rewrite to read it is refused.
 func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
-	members, err := a.bodyMembers(req)
+	body, err := a.bodyMembers(req)
 	if err != nil {
 		return putBody{}, err
 	}
-	rawValue, ok := members["value"]
-	if !ok || string(rawValue) == "null" {
+	if body.Value == nil || body.Value.Kind() == 'n' {
 		return putBody{}, &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeEmptyFact,
 			Message: `the body has no "value"`, UserMessage: "Write what should be remembered."}
 	}
 	b := putBody{origin: memory.OriginManual}
-	if err := json.Unmarshal(rawValue, &b.value); err != nil {
+	if err := json.Unmarshal(body.Value, &b.value); err != nil {
 		return putBody{}, fail(http.StatusBadRequest, CodeMalformedBody, `the body's "value" must be a string`)
 	}
-	if raw, ok := members["origin"]; ok {
+	if body.Origin != nil {
 		var o string
-		if err := json.Unmarshal(raw, &o); err != nil {
+		if err := json.Unmarshal(body.Origin, &o); err != nil {
 			return putBody{}, fail(http.StatusBadRequest, CodeMalformedBody, `the body's "origin" must be a string`)
 		}
 		b.origin = memory.Origin(o)
@@ -290,8 +303,8 @@ func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
 			return putBody{}, err
 		}
 	}
-	if raw, ok := members["validUntil"]; ok {
-		if err := json.Unmarshal(raw, &b.validUntil); err != nil || string(raw) == "null" {
+	if body.ValidUntil != nil {
+		if err := json.Unmarshal(body.ValidUntil, &b.validUntil); err != nil || body.ValidUntil.Kind() == 'n' {
 			return putBody{}, &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeInvalidValidUntil,
 				Message:     `the body's "validUntil" must be a date "YYYY-MM-DD"`,
 				UserMessage: "Give the last day as a date, like 2026-12-31."}
@@ -303,7 +316,32 @@ func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
 // bodyMembers returns the members of a PUT body, checked: its media type,
 // size and JSON ([checkJSON]), one object, no identity member, no member
 // other than "value", "origin" and "validUntil".
-func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (map[string]json.RawMessage, error) {
+func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (putJSON, error) {
+	raw, err := a.rawBody(req)
+	if err != nil {
+		return putJSON{}, err
+	}
+	var body putJSON
+	if jsontext.Value(bytes.TrimSpace(raw)).Kind() != '{' || json.Unmarshal(raw, &body) != nil {
+		return putJSON{}, fail(http.StatusBadRequest, CodeMalformedBody, `the body must be a JSON object {"value": "…"}`)
+	}
+	// Look for identity members first, to say why they are refused.
+	for name := range body.Unknown {
+		switch strings.ToLower(name) {
+		case "tenantid", "tenant_id", "userid", "user_id", "sub", "tenant", "user":
+			return putJSON{}, fail(http.StatusBadRequest, CodeIdentityInBody,
+				"the body may not name a tenant or a user: they come from the token")
+		}
+	}
+	if len(body.Unknown) > 0 {
+		return putJSON{}, fail(http.StatusBadRequest, CodeUnknownField, `the body's members are "value" and, optionally, "origin" and "validUntil"`)
+	}
+	return body, nil
+}
+
+// rawBody returns the bytes of a PUT body, checked: its media type, its
+// size after base64 decoding, and its JSON ([checkJSON]).
+func (a Auth) rawBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
 	if err := checkContentType(req.Headers); err != nil {
 		return nil, err
 	}
@@ -321,27 +359,55 @@ func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (map[string]json.R
 	if len(raw) > a.MaxBodyBytes {
 		return nil, tooLarge(a.MaxBodyBytes)
 	}
-	if err := checkJSON(raw); err != nil {
-		return nil, err
+	return raw, checkJSON(raw)
+}
+
+// checkJSON refuses a body that a JSON decoder reads only by rewriting or
+// dropping part of it, with a 400 *memory.Error. go-json-experiment's
+// jsontext refuses all of it by default; checkJSON asks it again with one
+// allowance fewer at each step, so that the first failure, in the order
+// docs/api.md gives, answers:
+//
+//   - CodeInvalidUTF8 for bytes that are not UTF-8 (RFC 8259 section 8.1);
+//   - CodeMalformedBody for text that is not exactly one JSON value:
+//     syntax errors, and trailing data after the value (white space
+//     aside);
+//   - CodeInvalidUTF8 for an escaped surrogate that is not half of a pair
+//     ("\ud800"), which encoding/json would turn into U+FFFD (RFC 7493,
+//     I-JSON, section 2.1);
+//   - CodeDuplicateMember for an object, at any depth, that names a
+//     member twice, compared after unescaping ("a" and "\u0061" are the
+//     same name), where encoding/json keeps the last silently (RFC 7493
+//     section 2.3).
+//
+// What the value must be (one object, its members) is checked afterwards
+// by [Auth.bodyMembers].
+func checkJSON(raw []byte) error {
+	if !utf8.Valid(raw) {
+		return fail(http.StatusBadRequest, CodeInvalidUTF8, "the body is not valid UTF-8")
 	}
-	// Look for identity members first, to say why they are refused.
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
-		return nil, fail(http.StatusBadRequest, CodeMalformedBody, `the body must be a JSON object {"value": "…"}`)
+	v := jsontext.Value(raw)
+	if !v.IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
+		return fail(http.StatusBadRequest, CodeMalformedBody, `the body must be one JSON object {"value": "…"}`)
 	}
-	for name := range members {
-		switch strings.ToLower(name) {
-		case "tenantid", "tenant_id", "userid", "user_id", "sub", "tenant", "user":
-			return nil, fail(http.StatusBadRequest, CodeIdentityInBody,
-				"the body may not name a tenant or a user: they come from the token")
-		}
+	if !v.IsValid(jsontext.AllowDuplicateNames(true)) {
+		return fail(http.StatusBadRequest, CodeInvalidUTF8,
+			`the body escapes a surrogate that is not half of a pair (such as \ud800): it is not Unicode text`)
 	}
-	for name := range members {
-		if name != "value" && name != "origin" && name != "validUntil" { // Exact: encoding/json alone would accept "Value".
-			return nil, fail(http.StatusBadRequest, CodeUnknownField, `the body's members are "value" and, optionally, "origin" and "validUntil"`)
-		}
+	var serr *jsontext.SyntacticError
+	if err := json.Unmarshal(raw, new(jsontext.Value)); errors.As(err, &serr) {
+		return fail(http.StatusBadRequest, CodeDuplicateMember,
+			"the body names the member "+quoteShort(serr.JSONPointer.LastToken())+" twice in one object")
 	}
-	return members, nil
+	return nil
+}
+
+// quoteShort quotes a member name for an error message, cut to 40 runes.
+func quoteShort(name string) string {
+	if utf8.RuneCountInString(name) > 40 {
+		name = string([]rune(name)[:40]) + "…"
+	}
+	return fmt.Sprintf("%q", name)
 }
 
 func tooLarge(limit int) error {

@@ -17,7 +17,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -199,6 +199,26 @@ func TestStrictBody(t *testing.T) {
 	}
 }
 
+// TestStrictDuplicateDetail: the refusal of a duplicate member names the
+// member, as unescaped, at any depth.
+func TestStrictDuplicateDetail(t *testing.T) {
+	for body, name := range map[string]string{
+		`{"value":"a","\u0076alue":"b"}`:            `"value"`,
+		`{"value":"x","meta":{"a":1,"a":2}}`:        `"a"`,
+		`{"value":"x","m":[{"b":1},{"c":1,"c":2}]}`: `"c"`,
+	} {
+		f := newStrictFixture(t)
+		resp, code := f.handle(t, putEvent(userTok(), "k", body, false), false)
+		var p httpapi.Problem
+		if err := json.Unmarshal([]byte(resp.Body), &p); err != nil {
+			t.Fatal(err)
+		}
+		if code != httpapi.CodeDuplicateMember || !strings.Contains(p.Detail, "member "+name+" twice") {
+			t.Errorf("PUT %s → %d %q, want code %d naming %s", body, code, p.Detail, httpapi.CodeDuplicateMember, name)
+		}
+	}
+}
+
 // TestStrictKey: a path key that is not text once decoded, as API
 // Gateway passes it or as it arrives through the event's JSON, is refused
 // and does not touch the fact "k" it used to be stored as.
@@ -257,12 +277,12 @@ func TestStrictIdentity(t *testing.T) {
 	}
 }
 
-// FuzzStrictBody holds the body check to an independent strict decoder,
-// jsontext (the syntactic layer of encoding/json/v2), which refuses
-// invalid UTF-8, unpaired surrogates and duplicate names by default:
-// whatever it refuses is a 400 with one of the strict codes and writes
-// nothing; what it accepts is never called invalid UTF-8 or a duplicate.
-// Every 4xx leaves the store as it was.
+// FuzzStrictBody holds the handler's answers to jsontext's verdict on the
+// body, read directly with its defaults (which refuse invalid UTF-8,
+// unpaired surrogates and duplicate names): whatever it refuses is a 400
+// with one of the strict codes and writes nothing; what it accepts is
+// never called invalid UTF-8 or a duplicate. Every 4xx leaves the store
+// as it was.
 func FuzzStrictBody(f *testing.F) {
 	for _, s := range []string{
 		`{"value":"Lisbon"}`, "{\"value\":\"\xff\xfe\"}", `{"value":"first","value":"second"}`,

@@ -1,4 +1,4 @@
-// Package samtemplate reads an AWS SAM template (template.yaml) into what the local
+// Package samtemplate reads the SAM template (template.yaml) into what the local
 // stack runs: functions with their environment, timeout and memory, the
 // HTTP API's routes, JWT authorizers and CORS, DynamoDB tables, SQS queues
 // with their redrive policies, and SQS event sources.

@@ -2,8 +2,8 @@
 // events of events/, builds API Gateway HTTP API events (payload format
 // 2.0, JWT authorizer), invokes handlers through the Lambda runtime's own
 // JSON path, holds requests and responses to api/openapi.yaml with
-// kin-openapi ([Spec]), and reads template.yaml's routes through
-// internal/samtemplate. A [Fixture] runs a function's table of [Case]
+// kin-openapi ([Spec]), and reads the SAM template (template.yaml) with
+// internal/samtemplate ([LoadSAMTemplate]). A [Fixture] runs a function's table of [Case]
 // values on the standard users ([Ana], [Bob], [OtherAna]), so that each
 // function's tests hold only its cases. The tests that need DynamoDB get a
 // repository on the moto_server of the environment ([MotoRepo]), or skip.
@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/localnet"
 )
 
@@ -132,7 +133,7 @@ func NewEvent(routeKey string, tok *Token, params map[string]string, body string
 		if tok.Tenant != "" {
 			name := tok.TenantClaim
 			if name == "" {
-				name = "tenant_id"
+				name = setup.DefaultTenantClaim
 			}
 			claims[name] = tok.Tenant
 		}

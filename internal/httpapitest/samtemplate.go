@@ -12,38 +12,31 @@ import (
 	"github.com/usermemory/usermemory/internal/samtemplate"
 )
 
-// Template is template.yaml as plain values: maps, lists, strings,
-// numbers and booleans. A CloudFormation short-form tag becomes its long
-// form: !Ref X is {"Ref": "X"}, !GetAtt A.B is {"Fn::GetAtt": ["A", "B"]},
-// !Sub s is {"Fn::Sub": s}, and so on.
-type Template map[string]any
+// SAMTemplate is the SAM template (template.yaml) as plain values: maps,
+// lists, strings, numbers and booleans, read by [samtemplate.Decode], the
+// local stack's reader, so that the tests and the stack read it alike. A
+// CloudFormation short-form tag becomes its long form: !Ref X is
+// {"Ref": "X"}, !GetAtt A.B is {"Fn::GetAtt": ["A", "B"]}, !Sub s is
+// {"Fn::Sub": s}, and so on.
+type SAMTemplate map[string]any
 
-// LoadTemplate reads template.yaml.
-func LoadTemplate(t testing.TB) Template {
+// LoadSAMTemplate reads the SAM template (template.yaml) of the
+// repository, failing t when it cannot.
+func LoadSAMTemplate(t testing.TB) SAMTemplate {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(Root(t), "template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := ParseTemplate(raw)
+	m, err := samtemplate.Decode(raw)
 	if err != nil {
 		t.Fatalf("template.yaml: %v", err)
 	}
-	return tpl
-}
-
-// ParseTemplate parses a CloudFormation template in YAML with the local
-// stack's reader, so that the tests and the stack read it alike.
-func ParseTemplate(raw []byte) (Template, error) {
-	m, err := samtemplate.Decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+	return m
 }
 
 // Resources returns the template's resources by logical ID.
-func (tpl Template) Resources() map[string]map[string]any {
+func (tpl SAMTemplate) Resources() map[string]map[string]any {
 	out := map[string]map[string]any{}
 	res, _ := tpl["Resources"].(map[string]any)
 	for id, r := range res {
@@ -56,7 +49,7 @@ func (tpl Template) Resources() map[string]map[string]any {
 
 // Functions returns the logical IDs of the AWS::Serverless::Function
 // resources, sorted.
-func (tpl Template) Functions() []string {
+func (tpl SAMTemplate) Functions() []string {
 	var out []string
 	for id, r := range tpl.Resources() {
 		if r["Type"] == "AWS::Serverless::Function" {
@@ -80,7 +73,7 @@ type Route struct {
 }
 
 // Routes returns the HttpApi routes of every function, sorted by key.
-func (tpl Template) Routes() []Route {
+func (tpl SAMTemplate) Routes() []Route {
 	var out []Route
 	for _, id := range tpl.Functions() {
 		props, _ := tpl.Resources()[id]["Properties"].(map[string]any)
@@ -109,7 +102,7 @@ func (tpl Template) Routes() []Route {
 func CheckRoutes(t testing.TB, logicalID string, served []string) {
 	t.Helper()
 	var inTemplate []string
-	for _, r := range LoadTemplate(t).Routes() {
+	for _, r := range LoadSAMTemplate(t).Routes() {
 		if r.Function == logicalID {
 			inTemplate = append(inTemplate, r.Key)
 		}

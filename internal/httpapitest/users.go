@@ -1,6 +1,7 @@
 package httpapitest
 
 import (
+	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -21,13 +22,13 @@ var (
 
 // UserToken returns a new token of [Ana] with the user scope.
 func UserToken() *Token {
-	return &Token{Sub: Ana.UserID, Tenant: Ana.TenantID, Scope: "memory/user"}
+	return &Token{Sub: Ana.UserID, Tenant: Ana.TenantID, Scope: setup.DefaultUserScope}
 }
 
 // AdminToken returns a new token of the administrator admin-7 of tenant,
 // with the admin scope only.
 func AdminToken(tenant string) *Token {
-	return &Token{Sub: "admin-7", Tenant: tenant, Scope: "memory/admin"}
+	return &Token{Sub: "admin-7", Tenant: tenant, Scope: setup.DefaultAdminScope}
 }
 
 // UserFacts are the stored facts of some users: key → value by user.
