@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 )
 
 // envJSONOwnValues are the variables of events/env.json whose local value

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/usermemory/usermemory/functions/httpapi/httpapitest"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 )
 
 // TestOutcomeTableListsEveryOutcome holds the outcome table of
