@@ -210,7 +210,7 @@ func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput,
 }
 
 // quoteChars is the length of the evidence the stand-in quotes: a short
-// clause of the user's, as the MEMORY_USER template asks for.
+// clause of the user's, as the MEMORY_USER prompt asks for.
 const quoteChars = 40
 
 // quote returns the evidence of the stand-in's SET: the first quoteChars
