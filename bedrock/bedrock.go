@@ -23,12 +23,24 @@
 //
 // The Model's calls go through the SDK's standard retryer
 // (aws/retry.NewStandard, built once in New): at most [WithMaxAttempts]
-// attempts, the backoff of [WithBackoff], and the one classification of
-// errors, [Retryable], that the extractor also uses to hand failures back
-// to the queue. A middleware around each attempt bounds it by
-// [WithAttemptTimeout] and a little before the caller's deadline, and
-// starts no retry that the deadline leaves no time for. The Model never
-// logs the prompt or the answer.
+// attempts, the SDK's exponential jitter backoff on the base and cap of
+// [WithBackoff], and the one classification of errors, [Retryable], built
+// from the SDK's retryable checks, that the extractor also uses to hand
+// failures back to the queue. Two parts the SDK cannot do are kept here.
+// First, when the next wait outlasts the time left, the SDK's retry loop
+// sleeps until the caller's deadline and only then gives up, so Extract
+// would return at the deadline or after it, with no time left to report
+// (TestNoRetryPastTheDeadline fails so with the check removed): the
+// retryer of each call wraps the standard one and ends the retries when
+// the wait it draws leaves less than [WithDeadlineMargin] (1s by
+// default). Second, the SDK bounds an
+// attempt only by the HTTP client's timeout, which the Model does not own
+// and which cannot end an attempt before the caller's deadline: a
+// middleware after the SDK's retry middleware bounds each attempt by
+// [WithAttemptTimeout] and 100ms before the caller's deadline, and counts
+// the attempts and their error codes for [Call], which the SDK's attempt
+// results give only with a successful answer. The Model never logs the
+// prompt or the answer.
 //
 // Model families differ in what a tool's input schema may hold: see
 // [ToolFor] and docs/extractor.md.
@@ -40,7 +52,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"slices"
@@ -91,7 +102,9 @@ const (
 	// the first and three retries.
 	DefaultMaxAttempts = 4
 	// DefaultBaseDelay and DefaultMaxDelay bound the backoff before a
-	// retry: a random wait up to min(DefaultMaxDelay, base·2^(n-1)).
+	// retry, the SDK's: a random wait up to min(DefaultMaxDelay,
+	// base·2^(n-1)) after attempt n, where base is DefaultBaseDelay, or
+	// 1s after a throttling error.
 	DefaultBaseDelay = 200 * time.Millisecond
 	DefaultMaxDelay  = 4 * time.Second
 	// DefaultAttemptTimeout bounds one attempt: a hung call is abandoned
@@ -168,7 +181,7 @@ type Model struct {
 	margin         time.Duration
 	allowed        []string
 	observe        func(Call)
-	retryer        aws.Retryer
+	retryer        *awsretry.Standard
 }
 
 var _ memory.Model = (*Model)(nil)
@@ -189,15 +202,16 @@ func WithMaxTokens(n int) Option { return func(x *Model) { x.maxTokens = n } }
 // call included (at least 1); the default is DefaultMaxAttempts.
 func WithMaxAttempts(n int) Option { return func(x *Model) { x.maxAttempts = max(n, 1) } }
 
-// WithBackoff sets the base and the cap of the backoff between attempts.
+// WithBackoff sets the base and the cap of the backoff between attempts;
+// after a throttling error the SDK's base is 1s, still within the cap.
 func WithBackoff(base, maxDelay time.Duration) Option {
 	return func(x *Model) { x.baseDelay, x.maxDelay = base, maxDelay }
 }
 
 // WithAttemptTimeout bounds each attempt: one that takes longer is
 // abandoned and retried, time permitting. The default is
-// DefaultAttemptTimeout; zero leaves only the caller's deadline. Either way an attempt ends a little before the
-// caller's deadline (100ms, or a tenth of the time left when less), so
+// DefaultAttemptTimeout; zero leaves only the caller's deadline. Either
+// way an attempt ends a little before the caller's deadline (100ms, or a tenth of the time left when less), so
 // that Extract returns before it.
 func WithAttemptTimeout(d time.Duration) Option { return func(x *Model) { x.attemptTimeout = d } }
 
@@ -386,14 +400,15 @@ func compact(raw json.RawMessage) string {
 	return b.String()
 }
 
-// converse makes the call through the SDK's standard retryer (built once
-// in New), with the per-attempt middleware of this call, within ctx's
-// deadline.
+// converse makes the call through the Model's retryer, with the
+// per-attempt middleware of this call, within ctx's deadline.
 func (m *Model) converse(ctx context.Context, in *bedrockruntime.ConverseInput, c *Call) (*bedrockruntime.ConverseOutput, error) {
 	var failed []string
 	mw := &attemptMiddleware{m: m, call: c, failed: &failed}
+	r := &deadlineRetryer{RetryerV2: m.retryer, margin: m.margin}
+	r.deadline, _ = ctx.Deadline()
 	out, err := m.client.Converse(ctx, in, func(o *bedrockruntime.Options) {
-		o.Retryer = m.retryer
+		o.Retryer = r
 		o.RetryMaxAttempts = 0 // keep m.retryer's own bound
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
 			return s.Finalize.Insert(mw, "Retry", middleware.After)
@@ -420,41 +435,51 @@ func (m *Model) converse(ctx context.Context, in *bedrockruntime.ConverseInput, 
 	return nil, fmt.Errorf("bedrock: converse %s: %d attempt(s) of %d: %w", aws.ToString(in.ModelId), c.Attempts, m.maxAttempts, err)
 }
 
-// newRetryer returns the SDK's standard retryer bounded by m's attempts,
-// with m's backoff and the classification of [Retryable].
-func (m *Model) newRetryer() aws.Retryer {
+// newRetryer returns the SDK's standard retryer with m's attempts, the
+// SDK's exponential jitter backoff on m's base and cap, and the
+// classification of [Retryable].
+func (m *Model) newRetryer() *awsretry.Standard {
 	return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
 		o.MaxAttempts = m.maxAttempts
+		o.BaseDelay = m.baseDelay
 		o.MaxBackoff = m.maxDelay
-		o.Backoff = backoffFunc(func(attempt int, err error) (time.Duration, error) {
-			var w *waitError
-			if errors.As(err, &w) {
-				return w.wait, nil
-			}
-			return m.backoff(attempt), nil
-		})
-		o.Retryables = []awsretry.IsErrorRetryable{awsretry.IsErrorRetryableFunc(func(err error) aws.Ternary {
-			var stop *stopError
-			if errors.As(err, &stop) || !Retryable(err) {
-				return aws.FalseTernary
-			}
-			return aws.TrueTernary
-		})}
+		o.Retryables = []awsretry.IsErrorRetryable{retryables}
 	})
 }
 
-// backoffFunc turns a function into an awsretry.BackoffDelayer.
-type backoffFunc func(attempt int, err error) (time.Duration, error)
-
-func (f backoffFunc) BackoffDelay(attempt int, err error) (time.Duration, error) {
-	return f(attempt, err)
+// deadlineRetryer is the Model's retryer for one call: it ends the
+// retries when the wait it draws would leave less than margin before the
+// caller's deadline, since a retry then could not be answered in time.
+type deadlineRetryer struct {
+	aws.RetryerV2
+	deadline time.Time
+	margin   time.Duration
 }
 
+// RetryDelay returns the wait before the attempt after attempt, or an
+// error that ends the retries when the deadline leaves no time for it.
+func (r *deadlineRetryer) RetryDelay(attempt int, err error) (time.Duration, error) {
+	wait, derr := r.RetryerV2.RetryDelay(attempt, err)
+	if derr == nil && !r.deadline.IsZero() && time.Until(r.deadline)-wait < r.margin {
+		return 0, &noTimeError{err: err}
+	}
+	return wait, derr
+}
+
+// noTimeError ends the retries of a call: the deadline leaves no time for
+// another attempt.
+type noTimeError struct{ err error }
+
+func (e *noTimeError) Error() string {
+	return "no time left before the deadline for a retry: " + e.err.Error()
+}
+func (e *noTimeError) Unwrap() error { return e.err }
+
 // attemptMiddleware runs around each attempt, after the SDK's retry
-// middleware: it counts the attempts, bounds each by the attempt timeout
-// and a little before the caller's deadline, and decides, with the
-// deadline in view, whether a retryable failure leaves time for another
-// attempt. The wait it draws travels to the retryer in a *waitError.
+// middleware: it counts the attempts, records the code of each failure,
+// and bounds each attempt by the attempt timeout and a little before the
+// caller's deadline. An attempt cut by that bound while the caller's
+// context is live fails with an *AttemptTimeoutError.
 type attemptMiddleware struct {
 	m      *Model
 	call   *Call
@@ -468,28 +493,17 @@ func (a *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 ) {
 	a.call.Attempts++
 	actx, cancel := a.m.attemptContext(ctx)
+	defer cancel()
 	out, md, err := next.HandleFinalize(actx, in)
-	timedOut := actx.Err() != nil
-	cancel()
 	if err == nil {
 		return out, md, nil
 	}
-	*a.failed = append(*a.failed, errorCode(err))
-	if ctx.Err() != nil {
-		return out, md, &stopError{err: err} // the caller's deadline or cancellation
+	code := errorCode(err)
+	if actx.Err() != nil && ctx.Err() == nil {
+		err, code = &AttemptTimeoutError{Err: err}, "timeout"
 	}
-	if timedOut {
-		err = &AttemptTimeoutError{Err: err}
-		(*a.failed)[len(*a.failed)-1] = "timeout"
-	}
-	if !Retryable(err) || a.call.Attempts >= a.m.maxAttempts {
-		return out, md, err
-	}
-	wait := a.m.backoff(a.call.Attempts)
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-wait < a.m.margin {
-		return out, md, &stopError{err: err, noTime: true}
-	}
-	return out, md, &waitError{err: err, wait: wait}
+	*a.failed = append(*a.failed, code)
+	return out, md, err
 }
 
 // AttemptTimeoutError is the error of an attempt that outlasted the
@@ -502,30 +516,6 @@ func (e *AttemptTimeoutError) Unwrap() error { return e.Err }
 
 // Timeout reports true: the error is a timeout.
 func (e *AttemptTimeoutError) Timeout() bool { return true }
-
-// stopError ends the retries of a call: the caller's context is done, or
-// the deadline leaves no time for another attempt.
-type stopError struct {
-	err    error
-	noTime bool
-}
-
-func (e *stopError) Error() string {
-	if e.noTime {
-		return "no time left before the deadline for a retry: " + e.err.Error()
-	}
-	return e.err.Error()
-}
-func (e *stopError) Unwrap() error { return e.err }
-
-// waitError carries the wait before the next attempt to the retryer.
-type waitError struct {
-	err  error
-	wait time.Duration
-}
-
-func (e *waitError) Error() string { return e.err.Error() }
-func (e *waitError) Unwrap() error { return e.err }
 
 // returnReserve is the time an attempt leaves before the caller's
 // deadline (at most a tenth of the time left), so that Extract returns
@@ -550,32 +540,51 @@ func (m *Model) attemptContext(ctx context.Context) (context.Context, context.Ca
 	return context.WithDeadline(ctx, end)
 }
 
-// backoff returns the wait before the attempt after attempt n: full
-// jitter, up to min(maxDelay, baseDelay·2^(n-1)).
-func (m *Model) backoff(n int) time.Duration {
-	ceiling := m.baseDelay << min(n-1, 20)
-	if ceiling > m.maxDelay || ceiling <= 0 {
-		ceiling = m.maxDelay
+// retryables is the classification of [Retryable], in the SDK's terms:
+// the first check with an answer decides, and no answer means permanent.
+// Besides the SDK's defaults (connection errors, timeouts, HTTP 500, 502,
+// 503, 504 and an unmodelled 429, its throttling and request-timeout
+// codes) it retries the Bedrock Runtime codes of a quota that refills and
+// of a model not yet ready or slow, any server fault, and HTTP 408 and
+// any 5xx; and it never retries what no later try can mend.
+var retryables = awsretry.IsErrorRetryables(append([]awsretry.IsErrorRetryable{
+	awsretry.IsErrorRetryableFunc(permanent),
+	awsretry.RetryableErrorCode{Codes: map[string]struct{}{
+		"ServiceQuotaExceededException": {},
+		"ServiceUnavailableException":   {},
+		"InternalServerException":       {},
+		"ModelNotReadyException":        {},
+		"ModelTimeoutException":         {},
+	}},
+	awsretry.IsErrorRetryableFunc(serverFault),
+}, awsretry.DefaultRetryables...))
+
+// permanent answers false for the errors no later try can mend, true for
+// timeouts, and unknown for the rest.
+func permanent(err error) aws.Ternary {
+	var timeout *AttemptTimeoutError
+	switch {
+	case err == nil, errors.Is(err, memory.ErrMalformedAnswer), errors.Is(err, ErrToolChoiceUnsupported),
+		errors.Is(err, ErrModelNotAllowed), errors.Is(err, context.Canceled):
+		return aws.FalseTernary
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &timeout):
+		return aws.TrueTernary
 	}
-	if ceiling <= 0 {
-		return 0
-	}
-	return rand.N(ceiling) + 1
+	return aws.UnknownTernary
 }
 
-// retryableCodes are the Bedrock Runtime error codes worth another
-// attempt, besides any server fault and HTTP 408, 429 or 5xx: throttling,
-// a quota that refills, a model not yet ready or slow, a timeout.
-var retryableCodes = map[string]bool{
-	"ThrottlingException":           true,
-	"TooManyRequestsException":      true,
-	"ServiceQuotaExceededException": true,
-	"ServiceUnavailableException":   true,
-	"InternalServerException":       true,
-	"ModelNotReadyException":        true,
-	"ModelTimeoutException":         true,
-	"RequestTimeout":                true,
-	"RequestTimeoutException":       true,
+// serverFault answers true for an API error the service calls its own
+// fault, or any HTTP 408 or 5xx, and unknown for the rest.
+func serverFault(err error) aws.Ternary {
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorFault() == smithy.FaultServer {
+		return aws.TrueTernary
+	}
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) && (re.HTTPStatusCode() == http.StatusRequestTimeout || re.HTTPStatusCode() >= 500) {
+		return aws.TrueTernary
+	}
+	return aws.UnknownTernary
 }
 
 // Retryable reports whether a call that failed with err may succeed when
@@ -591,34 +600,7 @@ var retryableCodes = map[string]bool{
 // ([ErrModelNotAllowed]), an answer that is not the expected structure
 // (memory.ErrMalformedAnswer), a cancelled call, no error.
 func Retryable(err error) bool {
-	switch {
-	case err == nil, errors.Is(err, memory.ErrMalformedAnswer), errors.Is(err, ErrToolChoiceUnsupported),
-		errors.Is(err, ErrModelNotAllowed), errors.Is(err, context.Canceled):
-		return false
-	case errors.Is(err, context.DeadlineExceeded):
-		return true
-	}
-	var timeout *AttemptTimeoutError
-	if errors.As(err, &timeout) {
-		return true
-	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) && (retryableCodes[ae.ErrorCode()] || ae.ErrorFault() == smithy.FaultServer) {
-		return true
-	}
-	var re *smithyhttp.ResponseError
-	if errors.As(err, &re) && re.HTTPStatusCode() != 0 {
-		s := re.HTTPStatusCode()
-		return s == http.StatusTooManyRequests || s == http.StatusRequestTimeout || s >= 500
-	}
-	if ae != nil {
-		return false
-	}
-	if (awsretry.RetryableConnectionError{}).IsErrorRetryable(err) == aws.TrueTernary {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	return retryables.IsErrorRetryable(err) == aws.TrueTernary
 }
 
 // errorCode names a failed attempt for [Call].Retried: the AWS error

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/usermemory/usermemory/memory"
 )
@@ -28,9 +30,12 @@ func (s *stub) Converse(_ context.Context, in *bedrockruntime.ConverseInput, opt
 	for _, f := range optFns {
 		f(&o)
 	}
-	if _, ok := o.Retryer.(*retry.Standard); !ok || o.Retryer.MaxAttempts() != s.attempts || o.RetryMaxAttempts != 0 || len(o.APIOptions) != 1 {
-		s.t.Errorf("call options: retryer %T of %d attempts, RetryMaxAttempts %d, %d API options; want *retry.Standard of %d, 0 and the attempt middleware",
+	r, ok := o.Retryer.(*deadlineRetryer)
+	if !ok || o.Retryer.MaxAttempts() != s.attempts || o.RetryMaxAttempts != 0 || len(o.APIOptions) != 1 {
+		s.t.Errorf("call options: retryer %T of %d attempts, RetryMaxAttempts %d, %d API options; want the deadline retryer of %d, 0 and the attempt middleware",
 			o.Retryer, o.Retryer.MaxAttempts(), o.RetryMaxAttempts, len(o.APIOptions), s.attempts)
+	} else if _, ok := r.RetryerV2.(*retry.Standard); !ok {
+		s.t.Errorf("the deadline retryer wraps %T, want the SDK's *retry.Standard", r.RetryerV2)
 	}
 	return &bedrockruntime.ConverseOutput{
 		StopReason: types.StopReasonToolUse,
@@ -82,13 +87,30 @@ func TestStripFence(t *testing.T) {
 	}
 }
 
+// TestBackoffStaysInBounds holds the SDK's backoff to the bounds the
+// Model documents: up to min(DefaultMaxDelay, base·2^(n-1)), with base
+// DefaultBaseDelay, or 1s for throttling.
 func TestBackoffStaysInBounds(t *testing.T) {
 	m := New(nil)
-	for n := 1; n <= 40; n++ {
-		ceiling := min(DefaultBaseDelay<<min(n-1, 20), DefaultMaxDelay)
-		for range 50 {
-			if d := m.backoff(n); d <= 0 || d > ceiling {
-				t.Fatalf("backoff(%d) = %v, want in (0, %v]", n, d, ceiling)
+	for _, tt := range []struct {
+		err  error
+		base time.Duration
+	}{
+		{&smithy.GenericAPIError{Code: "InternalServerException", Fault: smithy.FaultServer}, DefaultBaseDelay},
+		{&smithy.GenericAPIError{Code: "ThrottlingException"}, time.Second},
+	} {
+		for n := 1; n <= 40; n++ {
+			ceiling := min(tt.base<<min(n-1, 20), DefaultMaxDelay)
+			var longest time.Duration
+			for range 50 {
+				d, err := m.retryer.RetryDelay(n, tt.err)
+				if err != nil || d < 0 || d > ceiling {
+					t.Fatalf("RetryDelay(%d, %v) = %v, %v; want in [0, %v]", n, tt.err, d, err, ceiling)
+				}
+				longest = max(longest, d)
+			}
+			if longest < ceiling/4 {
+				t.Errorf("RetryDelay(%d, %v): longest of 50 draws %v, want a spread up to %v", n, tt.err, longest, ceiling)
 			}
 		}
 	}

@@ -109,14 +109,15 @@ type Repository interface {
 // and may carry ValidUntil, the last day of a temporary fact
 // ("YYYY-MM-DD"), and Category, a special category of [Categories] the
 // model saw in it. As answered they are unchecked; [Store.Extract] checks
-// them.
+// them. Its JSON form is the one of the operations tool's input
+// ([OperationsTool], decoded by [ParseOperations]).
 type Operation struct {
-	Op         string
-	Key        string
-	Value      string
-	Evidence   string
-	ValidUntil string
-	Category   string
+	Op         string `json:"op"`
+	Key        string `json:"key"`
+	Value      string `json:"value,omitempty"`
+	Evidence   string `json:"evidence,omitempty"`
+	ValidUntil string `json:"validUntil,omitempty"`
+	Category   string `json:"category,omitempty"`
 }
 
 // Operation kinds.

@@ -92,14 +92,7 @@ func jsonList(words []string) string {
 // does that.
 func ParseOperations(input []byte) ([]Operation, error) {
 	var in struct {
-		Operations *[]struct {
-			Op         string `json:"op"`
-			Key        string `json:"key"`
-			Value      string `json:"value"`
-			Evidence   string `json:"evidence"`
-			ValidUntil string `json:"validUntil"`
-			Category   string `json:"category"`
-		} `json:"operations"`
+		Operations *[]Operation `json:"operations"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.DisallowUnknownFields()
@@ -112,11 +105,7 @@ func ParseOperations(input []byte) ([]Operation, error) {
 	if in.Operations == nil {
 		return nil, malformed("tool input: no operations array")
 	}
-	ops := make([]Operation, len(*in.Operations))
-	for i, o := range *in.Operations {
-		ops[i] = Operation{Op: o.Op, Key: o.Key, Value: o.Value, Evidence: o.Evidence, ValidUntil: o.ValidUntil, Category: o.Category}
-	}
-	return ops, nil
+	return *in.Operations, nil
 }
 
 // UserTools returns the two built-in tools a chat model may call to edit

@@ -104,6 +104,52 @@ func TestParseOperations(t *testing.T) {
 	}
 }
 
+// TestOperationJSONIsTheToolInput holds Operation's JSON form to the
+// operations tool: its members are the schema's item properties, the
+// optional ones are left out when empty, and ParseOperations reads back
+// what it writes.
+func TestOperationJSONIsTheToolInput(t *testing.T) {
+	full := memory.Operation{Op: "SET", Key: "k", Value: "v", Evidence: "e", ValidUntil: "2026-12-31", Category: memory.Categories[0]}
+	_, schema := topLevel(t, memory.OperationsTool(4, 100, true))
+	items := walkMap(t, schema, "properties", "operations", "items", "properties")
+	for _, tt := range []struct {
+		op   memory.Operation
+		want []string
+	}{
+		{full, slices.Sorted(maps.Keys(items))},
+		{memory.Operation{Op: "DELETE", Key: "k"}, []string{"key", "op"}},
+	} {
+		b, err := json.Marshal(tt.op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var members map[string]any
+		if err := json.Unmarshal(b, &members); err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Sorted(maps.Keys(members)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s has members %v, want %v", b, got, tt.want)
+		}
+		ops, err := memory.ParseOperations([]byte(`{"operations":[` + string(b) + `]}`))
+		if err != nil || len(ops) != 1 || ops[0] != tt.op {
+			t.Errorf("ParseOperations(%s) = %+v, %v; want %+v", b, ops, err, tt.op)
+		}
+	}
+}
+
+// walkMap returns the object at path in v.
+func walkMap(t *testing.T, v map[string]any, path ...string) map[string]any {
+	t.Helper()
+	for _, p := range path {
+		next, ok := v[p].(map[string]any)
+		if !ok {
+			t.Fatalf("no object at %q of %v", p, path)
+		}
+		v = next
+	}
+	return v
+}
+
 func isMalformed(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "malformed") && errors.Is(err, memory.ErrMalformedAnswer)
 }

@@ -186,13 +186,9 @@ type recorder struct {
 func (r *recorder) Extract(ctx context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
 	start := time.Now()
 	ans, err := r.model.Extract(ctx, req)
-	c := score.Call{Latency: time.Since(start), RequestSHA256: RequestSHA256(req), Operations: []score.Operation{}}
+	c := score.Call{Latency: time.Since(start), RequestSHA256: RequestSHA256(req), Operations: append([]score.Operation{}, ans.Operations...)}
 	if lat, ok := r.model.(interface{ lastLatency() time.Duration }); ok {
 		c.Latency = lat.lastLatency()
-	}
-	for _, op := range ans.Operations {
-		c.Operations = append(c.Operations, score.Operation{Op: op.Op, Key: op.Key, Value: op.Value,
-			Evidence: op.Evidence, ValidUntil: op.ValidUntil, Category: op.Category})
 	}
 	if err != nil {
 		c.ModelError, c.Malformed = redact(err), errors.Is(err, memory.ErrMalformedAnswer)

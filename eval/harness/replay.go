@@ -54,10 +54,7 @@ func (r *Replayer) Extract(ctx context.Context, req memory.ModelRequest) (memory
 		return memory.ModelAnswer{}, r.err
 	}
 	ans := memory.ModelAnswer{Usage: memory.Usage{InputTokens: c.InputTokens, OutputTokens: c.OutputTokens}}
-	for _, op := range c.Operations {
-		ans.Operations = append(ans.Operations, memory.Operation{Op: op.Op, Key: op.Key, Value: op.Value,
-			Evidence: op.Evidence, ValidUntil: op.ValidUntil, Category: op.Category})
-	}
+	ans.Operations = append(ans.Operations, c.Operations...)
 	r.latency = c.Latency
 	if c.ModelError != "" {
 		return ans, recordedError{msg: c.ModelError, malformed: c.Malformed}

@@ -95,15 +95,9 @@ type Call struct {
 }
 
 // Operation is one operation as the model answered it, with the user's
-// words it quoted, the end date and the category it gave.
-type Operation struct {
-	Op         string `json:"op"`
-	Key        string `json:"key"`
-	Value      string `json:"value,omitempty"`
-	Evidence   string `json:"evidence,omitempty"`
-	ValidUntil string `json:"validUntil,omitempty"`
-	Category   string `json:"category,omitempty"`
-}
+// words it quoted, the end date and the category it gave: the core's
+// type, in its JSON form.
+type Operation = memory.Operation
 
 // Counts are the counts of the facts kept that a conversation's score and
 // the totals of a run both report.

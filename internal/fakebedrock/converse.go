@@ -21,6 +21,7 @@ package fakebedrock
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -362,90 +363,122 @@ type contentInBody struct {
 	Text *string `json:"text"`
 }
 
+// converse answers one Converse request: a ValidationException for a
+// request Bedrock refuses, the chat gateway's answer, or the next step of
+// the script (the rule-based answer when there is none). Every request is
+// recorded once.
 func (s *Server) converse(w http.ResponseWriter, r *http.Request, modelID string) {
 	start := time.Now()
-	s.mu.Lock()
-	s.active++
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.active--
-		s.mu.Unlock()
-	}()
+	s.track(+1)
+	defer s.track(-1)
 	body, err := readAll(r, 8<<20)
 	call := Call{ModelID: modelID, At: start.UTC(), RequestBytes: len(body), MaxTokens: -1, Temperature: -1}
-	var req request
-	msg := ""
-	switch {
-	case err != nil:
-		msg = err.Error()
-	case json.Unmarshal(body, &req) != nil:
-		msg = "The request body is not valid JSON."
-	default:
-		msg = invalid(&req)
-	}
+	defer func() { s.record(call) }()
+	req, msg := parseRequest(body, err)
 	if msg != "" {
-		call.Status, call.ErrorType = http.StatusBadRequest, ErrValidation
-		call.ResponseBytes = writeError(w, call.Status, ErrValidation, msg)
-		s.record(call)
+		call.fail(w, http.StatusBadRequest, ErrValidation, msg)
 		return
 	}
-	if ic := req.InferenceConfig; ic != nil {
-		if ic.MaxTokens != nil {
-			call.MaxTokens = *ic.MaxTokens
-		}
-		if ic.Temperature != nil {
-			call.Temperature = *ic.Temperature
-		}
-	}
-	tool := forcedTool(&req)
-	call.Tool = tool
+	call.MaxTokens, call.Temperature = req.inference()
+	call.Tool = forcedTool(&req)
 	if tc := req.ToolConfig; tc != nil && tc.ToolChoice != nil && tc.ToolChoice.Tool != nil && s.refuses(modelID) {
 		refused := ToolChoiceRefused()
-		call.Status, call.ErrorType = http.StatusBadRequest, refused.Error
-		call.ResponseBytes = writeError(w, call.Status, refused.Error, refused.Message)
-		s.record(call)
+		call.fail(w, http.StatusBadRequest, refused.Error, refused.Message)
 		return
 	}
-
 	// A chat gateway's request (see chat.go) takes no scripted step.
 	if ans, ok := s.chatAnswer(body); ok {
-		call.Status = http.StatusOK
-		call.ResponseBytes = writeJSON(w, http.StatusOK, ans)
-		s.record(call)
+		call.reply(w, ans)
 		return
 	}
 	step, scripted := s.next()
 	call.Scripted = scripted
-	if step.DelayMS > 0 {
-		t := time.NewTimer(time.Duration(step.DelayMS) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			call.Status, call.ErrorType = 499, "ClientClosedRequest"
-			s.record(call)
-			return
-		}
-	}
-	if step.Error != "" {
-		status := step.Status
-		if status == 0 {
-			status = statusOf[step.Error]
-		}
-		if status == 0 {
-			status = http.StatusBadRequest
-		}
-		call.Status, call.ErrorType = status, step.Error
-		call.ResponseBytes = writeError(w, status, step.Error, step.Message)
-		s.record(call)
+	if !sleep(r.Context(), time.Duration(step.DelayMS)*time.Millisecond) {
+		call.Status, call.ErrorType = 499, "ClientClosedRequest"
 		return
 	}
+	if step.Error != "" {
+		call.fail(w, step.status(), step.Error, step.Message)
+		return
+	}
+	call.reply(w, s.answer(&req, step, call.Tool, body, time.Since(start)))
+}
 
-	ans := s.answer(&req, step, tool, body, time.Since(start))
-	call.Status = http.StatusOK
-	call.ResponseBytes = writeJSON(w, http.StatusOK, ans)
-	s.record(call)
+// track adds d to the count of requests being answered.
+func (s *Server) track(d int) {
+	s.mu.Lock()
+	s.active += d
+	s.mu.Unlock()
+}
+
+// parseRequest decodes a Converse request body read with err, and returns
+// the message of the ValidationException Bedrock answers it with, "" when
+// it is valid.
+func parseRequest(body []byte, err error) (request, string) {
+	var req request
+	switch {
+	case err != nil:
+		return req, err.Error()
+	case json.Unmarshal(body, &req) != nil:
+		return req, "The request body is not valid JSON."
+	}
+	return req, invalid(&req)
+}
+
+// inference returns the request's maxTokens and temperature, -1 for each
+// it does not set.
+func (req *request) inference() (maxTokens int, temperature float64) {
+	maxTokens, temperature = -1, -1
+	if ic := req.InferenceConfig; ic != nil {
+		if ic.MaxTokens != nil {
+			maxTokens = *ic.MaxTokens
+		}
+		if ic.Temperature != nil {
+			temperature = *ic.Temperature
+		}
+	}
+	return maxTokens, temperature
+}
+
+// sleep waits d, and reports false when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// status returns the HTTP status of the step's error: its own, or the one
+// Bedrock answers the error type with, or 400.
+func (st Step) status() int {
+	if st.Status != 0 {
+		return st.Status
+	}
+	if status := statusOf[st.Error]; status != 0 {
+		return status
+	}
+	return http.StatusBadRequest
+}
+
+// fail writes the Converse error of the call and records its status, type
+// and size in c.
+func (c *Call) fail(w http.ResponseWriter, status int, errType, msg string) {
+	c.Status, c.ErrorType = status, errType
+	c.ResponseBytes = writeError(w, status, errType, msg)
+}
+
+// reply writes the answer of the call and records its status and size in
+// c.
+func (c *Call) reply(w http.ResponseWriter, ans any) {
+	c.Status = http.StatusOK
+	c.ResponseBytes = writeJSON(w, http.StatusOK, ans)
 }
 
 // invalid returns the message of the ValidationException Bedrock answers

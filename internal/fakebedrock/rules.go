@@ -13,15 +13,9 @@ import (
 // Operation is one SET or DELETE operation of an answer, in the shape of
 // the operations tool's input (memory.OperationsTool): a SET quotes its
 // Evidence, and may carry ValidUntil (YYYY-MM-DD) and Category (one of
-// memory.Categories). A scripted operation passes through as it is.
-type Operation struct {
-	Op         string `json:"op"`
-	Key        string `json:"key"`
-	Value      string `json:"value,omitempty"`
-	Evidence   string `json:"evidence,omitempty"`
-	ValidUntil string `json:"validUntil,omitempty"`
-	Category   string `json:"category,omitempty"`
-}
+// memory.Categories). A scripted operation passes through as it is. It
+// is the core's type, in its JSON form.
+type Operation = memory.Operation
 
 // Keys the rule-based extractor sets.
 const (
