@@ -81,11 +81,11 @@ func TestReplayRefusesWhatDoesNotFit(t *testing.T) {
 	dir := t.TempDir()
 	_, path := standInReport(t, dir, "-run", "^en-intro")
 	tmpl := filepath.Join(dir, "t.txt")
-	if err := os.WriteFile(tmpl, []byte(memory.DefaultTemplate+"\nAnother line.\n"), 0o644); err != nil {
+	if err := os.WriteFile(tmpl, []byte(memory.DefaultPrompt+"\nAnother line.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	for _, args := range [][]string{{"-replay", path, "-template", tmpl}, {"-replay", path, "-run", "^en-password"}, {"-replay", path, "-live"}} {
+	for _, args := range [][]string{{"-replay", path, "-prompt", tmpl}, {"-replay", path, "-run", "^en-password"}, {"-replay", path, "-live"}} {
 		stderr.Reset()
 		if code := run(context.Background(), args, streams{strings.NewReader(""), &stdout, &stderr}); code != 1 || !strings.Contains(stderr.String(), "-replay") {
 			t.Errorf("%v: exit %d, %s; want a refusal", args, code, stderr.String())

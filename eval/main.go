@@ -23,7 +23,7 @@
 //	go run ./eval                                   # the stand-in
 //	go run ./eval -live -model us.amazon.nova-lite-v1:0 -price 0.06,0.24 -json nova-lite.json > nova-lite.md
 //	go run ./eval -replay nova-lite.json            # scored again, no model call
-//	go run ./eval -live -model us.amazon.nova-lite-v1:0 -template my_template.txt -compare nova-lite.json
+//	go run ./eval -live -model us.amazon.nova-lite-v1:0 -prompt my_prompt.txt -compare nova-lite.json
 package main
 
 import (
@@ -78,7 +78,7 @@ type options struct {
 	judgeModel string
 	region     string
 	outputMode string
-	template   string
+	prompt     string
 	every      int
 	goldDir    string
 	only       string
@@ -109,7 +109,8 @@ func run(ctx context.Context, args []string, st streams) int {
 	fl.StringVar(&o.judgeModel, "judge", "", "with -live or -replay, a Bedrock model ID that decides whether an unmatched value means an accepted one (reported apart)")
 	fl.StringVar(&o.region, "region", "", "the AWS region of -live (default: the credential chain's, AWS_REGION)")
 	fl.StringVar(&o.outputMode, "output-mode", "tool", "tool (a forced tool call) or json (for models that refuse a forced tool choice)")
-	fl.StringVar(&o.template, "template", "", "a MEMORY_USER template file to score instead of the default one; it must hold {facts}")
+	fl.StringVar(&o.prompt, "prompt", "", "a MEMORY_USER prompt file to score instead of the default one; it must hold {facts}")
+	fl.StringVar(&o.prompt, "template", "", "the former name of -prompt, kept as an alias")
 	fl.IntVar(&o.every, "every", memory.DefaultExtractEveryTurns, "extractEveryTurns: the gateway's extraction beat")
 	fl.StringVar(&o.goldDir, "gold", "", "a gold set folder (subjects.yaml and conversations/*.yaml) instead of the built-in one")
 	fl.StringVar(&o.only, "run", "", "score only the conversations whose ID matches this regular expression")
@@ -164,19 +165,19 @@ func prepare(o options) (setup, error) {
 	}
 	su.mode = mode
 	su.cfg = memory.Config{ExtractEveryTurns: o.every, CheapModelID: o.modelID}
-	su.run = score.Run{ModelID: o.modelID, OutputMode: string(mode), Template: "default", ExtractEveryTurns: o.every}
-	if o.template != "" {
-		b, err := os.ReadFile(o.template)
+	su.run = score.Run{ModelID: o.modelID, OutputMode: string(mode), Prompt: "default", ExtractEveryTurns: o.every}
+	if o.prompt != "" {
+		b, err := os.ReadFile(o.prompt)
 		if err != nil {
-			return su, fmt.Errorf("-template: %w", err)
+			return su, fmt.Errorf("-prompt: %w", err)
 		}
-		su.cfg.Template, su.run.Template = string(b), filepath.Base(o.template)
+		su.cfg.Prompt, su.run.Prompt = string(b), filepath.Base(o.prompt)
 	}
 	if err := su.cfg.Validate(); err != nil {
 		return su, fmt.Errorf("the configuration: %w", err)
 	}
-	sum := sha256.Sum256([]byte(su.cfg.WithDefaults().Template))
-	su.run.TemplateSHA256 = hex.EncodeToString(sum[:])
+	sum := sha256.Sum256([]byte(su.cfg.WithDefaults().Prompt))
+	su.run.PromptSHA256 = hex.EncodeToString(sum[:])
 	if o.compare != "" {
 		if su.old, err = readReport(o.compare, "-compare"); err != nil {
 			return su, err
@@ -284,15 +285,15 @@ func standInRun(ctx context.Context, o options, su *setup) ([]score.Conversation
 }
 
 // replayRun scores again the calls recorded in the report of -replay:
-// the run is that report's, the template must be the one it used.
+// the run is that report's, the prompt must be the one it used.
 func replayRun(ctx context.Context, o options, su *setup) ([]score.Conversation, error) {
 	old, err := readReport(o.replay, "-replay")
 	if err != nil {
 		return nil, err
 	}
-	if old.Run.TemplateSHA256 != su.run.TemplateSHA256 || old.Run.ExtractEveryTurns != su.run.ExtractEveryTurns {
-		return nil, fmt.Errorf("-replay: %s ran template %s (sha256 %.12s) at -every %d: give the same -template and -every",
-			o.replay, old.Run.Template, old.Run.TemplateSHA256, old.Run.ExtractEveryTurns)
+	if old.Run.PromptSHA256 != su.run.PromptSHA256 || old.Run.ExtractEveryTurns != su.run.ExtractEveryTurns {
+		return nil, fmt.Errorf("-replay: %s ran prompt %s (sha256 %.12s) at -every %d: give the same -prompt and -every",
+			o.replay, old.Run.Prompt, old.Run.PromptSHA256, old.Run.ExtractEveryTurns)
 	}
 	su.run = old.Run
 	su.run.Replayed = true

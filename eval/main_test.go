@@ -141,12 +141,12 @@ func TestGoldSetOnStandIn(t *testing.T) {
 func TestCommandOnStandIn(t *testing.T) {
 	dir := t.TempDir()
 	tmpl := filepath.Join(dir, "mine.txt")
-	if err := os.WriteFile(tmpl, []byte(memory.DefaultTemplate+"\nKeep values in the user's own language.\n"), 0o644); err != nil {
+	if err := os.WriteFile(tmpl, []byte(memory.DefaultPrompt+"\nKeep values in the user's own language.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	jsonPath := filepath.Join(dir, "r.json")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-run", "^en-(intro|password)", "-template", tmpl, "-json", jsonPath}, streams{strings.NewReader(""), &stdout, &stderr})
+	code := run(context.Background(), []string{"-run", "^en-(intro|password)", "-prompt", tmpl, "-json", jsonPath}, streams{strings.NewReader(""), &stdout, &stderr})
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -158,7 +158,7 @@ func TestCommandOnStandIn(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(rep.Label, "not a model") || rep.Run.Backend != score.BackendStandIn || rep.Run.Template != "mine.txt" || len(rep.Conversations) != 2 || rep.Totals.ModelCalls != 2 {
+	if !strings.Contains(rep.Label, "not a model") || rep.Run.Backend != score.BackendStandIn || rep.Run.Prompt != "mine.txt" || len(rep.Conversations) != 2 || rep.Totals.ModelCalls != 2 {
 		t.Errorf("report run %+v, %d conversations, %d calls", rep.Run, len(rep.Conversations), rep.Totals.ModelCalls)
 	}
 	if !strings.Contains(stdout.String(), "not a model") || !strings.Contains(stdout.String(), "| en-password |") {
@@ -193,7 +193,7 @@ func TestCommandRefusesBadUsage(t *testing.T) {
 		{[]string{"-nope"}, 2, "flag provided but not defined"},
 		{[]string{"extra"}, 2, "unexpected argument"},
 		{[]string{"-template", noFacts}, 1, "{facts}"},
-		{[]string{"-template", filepath.Join(dir, "missing.txt")}, 1, "-template"},
+		{[]string{"-prompt", filepath.Join(dir, "missing.txt")}, 1, "-prompt"},
 		{[]string{"-output-mode", "xml"}, 1, "tool or json"},
 		{[]string{"-run", "^nothing$"}, 1, "matches no conversation"},
 		{[]string{"-every", "0"}, 1, "extractEveryTurns"},

@@ -275,37 +275,67 @@ func (g *Gateway) Ask(ctx context.Context, t *Thread, text string, approve Appro
 				Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: or(answer, "(no answer)")}}})
 			break
 		}
-		results := make([]types.ContentBlock, 0, len(uses))
-		for _, use := range uses {
-			run := g.runTool(ctx, t.Scope, use, approve)
-			reply.Tools = append(reply.Tools, run)
-			t.turns = append(t.turns, producer.Turn{Role: memory.RoleTool, Text: run.Call.Name + ": " + run.Result})
-			status := types.ToolResultStatusSuccess
-			if run.Err != nil {
-				status = types.ToolResultStatusError
-			}
-			results = append(results, &types.ContentBlockMemberToolResult{Value: types.ToolResultBlock{
-				ToolUseId: use.ToolUseId, Status: status,
-				Content: []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: run.Result}},
-			}})
+		results := g.runTools(ctx, t, uses, approve)
+		for _, run := range results {
+			reply.Tools = append(reply.Tools, run.ToolRun)
 		}
-		t.messages = append(t.messages, types.Message{Role: types.ConversationRoleUser, Content: results})
+		t.messages = append(t.messages, toolResults(results))
 	}
 
-	// After every answer: one message to the queue, with the turns since
-	// the last extraction and, as context, the turns before them (the
-	// producer keeps the newest the extractor reads); the extractor
-	// decides what to learn.
-	reply.ExtractDue = g.cfg.Store.IsExtractDue(previous, len(t.turns))
+	reply.ExtractDue, err = g.send(ctx, t, previous)
+	return reply, err
+}
+
+// send sends the extraction message after every answer: one message to
+// the queue, with the turns since the last extraction and, as context,
+// the turns before them (the producer keeps the newest the extractor
+// reads); the extractor decides what to learn. It reports whether the
+// message is due for extraction, and then marks the turns extracted.
+func (g *Gateway) send(ctx context.Context, t *Thread, previous int) (due bool, err error) {
+	due = g.cfg.Store.IsExtractDue(previous, len(t.turns))
 	err = g.cfg.Producer.Send(ctx, producer.Message{
 		TenantID: t.Scope.TenantID, UserID: t.Scope.UserID, ThreadID: t.ID, ThreadTitle: t.Title,
 		PreviousTurnCount: previous, TurnCount: len(t.turns), Turns: t.turns[t.extracted:],
 		ContextTurns: t.turns[:t.extracted],
 	})
-	if reply.ExtractDue {
+	if due {
 		t.extracted = len(t.turns)
 	}
-	return reply, err
+	return due, err
+}
+
+// toolAnswer is a tool run and the use it answers.
+type toolAnswer struct {
+	ToolRun
+	useID *string
+}
+
+// runTools runs the tool uses of one answer, in order, and records each
+// as a tool turn of t.
+func (g *Gateway) runTools(ctx context.Context, t *Thread, uses []types.ToolUseBlock, approve Approver) []toolAnswer {
+	out := make([]toolAnswer, 0, len(uses))
+	for _, use := range uses {
+		run := g.runTool(ctx, t.Scope, use, approve)
+		t.turns = append(t.turns, producer.Turn{Role: memory.RoleTool, Text: run.Call.Name + ": " + run.Result})
+		out = append(out, toolAnswer{ToolRun: run, useID: use.ToolUseId})
+	}
+	return out
+}
+
+// toolResults is the user message that answers every tool use of runs.
+func toolResults(runs []toolAnswer) types.Message {
+	results := make([]types.ContentBlock, 0, len(runs))
+	for _, run := range runs {
+		status := types.ToolResultStatusSuccess
+		if run.Err != nil {
+			status = types.ToolResultStatusError
+		}
+		results = append(results, &types.ContentBlockMemberToolResult{Value: types.ToolResultBlock{
+			ToolUseId: run.useID, Status: status,
+			Content: []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: run.Result}},
+		}})
+	}
+	return types.Message{Role: types.ConversationRoleUser, Content: results}
 }
 
 // runTool runs one tool call, asking approve first when the tool needs it.

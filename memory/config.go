@@ -109,9 +109,9 @@ type Config struct {
 	MaxConflictRetries int
 	// CheapModelID is the model used when a request names none.
 	CheapModelID string
-	// Template overrides the embedded MEMORY_USER template. It must hold
+	// Prompt overrides the embedded MEMORY_USER prompt. It must hold
 	// the placeholder {facts}; the transcript is sent as the user message.
-	Template string
+	Prompt string
 	// EvidenceCheckOff switches the evidence check off: an extracted SET
 	// is then kept without a quote found in a user turn (its evidence is
 	// kept only when found). On by default.
@@ -158,8 +158,8 @@ func (c Config) WithDefaults() Config {
 	if c.MaxConflictRetries == 0 {
 		c.MaxConflictRetries = DefaultMaxConflictRetries
 	}
-	if c.Template == "" {
-		c.Template = DefaultTemplate
+	if c.Prompt == "" {
+		c.Prompt = DefaultPrompt
 	}
 	if c.PendingCategories == nil {
 		c.PendingCategories = DefaultPendingCategories
@@ -216,8 +216,8 @@ func (c Config) Validate() error {
 		return bad("maxTombstones %d is outside [1, %d]", c.MaxTombstones, MaxMaxFacts)
 	case c.MaxConflictRetries < 1 || c.MaxConflictRetries > 100:
 		return bad("maxConflictRetries %d is outside [1, 100]", c.MaxConflictRetries)
-	case !strings.Contains(c.Template, "{facts}"):
-		return bad("the template must hold the placeholder {facts}")
+	case !strings.Contains(c.Prompt, "{facts}"):
+		return bad("the prompt must hold the placeholder {facts}")
 	case c.MaxPending < 1 || c.MaxPending > MaxMaxPending:
 		return bad("maxPending %d is outside [1, %d]", c.MaxPending, MaxMaxPending)
 	case c.PendingLifetime < MinPendingLifetime || c.PendingLifetime > MaxPendingLifetime:

@@ -15,7 +15,7 @@ func TestConfigValidate(t *testing.T) {
 		{ContextChars: MinContextChars - 1},
 		{ContextChars: MaxContextChars + 1},
 		{MaxFacts: 500, MaxFactChars: 2000}, // Could not fit an item.
-		{Template: "no placeholders"},
+		{Prompt: "no placeholders"},
 	}
 	for _, c := range bad {
 		err := c.Validate()

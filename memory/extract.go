@@ -313,7 +313,7 @@ func (s *Store) callModel(ctx context.Context, meta Meta, rec Record, er Extract
 	}
 	req := ModelRequest{
 		ModelID:       meta.ModelID,
-		System:        RenderTemplate(s.cfg.Template, s.facts(rec), s.now()),
+		System:        RenderPrompt(s.cfg.Prompt, s.facts(rec), s.now()),
 		Transcript:    ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars),
 		Tool:          OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
 		MaxOperations: s.cfg.MaxOperations,

@@ -131,7 +131,7 @@ type ModelRequest struct {
 	// ModelID names the model; the store fills it from the request or the
 	// config.
 	ModelID string
-	// System is the system prompt: the rendered MEMORY_USER template.
+	// System is the system prompt: the rendered MEMORY_USER prompt.
 	System string
 	// Transcript is the user message: the new turns as plain text, after
 	// the context turns when there are any ([ExtractionTranscript]).

@@ -14,7 +14,7 @@ import (
 func (r Report) CompareMarkdown(w io.Writer, old Report) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("\n### Compared with %s (template %s, started %s)\n\n", labelOf(old.Run), old.Run.Template, old.Run.StartedAt.Format("2006-01-02 15:04 UTC"))
+	p("\n### Compared with %s (prompt %s, started %s)\n\n", labelOf(old.Run), old.Run.Prompt, old.Run.StartedAt.Format("2006-01-02 15:04 UTC"))
 	a, n := old.Totals, r.Totals
 	f1d, pairs := PairedDifference(old.Conversations, r.Conversations, microF1)
 	leakd, _ := PairedDifference(old.Conversations, r.Conversations, leakRate)

@@ -20,10 +20,11 @@ type Run struct {
 	Region  string `json:"region,omitempty"`
 	// OutputMode is the bedrock output mode, tool or json.
 	OutputMode string `json:"outputMode"`
-	// Template names the MEMORY_USER template ("default" or the file
-	// given) and TemplateSHA256 is the hex SHA-256 of its text.
-	Template          string    `json:"template"`
-	TemplateSHA256    string    `json:"templateSha256"`
+	// Prompt names the MEMORY_USER prompt ("default" or the file
+	// given) and PromptSHA256 is the hex SHA-256 of its text (their JSON
+	// names are the former "template" ones, so that older reports replay).
+	Prompt            string    `json:"template"`
+	PromptSHA256      string    `json:"templateSha256"`
 	ExtractEveryTurns int       `json:"extractEveryTurns"`
 	StartedAt         time.Time `json:"startedAt"`
 	// Replayed is true when the scores come from a replay of the calls
@@ -93,8 +94,8 @@ func (r Report) Markdown(w io.Writer) error {
 	if r.Run.Region != "" {
 		region = ", region " + r.Run.Region
 	}
-	p("Model ID `%s`%s, output mode %s, template %s (sha256 %s), extractEveryTurns %d, %d conversations.\n\n",
-		r.Run.ModelID, region, r.Run.OutputMode, r.Run.Template, short(r.Run.TemplateSHA256), r.Run.ExtractEveryTurns, r.Totals.Conversations)
+	p("Model ID `%s`%s, output mode %s, prompt %s (sha256 %s), extractEveryTurns %d, %d conversations.\n\n",
+		r.Run.ModelID, region, r.Run.OutputMode, r.Run.Prompt, short(r.Run.PromptSHA256), r.Run.ExtractEveryTurns, r.Totals.Conversations)
 
 	b.WriteString(r.Headline())
 	b.WriteString(figures(r.Totals))

@@ -330,8 +330,8 @@ func callTurns(rng *rand.Rand, first int) []producer.Turn {
 // MaxFactChars runes each escaped to at most 6 (\u003c for < > &, and
 // U+2028, U+2029); and the transcript at TranscriptChars.
 func promptBound(cfg memory.Config) int {
-	slots := strings.Count(cfg.Template, "{facts}")
-	template := utf8.RuneCountInString(memory.RenderTemplate(cfg.Template, nil, time.Time{})) - slots*utf8.RuneCountInString("(none)")
+	slots := strings.Count(cfg.Prompt, "{facts}")
+	template := utf8.RuneCountInString(memory.RenderPrompt(cfg.Prompt, nil, time.Time{})) - slots*utf8.RuneCountInString("(none)")
 	line := len(`- "": ""`) + cfg.MaxFactChars + 6*cfg.MaxFactChars
 	return template + slots*(cfg.MaxFacts*line+cfg.MaxFacts-1) + cfg.TranscriptChars
 }

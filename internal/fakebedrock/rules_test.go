@@ -156,7 +156,7 @@ func TestTemporaryStatementsGetValidUntil(t *testing.T) {
 // holds another, else the time of the request.
 func TestTodayOf(t *testing.T) {
 	now := time.Date(2027, 3, 4, 23, 30, 0, 0, time.UTC)
-	rendered := memory.RenderTemplate(memory.DefaultTemplate,
+	rendered := memory.RenderPrompt(memory.DefaultPrompt,
 		[]memory.Fact{{Key: "note", Value: "today, 1999-01-01"}}, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
 	for _, tt := range []struct {
 		system string

@@ -35,7 +35,7 @@ var numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3
 	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 
 // TodayOf returns the day a request's end dates count from: the date that
-// follows "today" in its system prompt (the MEMORY_USER template's
+// follows "today" in its system prompt (the MEMORY_USER prompt's
 // "counted from today, {today}"; the last one, since the known facts come
 // before the instructions), or else now's date. The time is midnight UTC.
 func TodayOf(system string, now time.Time) time.Time {

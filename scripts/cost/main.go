@@ -210,7 +210,7 @@ func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput,
 }
 
 // quoteChars is the length of the evidence the stand-in quotes: a short
-// clause of the user's, as the MEMORY_USER template asks for.
+// clause of the user's, as the MEMORY_USER prompt asks for.
 const quoteChars = 40
 
 // quote returns the evidence of the stand-in's SET: the first quoteChars
@@ -259,9 +259,30 @@ func text(n int) string {
 	return s[:n]
 }
 
-// measure runs the store for profile p against the DynamoDB at endpoint
-// and hands the configuration and what it measured to emit.
-func measure(ctx context.Context, endpoint string, p profile, emit func(memory.Config, reportInput)) error {
+// clockStart is where the store's clock starts. It moves one second at
+// every call from there, so that the measured item is the same at every
+// run: DynamoDB trims a number's trailing zeros (see dynamorepo.ItemSize),
+// so a time stored in milliseconds would otherwise be a byte smaller at
+// one run in ten. The start's milliseconds (…001) keep every stored time
+// at its full 13 digits, as most times are.
+var clockStart = time.Date(2026, 12, 1, 9, 0, 0, int(time.Millisecond), time.UTC)
+
+// rig is the store under measure: its DynamoDB table, the counters of
+// its requests (the budget gate's apart) and the Converse stand-in.
+type rig struct {
+	db            *dynamodb.Client
+	table         string
+	counter       *requestCounter
+	budgetCounter *requestCounter
+	stand         *converse
+	cfg           memory.Config
+	store         *memory.Store
+	sc            memory.Scope
+}
+
+// newRig creates a table at endpoint and a store over it, with the
+// extractor's budget gate when p sets a budget.
+func newRig(ctx context.Context, endpoint string, p profile) (*rig, error) {
 	client := func(c *requestCounter) *dynamodb.Client {
 		return dynamodb.New(dynamodb.Options{
 			Region:       "us-east-1",
@@ -270,118 +291,132 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 			APIOptions:   []func(*middleware.Stack) error{c.middleware},
 		})
 	}
-	counter, budgetCounter := &requestCounter{n: map[string]int{}}, &requestCounter{n: map[string]int{}}
-	db := client(counter)
-	table := fmt.Sprintf("cost-%d", time.Now().UnixNano())
-	if err := dynamorepo.CreateTable(ctx, db, table); err != nil {
-		return err
+	r := &rig{counter: &requestCounter{n: map[string]int{}}, budgetCounter: &requestCounter{n: map[string]int{}},
+		table: fmt.Sprintf("cost-%d", time.Now().UnixNano()), stand: &converse{},
+		cfg: memory.Config{CheapModelID: "us.amazon.nova-micro-v1:0"}.WithDefaults(),
+		sc:  memory.Scope{TenantID: "acme", UserID: "u-0123456789abcdef"}}
+	r.db = client(r.counter)
+	if err := dynamorepo.CreateTable(ctx, r.db, r.table); err != nil {
+		return nil, err
 	}
-	// The store's clock moves one second at every call from a fixed
-	// start, so that the measured item is the same at every run: DynamoDB
-	// trims a number's trailing zeros (see dynamorepo.ItemSize), so a time
-	// stored in milliseconds would otherwise be a byte smaller at one run
-	// in ten. The start's milliseconds (…001) keep every stored time at
-	// its full 13 digits, as most times are.
-	clockStart := time.Date(2026, 12, 1, 9, 0, 0, int(time.Millisecond), time.UTC)
-	cfg := memory.Config{CheapModelID: "us.amazon.nova-micro-v1:0"}.WithDefaults()
-	stand := &converse{}
-	opts := []memory.Option{memory.WithModel(bedrock.New(stand)), memory.WithClock(memorytest.StepClock(clockStart))}
+	opts := []memory.Option{memory.WithModel(bedrock.New(r.stand)), memory.WithClock(memorytest.StepClock(clockStart))}
 	if p.budget {
 		// The extractor's gate (functions/extractor), on its own client
 		// so that its requests are counted apart.
-		opts = append(opts, memory.WithUsageGate(dynamorepo.NewBudget(client(budgetCounter), table, 1_000_000)))
+		opts = append(opts, memory.WithUsageGate(dynamorepo.NewBudget(client(r.budgetCounter), r.table, 1_000_000)))
 	}
-	store, err := memory.New(dynamorepo.New(db, table), cfg, append(setup.StoreOptions(), opts...)...)
-	if err != nil {
-		return err
-	}
-	sc := memory.Scope{TenantID: "acme", UserID: "u-0123456789abcdef"}
-	raw := func() int {
-		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
-			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: sc.TenantID + "#" + sc.UserID}}})
-		if err != nil {
-			panic(err)
-		}
-		return dynamorepo.ItemSize(out.Item)
-	}
+	var err error
+	r.store, err = memory.New(dynamorepo.New(r.db, r.table), r.cfg, append(setup.StoreOptions(), opts...)...)
+	return r, err
+}
 
-	// The user's facts, set by hand.
+// itemSize returns the size of the user's stored record, uncounted.
+func (r *rig) itemSize(ctx context.Context) (int, error) {
+	r.counter.take()
+	defer r.counter.take()
+	out, err := r.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: r.sc.TenantID + "#" + r.sc.UserID}}})
+	if err != nil {
+		return 0, err
+	}
+	return dynamorepo.ItemSize(out.Item), nil
+}
+
+// fill sets the user's facts by hand and measures the record, then runs a
+// month of threads that fill the watermarks up to MaxThreads and measures
+// it again.
+func (r *rig) fill(ctx context.Context, p profile, in *reportInput) error {
 	for _, kv := range sampleFacts(p.facts) {
-		if _, err := store.UpsertFact(ctx, sc, kv[0], kv[1]); err != nil {
+		if _, err := r.store.UpsertFact(ctx, r.sc, kv[0], kv[1]); err != nil {
 			return err
 		}
 	}
-	counter.take()
-	factsOnly := raw()
-	counter.take()
-
-	// A month of threads fills the watermarks up to MaxThreads.
-	oneThread := func(id string, turns int) error {
-		_, err := store.Extract(ctx, memory.ExtractRequest{Scope: sc, ThreadID: id, TurnCount: turns,
-			Turns: []memory.Turn{{Role: memory.RoleUser, Text: "I live in Lisbon."}, {Role: memory.RoleAssistant, Text: "Noted."}}})
+	var err error
+	if in.factsOnly, err = r.itemSize(ctx); err != nil {
 		return err
 	}
-	for i := range cfg.MaxThreads {
-		if err := oneThread(threadID(i), 2); err != nil {
+	for i := range r.cfg.MaxThreads {
+		_, err := r.store.Extract(ctx, memory.ExtractRequest{Scope: r.sc, ThreadID: threadID(i), TurnCount: 2,
+			Turns: []memory.Turn{{Role: memory.RoleUser, Text: "I live in Lisbon."}, {Role: memory.RoleAssistant, Text: "Noted."}}})
+		if err != nil {
 			return err
 		}
 	}
-	counter.take()
-	steady := raw()
-	counter.take()
-	factsNow, err := store.GetFacts(ctx, sc)
+	if in.steady, err = r.itemSize(ctx); err != nil {
+		return err
+	}
+	facts, err := r.store.GetFacts(ctx, r.sc)
+	in.facts, in.maxThreads = len(facts), r.cfg.MaxThreads
+	r.counter.take()
+	return err
+}
+
+// day runs one day of answers, as a gateway sends them (producer.Build,
+// the turns since the last extraction), through the store as the
+// extractor runs it, and counts its requests and model calls.
+func (r *rig) day(ctx context.Context, p profile, pr *producer.Producer, in *reportInput) error {
+	callsBefore := r.stand.calls
+	r.budgetCounter.take()
+	var err error
+	if in.msgBytes, err = oneDay(ctx, r.store, pr, r.sc, p); err != nil {
+		return err
+	}
+	in.extractionsPerDay = r.stand.calls - callsBefore
+	in.dayDynamo, in.budgetDynamo = r.counter.take(), r.budgetCounter.take()
+	return nil
+}
+
+// pageVisit counts the requests of one GET of the facts (the gateway's
+// read, the page's list) and one PUT (the page's edit).
+func (r *rig) pageVisit(ctx context.Context, in *reportInput) error {
+	if _, err := r.store.GetFacts(ctx, r.sc); err != nil {
+		return err
+	}
+	in.getDynamo = r.counter.take()
+	if _, err := r.store.UpsertFact(ctx, r.sc, "home_city", "Porto"); err != nil {
+		return err
+	}
+	in.putDynamo = r.counter.take()
+	return nil
+}
+
+// prompt measures the prompt and the answer of the stand-in's last model
+// call.
+func (r *rig) prompt(in *reportInput) {
+	tokens := func(chars int) float64 { return math.Ceil(float64(chars) / charsPerToken) }
+	s := r.stand
+	in.maxTokens = s.maxTokens
+	in.systemChars, in.transcriptChars, in.toolChars = s.systemChars, s.transcriptChars, s.tools
+	in.inTokens = tokens(s.systemChars) + tokens(s.transcriptChars) + tokens(s.tools)
+	in.outTokens = tokens(s.answerChars) + toolCallOverheadTokens
+}
+
+// measure runs the store for profile p against the DynamoDB at endpoint
+// and hands the configuration and what it measured to emit.
+func measure(ctx context.Context, endpoint string, p profile, emit func(memory.Config, reportInput)) error {
+	r, err := newRig(ctx, endpoint, p)
 	if err != nil {
 		return err
 	}
-	counter.take()
-
-	// One day of answers, as a gateway sends them (producer.Build, the
-	// turns since the last extraction), through the store as the
-	// extractor runs it.
+	var in reportInput
+	if err := r.fill(ctx, p, &in); err != nil {
+		return err
+	}
 	// A fixed clock, as the store's: the message's sentAt has the same
 	// length at every run.
 	sent := producer.WithClock(func() time.Time { return clockStart })
 	pr := producer.New(nopSQS{}, "https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo", sent)
-	callsBefore := stand.calls
-	budgetCounter.take()
-	msgBytes, err := oneDay(ctx, store, pr, sc, p)
-	if err != nil {
+	if err := r.day(ctx, p, pr, &in); err != nil {
 		return err
 	}
-	extractionsPerDay := stand.calls - callsBefore
-	dayDynamo := counter.take()
-	budgetDynamo := budgetCounter.take()
-
-	// One GET of the facts (the gateway's read, the page's list) and one
-	// PUT (the page's edit).
-	if _, err := store.GetFacts(ctx, sc); err != nil {
+	if err := r.pageVisit(ctx, &in); err != nil {
 		return err
 	}
-	getDynamo := counter.take()
-	if _, err := store.UpsertFact(ctx, sc, "home_city", "Porto"); err != nil {
+	r.prompt(&in)
+	if in.longBefore, in.longAfter, err = trimmed(pr, sent); err != nil {
 		return err
 	}
-	putDynamo := counter.take()
-
-	// The prompt of the last model call, measured.
-	tokens := func(chars int) float64 { return math.Ceil(float64(chars) / charsPerToken) }
-	inTokens := tokens(stand.systemChars) + tokens(stand.transcriptChars) + tokens(stand.tools)
-	outTokens := tokens(stand.answerChars) + toolCallOverheadTokens
-
-	longBefore, longAfter, err := trimmed(pr, sent)
-	if err != nil {
-		return err
-	}
-
-	emit(cfg, reportInput{
-		budgetDynamo: budgetDynamo, maxTokens: stand.maxTokens,
-		factsOnly: factsOnly, steady: steady, facts: len(factsNow), maxThreads: cfg.MaxThreads,
-		dayDynamo: dayDynamo, getDynamo: getDynamo, putDynamo: putDynamo,
-		extractionsPerDay: extractionsPerDay, msgBytes: msgBytes,
-		systemChars: stand.systemChars, transcriptChars: stand.transcriptChars, toolChars: stand.tools,
-		inTokens: inTokens, outTokens: outTokens,
-		longBefore: longBefore, longAfter: longAfter,
-	})
+	emit(r.cfg, in)
 	return nil
 }
 

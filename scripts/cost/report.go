@@ -50,117 +50,153 @@ const (
 // month of one active user priced, the same profile on two other services,
 // and what the whole stack costs whatever its users.
 func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) {
+	m := priceMonth(p, r)
+	writeMeasured(w, p, r, m)
+	writeMonth(w, p, cfg, m)
+	writeElsewhere(w, p, r, m)
+	writeStack(w, st)
+}
+
+// month is a month of one active user: its volumes and priced lines.
+type month struct {
+	visits, messages, extractions float64
+	rru, wru                      float64 // units of one consistent read and one write of the record
+	avgBytes                      float64 // an SQS message on average
+	lines                         []priced
+	total                         float64
+}
+
+// priced is one line of the month's bill.
+type priced struct {
+	part, usage string
+	cost        float64
+}
+
+// units returns the read and write units of the DynamoDB requests ops,
+// each on a record of the month's size.
+func (m month) units(ops map[string]int) (reads, writes float64) {
+	for op, n := range ops {
+		switch op {
+		case "GetItem":
+			reads += float64(n) * m.rru
+		case "UpdateItem", "PutItem", "DeleteItem":
+			writes += float64(n) * m.wru
+		case "TransactWriteItems":
+			writes += float64(n) * 2 * m.wru
+		}
+	}
+	return reads, writes
+}
+
+// priceMonth prices a month of profile p from what was measured.
+func priceMonth(p profile, r reportInput) month {
 	days := p.days
-	visits := p.pageVisitsWeek * days / 7
-	messages := float64(p.answersPerDay) * days
-	extractions := float64(r.extractionsPerDay) * days
+	m := month{visits: p.pageVisitsWeek * days / 7, messages: float64(p.answersPerDay) * days,
+		extractions: float64(r.extractionsPerDay) * days,
+		rru:         math.Ceil(float64(r.steady) / 4096), // a strongly consistent GetItem
+		wru:         math.Ceil(float64(r.steady) / 1024), // an UpdateItem or PutItem
+	}
 	gatewayReads := 0.0
 	if p.httpReads {
 		gatewayReads = float64(p.answersPerDay) * days
 	}
-	apiRequests := gatewayReads + 2*visits
+	apiRequests := gatewayReads + 2*m.visits
 
-	rru := math.Ceil(float64(r.steady) / 4096) // a strongly consistent GetItem
-	wru := math.Ceil(float64(r.steady) / 1024) // an UpdateItem or PutItem
-	units := func(ops map[string]int) (reads, writes float64) {
-		for op, n := range ops {
-			switch op {
-			case "GetItem":
-				reads += float64(n) * rru
-			case "UpdateItem", "PutItem", "DeleteItem":
-				writes += float64(n) * wru
-			case "TransactWriteItems":
-				writes += float64(n) * 2 * wru
-			}
-		}
-		return
-	}
-	dayR, dayW := units(r.dayDynamo)
-	getR, getW := units(r.getDynamo)
-	putR, putW := units(r.putDynamo)
-	reads := dayR*days + getR*(gatewayReads+visits) + putR*visits
-	writes := dayW*days + getW*(gatewayReads+visits) + putW*visits
+	dayR, dayW := m.units(r.dayDynamo)
+	getR, getW := m.units(r.getDynamo)
+	putR, putW := m.units(r.putDynamo)
+	reads := dayR*days + getR*(gatewayReads+m.visits) + putR*m.visits
+	writes := dayW*days + getW*(gatewayReads+m.visits) + putW*m.visits
 
 	sqsRequests := 0.0
 	totalBytes := 0
 	for _, b := range r.msgBytes {
-		chunks := math.Ceil(float64(b) / 65536)
-		sqsRequests += 2*chunks + 1 // send, receive (the body), delete
+		sqsRequests += 2*math.Ceil(float64(b)/65536) + 1 // send, receive (the body), delete
 		totalBytes += b
 	}
 	sqsRequests *= days
-	avgBytes := float64(totalBytes) / float64(len(r.msgBytes))
+	m.avgBytes = float64(totalBytes) / float64(len(r.msgBytes))
 
-	lambdaInv := messages + apiRequests
-	gbs := memoryGB * (apiRequests*apiSeconds + (messages-extractions)*notDueSeconds + extractions*dueSeconds)
-	logGB := (apiRequests*apiLogBytes + messages*(extractorLogBytes+emfLineBytes)) / 1e9
-	// A counter item is under 1 KB: one write unit a write.
-	budgetW := float64(r.budgetDynamo["UpdateItem"]+r.budgetDynamo["PutItem"]) * days
-
-	type line struct {
-		part, usage string
-		cost        float64
-	}
-	lines := []line{
-		{"Lambda requests", fmt.Sprintf("%.0f invocations (%.0f extractor, %.0f fact API)", lambdaInv, messages, apiRequests), lambdaInv * lambdaPerRequest},
+	lambdaInv := m.messages + apiRequests
+	gbs := memoryGB * (apiRequests*apiSeconds + (m.messages-m.extractions)*notDueSeconds + m.extractions*dueSeconds)
+	logGB := (apiRequests*apiLogBytes + m.messages*(extractorLogBytes+emfLineBytes)) / 1e9
+	m.lines = []priced{
+		{"Lambda requests", fmt.Sprintf("%.0f invocations (%.0f extractor, %.0f fact API)", lambdaInv, m.messages, apiRequests), lambdaInv * lambdaPerRequest},
 		{"Lambda duration (arm64)", fmt.Sprintf("%.1f GB-s", gbs), gbs * lambdaArmPerGBs},
 		{"API Gateway HTTP API", fmt.Sprintf("%.0f requests", apiRequests), apiRequests * apiPerRequest},
-		{"DynamoDB reads", fmt.Sprintf("%.0f RRU (%.0f per consistent GetItem of %d B)", reads, rru, r.steady), reads * dynamoPerRRU},
-		{"DynamoDB writes", fmt.Sprintf("%.0f WRU (%.0f per write of %d B)", writes, wru, r.steady), writes * dynamoPerWRU},
+		{"DynamoDB reads", fmt.Sprintf("%.0f RRU (%.0f per consistent GetItem of %d B)", reads, m.rru, r.steady), reads * dynamoPerRRU},
+		{"DynamoDB writes", fmt.Sprintf("%.0f WRU (%.0f per write of %d B)", writes, m.wru, r.steady), writes * dynamoPerWRU},
 		{"DynamoDB storage", fmt.Sprintf("%d B item", r.steady), (float64(r.steady) + itemOverheadBytes) / 1e9 * dynamoPerGBMonth},
-		{"SQS FIFO", fmt.Sprintf("%.0f requests in 64 KB chunks (messages of %.0f B on average)", sqsRequests, avgBytes), sqsRequests * sqsFIFOPerRequest},
-		{"Bedrock input tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", extractions, r.inTokens), extractions * r.inTokens * novaMicroPerIn},
-		{"Bedrock output tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", extractions, r.outTokens), extractions * r.outTokens * novaMicroPerOut},
+		{"SQS FIFO", fmt.Sprintf("%.0f requests in 64 KB chunks (messages of %.0f B on average)", sqsRequests, m.avgBytes), sqsRequests * sqsFIFOPerRequest},
+		{"Bedrock input tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", m.extractions, r.inTokens), m.extractions * r.inTokens * novaMicroPerIn},
+		{"Bedrock output tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", m.extractions, r.outTokens), m.extractions * r.outTokens * novaMicroPerOut},
 		{"CloudWatch Logs", fmt.Sprintf("%.2f MB ingested (with the extractor's embedded-metric lines)", logGB*1000), logGB * logsPerGB},
 	}
 	if p.budget {
-		lines = append(lines, line{"DynamoDB, the tenant's budget counter", fmt.Sprintf("%.0f WRU (%s a day, 1 WRU each: a counter item is under 1 KB)", budgetW, sortedOps(r.budgetDynamo)), budgetW * dynamoPerWRU})
+		// A counter item is under 1 KB: one write unit a write.
+		budgetW := float64(r.budgetDynamo["UpdateItem"]+r.budgetDynamo["PutItem"]) * days
+		m.lines = append(m.lines, priced{"DynamoDB, the tenant's budget counter", fmt.Sprintf("%.0f WRU (%s a day, 1 WRU each: a counter item is under 1 KB)", budgetW, sortedOps(r.budgetDynamo)), budgetW * dynamoPerWRU})
 	}
-	total := 0.0
-	for _, l := range lines {
-		total += l.cost
+	for _, l := range m.lines {
+		m.total += l.cost
 	}
+	return m
+}
 
+// writeMeasured writes the table of what was measured.
+func writeMeasured(w io.Writer, p profile, r reportInput, m month) {
 	fmt.Fprintf(w, "## Measured\n\n")
 	fmt.Fprintf(w, "| what | measured |\n|---|---|\n")
 	fmt.Fprintf(w, "| record item, %d facts, no watermark | %d B |\n", r.facts, r.factsOnly)
 	fmt.Fprintf(w, "| record item, %d facts and %d thread watermarks (MaxThreads) | %d B (watermarks: %d B, %.0f%% of the item) |\n",
 		r.facts, r.maxThreads, r.steady, r.steady-r.factsOnly, 100*float64(r.steady-r.factsOnly)/float64(r.steady))
 	fmt.Fprintf(w, "| units of one write / one consistent read | %.0f WRU / %.0f RRU with the watermarks, %.0f WRU / %.0f RRU without |\n",
-		wru, rru, math.Ceil(float64(r.factsOnly)/1024), math.Ceil(float64(r.factsOnly)/4096))
+		m.wru, m.rru, math.Ceil(float64(r.factsOnly)/1024), math.Ceil(float64(r.factsOnly)/4096))
 	fmt.Fprintf(w, "| DynamoDB requests, one day (%d messages, %d extractions) | %s |\n", p.answersPerDay, r.extractionsPerDay, sortedOps(r.dayDynamo))
 	fmt.Fprintf(w, "| DynamoDB requests, GET facts | %s |\n", sortedOps(r.getDynamo))
 	fmt.Fprintf(w, "| DynamoDB requests, PUT one fact | %s |\n", sortedOps(r.putDynamo))
 	fmt.Fprintf(w, "| prompt of one extraction | system %d chars, transcript %d chars, tool %d chars: %.0f input tokens at %.0f chars a token |\n",
 		r.systemChars, r.transcriptChars, r.toolChars, r.inTokens, charsPerToken)
 	fmt.Fprintf(w, "| answer of one extraction | %.0f output tokens (one SET, and %.0f for the tool call) |\n", r.outTokens, toolCallOverheadTokens)
-	fmt.Fprintf(w, "| SQS message, profile (average of %d) | %.0f B |\n", len(r.msgBytes), avgBytes)
+	fmt.Fprintf(w, "| SQS message, profile (average of %d) | %.0f B |\n", len(r.msgBytes), m.avgBytes)
 	fmt.Fprintf(w, "| SQS message, six turns of 30,000 chars | before trimming %d B (%0.f chunks), after %d B (%.0f chunk) |\n",
 		r.longBefore, math.Ceil(float64(r.longBefore)/65536), r.longAfter, math.Ceil(float64(r.longAfter)/65536))
+}
 
+// writeMonth writes the month of one active user, priced.
+func writeMonth(w io.Writer, p profile, cfg memory.Config, m month) {
 	fmt.Fprintf(w, "\n## A month of one active user\n\n")
 	fmt.Fprintf(w, "Profile: %d answers a day over %d threads, turns of %d (user) and %d (assistant) characters, ExtractEveryTurns %d, %d facts, %.0f page visit(s) a week (one GET, one PUT), gateway reads over HTTP: %v; %.0f days.\n\n",
-		p.answersPerDay, p.threadsPerDay, p.userChars, p.assistantChars, cfg.ExtractEveryTurns, p.facts, p.pageVisitsWeek, p.httpReads, days)
+		p.answersPerDay, p.threadsPerDay, p.userChars, p.assistantChars, cfg.ExtractEveryTurns, p.facts, p.pageVisitsWeek, p.httpReads, p.days)
 	fmt.Fprintf(w, "| part | usage a month | USD a month |\n|---|---|---:|\n")
-	for _, l := range lines {
+	for _, l := range m.lines {
 		fmt.Fprintf(w, "| %s | %s | %.5f |\n", l.part, l.usage, l.cost)
 	}
-	fmt.Fprintf(w, "| **total** | | **%.4f** |\n", total)
+	fmt.Fprintf(w, "| **total** | | **%.4f** |\n", m.total)
+}
 
-	retrievals := float64(p.answersPerDay)*days + visits
-	eventGB := messages * math.Max(avgBytes, agentCoreMinEvent) / 1e9
+// writeElsewhere writes what the same profile costs on AgentCore Memory
+// and mem0, and what trimming saves on SQS.
+func writeElsewhere(w io.Writer, p profile, r reportInput, m month) {
+	days := p.days
+	retrievals := float64(p.answersPerDay)*days + m.visits
+	eventGB := m.messages * math.Max(m.avgBytes, agentCoreMinEvent) / 1e9
 	ac := eventGB*agentCorePerGB + float64(r.facts)*agentCorePerRecord + retrievals*agentCorePerRetrieve
 	m0 := mem0ProMonthly / (mem0ProRetrievals / retrievals)
 	fmt.Fprintf(w, "\n## The same profile elsewhere\n\n")
 	fmt.Fprintf(w, "| service | billed for | USD a month |\n|---|---|---:|\n")
-	fmt.Fprintf(w, "| usermemory (above) | | %.4f |\n", total)
+	fmt.Fprintf(w, "| usermemory (above) | | %.4f |\n", m.total)
 	fmt.Fprintf(w, "| Amazon Bedrock AgentCore Memory | %.0f events (%.4f GB at %d B at least each), %d long-term records stored, %.0f retrievals | %.4f |\n",
-		messages, eventGB, agentCoreMinEvent, r.facts, retrievals, ac)
+		m.messages, eventGB, agentCoreMinEvent, r.facts, retrievals, ac)
 	fmt.Fprintf(w, "| mem0 Platform, Pro plan shared | %.0f retrievals of the plan's %.0f a month | %.4f |\n", retrievals, mem0ProRetrievals, m0)
 	fmt.Fprintf(w, "\nSQS before and after trimming, for a month of such long messages (%d a day): %.4f USD before, %.4f after.\n",
 		p.answersPerDay, float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longBefore)/65536)+1)*sqsFIFOPerRequest,
 		float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longAfter)/65536)+1)*sqsFIFOPerRequest)
+}
 
+// writeStack writes what the whole stack costs whatever its users: the
+// extractor's custom metrics and the template's alarms.
+func writeStack(w io.Writer, st stack) {
 	metrics := float64(len(extractorMetricNames)*len(everyDayOutcomes) + len(extractorCountNames))
 	fmt.Fprintf(w, "\n## The whole stack, whatever its users\n\n")
 	fmt.Fprintf(w, "| part | count | USD a month |\n|---|---|---:|\n")

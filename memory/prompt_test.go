@@ -39,7 +39,7 @@ func TestTranscriptDropsOldestFirstWithinBudget(t *testing.T) {
 	}
 }
 
-func TestRenderTemplateGolden(t *testing.T) {
-	golden(t, "memory_user_prompt.golden", memory.RenderTemplate(memory.DefaultTemplate, hostileFacts, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)))
-	golden(t, "memory_user_prompt_empty.golden", memory.RenderTemplate(memory.DefaultTemplate, nil, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)))
+func TestRenderPromptGolden(t *testing.T) {
+	golden(t, "memory_user_prompt.golden", memory.RenderPrompt(memory.DefaultPrompt, hostileFacts, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)))
+	golden(t, "memory_user_prompt_empty.golden", memory.RenderPrompt(memory.DefaultPrompt, nil, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)))
 }

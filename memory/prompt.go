@@ -8,20 +8,20 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultTemplate is the embedded MEMORY_USER template: the system prompt
+// DefaultPrompt is the embedded MEMORY_USER prompt: the system prompt
 // of an extraction. {facts} is replaced by the known facts, one per line;
 // the transcript goes in the user message. Config.Template overrides it.
 //
-//go:embed templates/memory_user.txt
-var DefaultTemplate string
+//go:embed prompts/memory_user.txt
+var DefaultPrompt string
 
-// RenderTemplate returns tmpl with {facts} replaced by the facts, one
+// RenderPrompt returns tmpl with {facts} replaced by the facts, one
 // "- key: value" line each in key order, values quoted as JSON strings so
 // that none spans lines or poses as instructions; "(none)" when there is
 // no fact. {today} is replaced by now's date, YYYY-MM-DD in UTC, from
 // which the model counts the end date of a temporary fact. {transcript},
 // when present, is removed: the transcript is sent as the user message.
-func RenderTemplate(tmpl string, facts []Fact, now time.Time) string {
+func RenderPrompt(tmpl string, facts []Fact, now time.Time) string {
 	r := strings.NewReplacer("{facts}", factLines(facts), "{today}", now.UTC().Format(time.DateOnly),
 		"{transcript}", "(see the user message)")
 	return r.Replace(tmpl)
