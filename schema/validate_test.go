@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/schema"
@@ -226,6 +228,7 @@ func same(t testing.TB, sch *jsonschema.Schema, body []byte) {
 	case !libOK && err == nil:
 		t.Fatalf("the decoder accepts a message the library refuses (%q)", want.Violations)
 	case !libOK:
+		sameViolations(t, body, want.Violations, inv)
 		return
 	case inv != nil && inv.NotJSON:
 		t.Fatalf("the library reads a valid message; the decoder says it is not JSON")
@@ -247,6 +250,37 @@ func same(t testing.TB, sch *jsonschema.Schema, body []byte) {
 	ref.SentAt = got.SentAt
 	if !reflect.DeepEqual(got, ref) {
 		t.Fatalf("message =\n%+v\nwant (encoding/json)\n%+v", got, ref)
+	}
+}
+
+// sameViolations holds the places and rules the decoder reports for a body
+// the library refuses to the library's: each one the decoder reports is
+// one the library reports, or one of the named ways it is stricter; and
+// when the body is JSON to both, each one the library reports is one the
+// decoder reports.
+func sameViolations(t testing.TB, body []byte, lib []string, inv *schema.InvalidError) {
+	t.Helper()
+	if inv == nil || inv.NotJSON {
+		return
+	}
+	got := map[string]bool{}
+	for _, v := range inv.Violations {
+		got[v.String()] = true
+		switch {
+		case slices.Contains(lib, v.String()):
+		case stricter(body, v) != "":
+			got[v.Pointer] = true // The library may say another rule there.
+		default:
+			t.Fatalf("the decoder reports %v, the library %q", v, lib)
+		}
+	}
+	if len(inv.Violations) == 1 && slices.Contains([]string{"duplicate", "utf8"}, inv.Violations[0].Keyword) {
+		return // Not JSON as the decoder reads it: nothing checked further.
+	}
+	for _, v := range lib {
+		if !got[v] && !got[strings.TrimSuffix(v[:strings.LastIndex(v, " (")], "/")] {
+			t.Fatalf("the library reports %s, the decoder %v", v, inv.Violations)
+		}
 	}
 }
 
@@ -402,6 +436,7 @@ func TestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid message: %v", err)
 	}
+	sch := reference(t)
 	tests := []struct {
 		name string
 		edit func(*schema.ExtractionMessage)
@@ -434,6 +469,57 @@ func TestValidate(t *testing.T) {
 		if !errors.As(err, &inv) || !slices.ContainsFunc(inv.Violations, func(v schema.Violation) bool { return v.String() == tt.want }) {
 			t.Errorf("%s: Validate() = %v, want a violation %s", tt.name, err, tt.want)
 		}
+		validateAgrees(t, sch, m)
+	}
+}
+
+// TestValidateAgreesWithTheLibrary holds Validate, on messages built in
+// Go, to the library: every body of the differential corpus that
+// encoding/json, a lenient reader, reads into an ExtractionMessage.
+func TestValidateAgreesWithTheLibrary(t *testing.T) {
+	sch := reference(t)
+	n := 0
+	for name, body := range corpus(t) {
+		var m schema.ExtractionMessage
+		if json.Unmarshal([]byte(body), &m) != nil {
+			continue
+		}
+		n++
+		t.Run(name, func(t *testing.T) { validateAgrees(t, sch, m) })
+	}
+	if n < 100 {
+		t.Errorf("%d messages, want at least 100", n)
+	}
+}
+
+// validateAgrees checks that m.Validate reports the places and rules the
+// library reports of m as go-json-experiment writes it (nil turns as []),
+// besides the rules of a Go value that JSON cannot break: a sentAt left
+// unset (written as year 1) or that JSON cannot hold, turnCount below
+// previousTurnCount, text that is not UTF-8 (written with U+FFFD).
+func validateAgrees(t *testing.T, sch *jsonschema.Schema, m schema.ExtractionMessage) {
+	t.Helper()
+	body, err := jsonv2.Marshal(m, jsontext.AllowInvalidUTF8(true))
+	if err != nil {
+		if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "/sentAt (format)") {
+			t.Errorf("Validate() = %v for a sentAt JSON cannot hold", err)
+		}
+		return
+	}
+	lib := schematest.Check(sch, body).Violations
+	var got []string
+	var inv *schema.InvalidError
+	if err := m.Validate(); errors.As(err, &inv) {
+		for _, v := range inv.Violations {
+			goOnly := v.Keyword == "utf8" || v.Keyword == "order" || v.Keyword == "format" && m.SentAt.IsZero()
+			if !goOnly && !slices.Contains(got, v.String()) {
+				got = append(got, v.String())
+			}
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, lib) && !(len(got) == 0 && len(lib) == 0) {
+		t.Errorf("Validate() reports %q, the library %q", got, lib)
 	}
 }
 
