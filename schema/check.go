@@ -213,5 +213,8 @@ func article(t string) string {
 
 // escapeToken escapes a member name as a JSON pointer token (RFC 6901).
 func escapeToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }

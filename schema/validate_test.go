@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -524,7 +526,7 @@ func validateAgrees(t *testing.T, sch *jsonschema.Schema, m schema.ExtractionMes
 }
 
 // benchBody is a message of 20 turns of 500 bytes each.
-func benchBody(b *testing.B) []byte {
+func benchBody(b testing.TB) []byte {
 	b.Helper()
 	turns := make([]any, 20)
 	for i := range turns {
@@ -561,6 +563,41 @@ func BenchmarkLibraryThenDecode(b *testing.B) {
 		var m schema.ExtractionMessage
 		if err := json.Unmarshal(body, &m); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDecodeAllocations holds the allocation counts that the package doc
+// comment gives, the reason the decode does not run the library, to a
+// fresh count, within 5 %.
+func TestDecodeAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts allocations; not with -short")
+	}
+	doc, err := os.ReadFile("schema.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(strings.ReplaceAll(string(doc), "//", "")), " ")
+	m := regexp.MustCompile(`the library then a decode makes (\d+) allocations, this package's decode (\d+) `).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal("schema.go does not give the allocation counts")
+	}
+	body := benchBody(t)
+	sch := reference(t)
+	counts := map[string]float64{
+		"the library then a decode": testing.AllocsPerRun(20, func() {
+			v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+			_ = sch.Validate(v)
+			var m schema.ExtractionMessage
+			_ = json.Unmarshal(body, &m)
+		}),
+		"this package's decode": testing.AllocsPerRun(20, func() { _, _ = schema.DecodeExtractionMessageV1(body) }),
+	}
+	for i, name := range []string{"the library then a decode", "this package's decode"} {
+		doc, _ := strconv.ParseFloat(m[i+1], 64)
+		if got := counts[name]; got < doc*0.95 || got > doc*1.05 {
+			t.Errorf("%s makes %.0f allocations; schema.go says %.0f", name, got, doc)
 		}
 	}
 }
