@@ -154,7 +154,7 @@ func (r *rule) checkString(s, pointer string, v []Violation) []Violation {
 		// RFC 3339 as Go's time package reads it: stricter than the
 		// schema in a few named ways (a leap second, a lower-case t or z).
 		if _, err := time.Parse(time.RFC3339, s); err != nil {
-			v = append(v, Violation{pointer, "format", "an RFC 3339 date-time"})
+			v = append(v, Violation{pointer, sentAtFormat.Keyword, sentAtFormat.Rule})
 		}
 	}
 	return v

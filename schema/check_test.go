@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/usermemory/usermemory/memory"
 )
 
 // TestCheckerReadsTheSchema checks that the schema-driven check reads the
@@ -29,6 +31,26 @@ func TestCheckerReadsTheSchema(t *testing.T) {
 		doc := strings.Replace(string(extractionMessageV1), e[0], e[1], 1)
 		if _, err := compile([]byte(doc)); err == nil {
 			t.Errorf("%s: compile accepts %s", name, e[1])
+		}
+	}
+}
+
+// TestIDPatternIsValidID holds the schema's ID rule ($defs/id) and the
+// core's, memory.ValidID, to each other: every byte alone, and lengths
+// around the limit.
+func TestIDPatternIsValidID(t *testing.T) {
+	root, err := messageRule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := root.Defs["id"]
+	ids := []string{"", strings.Repeat("a", memory.MaxIDLen), strings.Repeat("a", memory.MaxIDLen+1), "acme/u", "é"}
+	for b := range 256 {
+		ids = append(ids, string([]byte{byte(b)}), "a"+string([]byte{byte(b)})+"z")
+	}
+	for _, s := range ids {
+		if schemaOK, coreOK := len(id.check(s, "", nil)) == 0, memory.ValidID(s); schemaOK != coreOK {
+			t.Errorf("%q: the schema accepts it %v, memory.ValidID %v", s, schemaOK, coreOK)
 		}
 	}
 }

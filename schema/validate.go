@@ -97,7 +97,7 @@ func (e *InvalidError) Explain() string {
 func (m ExtractionMessage) Validate() error {
 	v := m.goRules()
 	if m.SentAt.IsZero() {
-		v = append(v, Violation{"/sentAt", "format", "an RFC 3339 date-time"})
+		v = append(v, sentAtFormat)
 	}
 	body, err := json.Marshal(m, jsontext.AllowInvalidUTF8(true))
 	var value any
@@ -106,12 +106,16 @@ func (m ExtractionMessage) Validate() error {
 	}
 	if err != nil {
 		// Only a time JSON cannot hold (a year past 9999) is not written.
-		v = append(v, Violation{"/sentAt", "format", "an RFC 3339 date-time"})
+		v = append(v, sentAtFormat)
 	} else {
 		v = append(v, checkValue(value)...)
 	}
 	return invalid(v)
 }
+
+// sentAtFormat is the violation of a sentAt that is not an RFC 3339
+// date-time as Go's time package reads and writes it.
+var sentAtFormat = Violation{"/sentAt", "format", "an RFC 3339 date-time"}
 
 // goRules lists the rules of m that the schema cannot state, but for a
 // sentAt that is set, which a decoded message always has.
@@ -199,7 +203,7 @@ func decodeError(err error, body []byte) error {
 	case errors.As(err, &sem) && errors.Is(sem.Err, json.ErrUnknownName):
 		return &InvalidError{Violations: []Violation{{parent(sem.JSONPointer), "additionalProperties", "no member but those of the schema"}}}
 	case errors.As(err, &sem) && sem.GoType == reflect.TypeFor[time.Time]():
-		return &InvalidError{Violations: []Violation{{string(sem.JSONPointer), "format", "an RFC 3339 date-time"}}}
+		return &InvalidError{Violations: []Violation{{string(sem.JSONPointer), sentAtFormat.Keyword, sentAtFormat.Rule}}}
 	case errors.As(err, &sem) && sem.JSONPointer != "":
 		return &InvalidError{Violations: []Violation{{string(sem.JSONPointer), "type", "a " + kindName(sem.GoType)}}}
 	case errors.As(err, &sem):
