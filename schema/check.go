@@ -107,7 +107,7 @@ func (r *rule) check(value any, pointer string, v []Violation) []Violation {
 		fail("const", fmt.Sprint(r.Const))
 	}
 	if r.Enum != nil && !slices.Contains(r.Enum, value) {
-		fail("enum", "one of "+strings.Trim(fmt.Sprint(r.Enum), "[]"))
+		fail("enum", "one of "+strings.Trim(fmt.Sprintf("%q", r.Enum), "[]"))
 	}
 	switch x := value.(type) {
 	case string:
@@ -144,11 +144,7 @@ func (r *rule) checkString(s, pointer string, v []Violation) []Violation {
 		v = append(v, Violation{pointer, "maxLength", fmt.Sprintf("at most %d characters", *r.MaxLength)})
 	}
 	if r.re != nil && !r.re.MatchString(s) {
-		words := "matches " + r.Pattern
-		if r.Description != "" {
-			words = r.Description
-		}
-		v = append(v, Violation{pointer, "pattern", words})
+		v = append(v, Violation{pointer, "pattern", "matches " + r.Pattern})
 	}
 	if r.Format == "date-time" {
 		// RFC 3339 as Go's time package reads it: stricter than the
