@@ -40,7 +40,7 @@ func (v Violation) String() string {
 
 // InvalidError is the error of a message that is not valid: a body that is
 // not one JSON value (NotJSON), or a message that breaks the rules listed
-// in Violations, in the order found.
+// in Violations, in the order of their pointers.
 type InvalidError struct {
 	NotJSON    bool
 	Violations []Violation
@@ -173,15 +173,15 @@ func DecodeExtractionMessageV1(body []byte) (ExtractionMessage, error) {
 	if err := json.Unmarshal(body, &value); err != nil {
 		return ExtractionMessage{}, decodeError(err, body)
 	}
-	v := checkValue(value)
+	if err := invalid(checkValue(value)); err != nil {
+		return ExtractionMessage{}, err
+	}
+	// The rules beyond the schema hold for a message that meets it.
 	var m ExtractionMessage
-	switch err := json.Unmarshal(body, &m, json.RejectUnknownMembers(true)); {
-	case err == nil:
-		v = append(v, m.goRules()...)
-	case len(v) == 0:
+	if err := json.Unmarshal(body, &m, json.RejectUnknownMembers(true)); err != nil {
 		return ExtractionMessage{}, decodeError(err, body)
 	}
-	if err := invalid(v); err != nil {
+	if err := invalid(m.goRules()); err != nil {
 		return ExtractionMessage{}, err
 	}
 	m.SentAt = m.SentAt.UTC()

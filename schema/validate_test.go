@@ -419,7 +419,7 @@ func TestErrorsNameNoValue(t *testing.T) {
 	if want := "schema: not the schema at /tenantId (pattern), /turns/0/role (enum)"; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
-	_, err = schema.DecodeExtractionMessageV1([]byte(`{"version":2,"tenantId":"a#","userId":"","threadId":"/","previousTurnCount":3,"turnCount":1,"turns":[{"role":"x","text":""}],"sentAt":"2026-11-29T22:00:00Z"}`))
+	_, err = schema.DecodeExtractionMessageV1([]byte(`{"version":2,"tenantId":"a#","userId":"","threadId":"/","previousTurnCount":3,"turnCount":1,"turns":[{"role":"x","text":""}],"sentAt":"2026-11-29T22:00:00Z","cheapModelId":"a b"}`))
 	var inv *schema.InvalidError
 	if !errors.As(err, &inv) || !strings.HasSuffix(err.Error(), ", and 1 more") || len(inv.Violations) != 6 {
 		t.Errorf("error = %v, want the first 5 of 6 violations and 1 more", err)
