@@ -1,9 +1,11 @@
 package schema
 
 import (
+	"bytes"
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
@@ -171,7 +173,7 @@ func invalid(v []Violation) error {
 func DecodeExtractionMessageV1(body []byte) (ExtractionMessage, error) {
 	var value any
 	if err := json.Unmarshal(body, &value); err != nil {
-		return ExtractionMessage{}, decodeError(err, body)
+		return ExtractionMessage{}, readError(err, body)
 	}
 	if err := invalid(checkValue(value)); err != nil {
 		return ExtractionMessage{}, err
@@ -186,6 +188,31 @@ func DecodeExtractionMessageV1(body []byte) (ExtractionMessage, error) {
 	}
 	m.SentAt = m.SentAt.UTC()
 	return m, nil
+}
+
+// readError turns an error of reading body into any into an
+// *InvalidError. Reading stops at a number beyond a 64-bit float's range
+// before it reaches a syntax error further on; so the syntax is read
+// again first, and the number is reported at the object that holds it
+// (never naming a member the sender made up).
+func readError(err error, body []byte) error {
+	var sem *json.SemanticError
+	if !errors.As(err, &sem) {
+		return decodeError(err, body)
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	_, synErr := dec.ReadValue()
+	if synErr == nil {
+		if _, synErr = dec.ReadToken(); synErr == io.EOF {
+			synErr = nil
+		} else if synErr == nil {
+			synErr = errors.New("schema: data after the value")
+		}
+	}
+	if synErr != nil {
+		return decodeError(synErr, body)
+	}
+	return &InvalidError{Violations: []Violation{{parent(sem.JSONPointer), "range", "numbers within a 64-bit float's range"}}}
 }
 
 // decodeError turns an error of the JSON decoder into an *InvalidError

@@ -276,11 +276,16 @@ func sameViolations(t testing.TB, body []byte, lib []string, inv *schema.Invalid
 			t.Fatalf("the decoder reports %v, the library %q", v, lib)
 		}
 	}
-	if len(inv.Violations) == 1 && slices.Contains([]string{"duplicate", "utf8"}, inv.Violations[0].Keyword) {
+	if len(inv.Violations) == 1 && slices.Contains([]string{"duplicate", "utf8", "range"}, inv.Violations[0].Keyword) {
 		return // Not JSON as the decoder reads it: nothing checked further.
 	}
 	for _, v := range lib {
-		if !got[v] && !got[strings.TrimSuffix(v[:strings.LastIndex(v, " (")], "/")] {
+		at := strings.TrimSuffix(v[:strings.LastIndex(v, " (")], "/")
+		kw := strings.TrimSuffix(v[strings.LastIndex(v, " (")+2:], ")")
+		if stricter(body, schema.Violation{Pointer: at, Keyword: kw}) != "" {
+			continue // A number the check reads as a float: the decode into Go refuses it.
+		}
+		if !got[v] && !got[at] {
 			t.Fatalf("the library reports %s, the decoder %v", v, inv.Violations)
 		}
 	}
@@ -302,6 +307,8 @@ func stricter(body []byte, v schema.Violation) string {
 	switch {
 	case v.Keyword == "duplicate":
 		return "a repeated member"
+	case v.Keyword == "range" && regexp.MustCompile(`[eE][+]?[0-9]{3,}`).Match(body):
+		return "a number beyond a 64-bit float's range (the library reads any)"
 	case v.Keyword == "utf8" && (!utf8.Valid(body) || bytes.Contains(body, []byte(`\ud8`)) || bytes.Contains(body, []byte(`\udc`))):
 		return "not UTF-8"
 	case v.Keyword == "order" && v.Pointer == "/turnCount":
