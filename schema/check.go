@@ -150,15 +150,18 @@ func (r *rule) checkString(s, pointer string, v []Violation) []Violation {
 		// RFC 3339's shape (Go's reading also takes a one-digit hour),
 		// read as time.Time reads it: stricter than the schema in a few
 		// named ways (a leap second, a lower-case t or z).
-		if !dateTime.MatchString(s) || (&time.Time{}).UnmarshalText([]byte(s)) != nil {
+		if !dateTime().MatchString(s) || (&time.Time{}).UnmarshalText([]byte(s)) != nil {
 			v = append(v, Violation{pointer, sentAtFormat.Keyword, sentAtFormat.Rule})
 		}
 	}
 	return v
 }
 
-// dateTime is the shape of an RFC 3339 date-time, upper-case T and Z.
-var dateTime = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`)
+// dateTime is the shape of an RFC 3339 date-time, upper-case T and Z,
+// compiled at its first use rather than at every cold start.
+var dateTime = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`)
+})
 
 // checkObject applies the rules of an object: its required members, no
 // member but its properties, and each member's own rules, in name order.
