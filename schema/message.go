@@ -28,9 +28,9 @@ const (
 
 // ExtractionMessage is the SQS message a gateway sends after every answer
 // of a thread, version 1: the Go form of extraction-message.v1.json, whose
-// JSON members its fields are. The producer writes it and the extractor
-// reads it with [DecodeExtractionMessageV1]; both apply
-// [ExtractionMessage.Validate].
+// JSON members its fields are. The producer writes it, checked with
+// [ExtractionMessage.Validate], and the extractor reads it with
+// [DecodeExtractionMessageV1]; both hold it to the schema's own rules.
 type ExtractionMessage struct {
 	// Version is ExtractionMessageVersion.
 	Version int `json:"version"`

@@ -7,12 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/schema"
@@ -226,6 +230,7 @@ func same(t testing.TB, sch *jsonschema.Schema, body []byte) {
 	case !libOK && err == nil:
 		t.Fatalf("the decoder accepts a message the library refuses (%q)", want.Violations)
 	case !libOK:
+		sameViolations(t, body, want.Violations, inv)
 		return
 	case inv != nil && inv.NotJSON:
 		t.Fatalf("the library reads a valid message; the decoder says it is not JSON")
@@ -250,6 +255,42 @@ func same(t testing.TB, sch *jsonschema.Schema, body []byte) {
 	}
 }
 
+// sameViolations holds the places and rules the decoder reports for a body
+// the library refuses to the library's: each one the decoder reports is
+// one the library reports, or one of the named ways it is stricter; and
+// when the body is JSON to both, each one the library reports is one the
+// decoder reports.
+func sameViolations(t testing.TB, body []byte, lib []string, inv *schema.InvalidError) {
+	t.Helper()
+	if inv == nil || inv.NotJSON {
+		return
+	}
+	got := map[string]bool{}
+	for _, v := range inv.Violations {
+		got[v.String()] = true
+		switch {
+		case slices.Contains(lib, v.String()):
+		case stricter(body, v) != "":
+			got[v.Pointer] = true // The library may say another rule there.
+		default:
+			t.Fatalf("the decoder reports %v, the library %q", v, lib)
+		}
+	}
+	if len(inv.Violations) == 1 && slices.Contains([]string{"duplicate", "utf8", "range"}, inv.Violations[0].Keyword) {
+		return // Not JSON as the decoder reads it: nothing checked further.
+	}
+	for _, v := range lib {
+		at := strings.TrimSuffix(v[:strings.LastIndex(v, " (")], "/")
+		kw := strings.TrimSuffix(v[strings.LastIndex(v, " (")+2:], ")")
+		if stricter(body, schema.Violation{Pointer: at, Keyword: kw}) != "" {
+			continue // A number the check reads as a float: the decode into Go refuses it.
+		}
+		if !got[v] && !got[at] {
+			t.Fatalf("the library reports %s, the decoder %v", v, inv.Violations)
+		}
+	}
+}
+
 // stricter names the way in which v, a violation the decoder reports, is
 // stricter than the schema as the library reads it, from what body holds;
 // "" when it is none of them. The ways: a member twice (the library keeps
@@ -266,6 +307,8 @@ func stricter(body []byte, v schema.Violation) string {
 	switch {
 	case v.Keyword == "duplicate":
 		return "a repeated member"
+	case v.Keyword == "range" && regexp.MustCompile(`[eE][+]?[0-9]{3,}`).Match(body):
+		return "a number beyond a 64-bit float's range (the library reads any)"
 	case v.Keyword == "utf8" && (!utf8.Valid(body) || bytes.Contains(body, []byte(`\ud8`)) || bytes.Contains(body, []byte(`\udc`))):
 		return "not UTF-8"
 	case v.Keyword == "order" && v.Pointer == "/turnCount":
@@ -383,7 +426,7 @@ func TestErrorsNameNoValue(t *testing.T) {
 	if want := "schema: not the schema at /tenantId (pattern), /turns/0/role (enum)"; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
-	_, err = schema.DecodeExtractionMessageV1([]byte(`{"version":2,"tenantId":"a#","userId":"","threadId":"/","previousTurnCount":3,"turnCount":1,"turns":[{"role":"x","text":""}],"sentAt":"2026-11-29T22:00:00Z"}`))
+	_, err = schema.DecodeExtractionMessageV1([]byte(`{"version":2,"tenantId":"a#","userId":"","threadId":"/","previousTurnCount":3,"turnCount":1,"turns":[{"role":"x","text":""}],"sentAt":"2026-11-29T22:00:00Z","cheapModelId":"a b"}`))
 	var inv *schema.InvalidError
 	if !errors.As(err, &inv) || !strings.HasSuffix(err.Error(), ", and 1 more") || len(inv.Violations) != 6 {
 		t.Errorf("error = %v, want the first 5 of 6 violations and 1 more", err)
@@ -402,6 +445,7 @@ func TestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid message: %v", err)
 	}
+	sch := reference(t)
 	tests := []struct {
 		name string
 		edit func(*schema.ExtractionMessage)
@@ -434,11 +478,62 @@ func TestValidate(t *testing.T) {
 		if !errors.As(err, &inv) || !slices.ContainsFunc(inv.Violations, func(v schema.Violation) bool { return v.String() == tt.want }) {
 			t.Errorf("%s: Validate() = %v, want a violation %s", tt.name, err, tt.want)
 		}
+		validateAgrees(t, sch, m)
+	}
+}
+
+// TestValidateAgreesWithTheLibrary holds Validate, on messages built in
+// Go, to the library: every body of the differential corpus that
+// encoding/json, a lenient reader, reads into an ExtractionMessage.
+func TestValidateAgreesWithTheLibrary(t *testing.T) {
+	sch := reference(t)
+	n := 0
+	for name, body := range corpus(t) {
+		var m schema.ExtractionMessage
+		if json.Unmarshal([]byte(body), &m) != nil {
+			continue
+		}
+		n++
+		t.Run(name, func(t *testing.T) { validateAgrees(t, sch, m) })
+	}
+	if n < 100 {
+		t.Errorf("%d messages, want at least 100", n)
+	}
+}
+
+// validateAgrees checks that m.Validate reports the places and rules the
+// library reports of m as go-json-experiment writes it (nil turns as []),
+// besides the rules of a Go value that JSON cannot break: a sentAt left
+// unset (written as year 1) or that JSON cannot hold, turnCount below
+// previousTurnCount, text that is not UTF-8 (written with U+FFFD).
+func validateAgrees(t *testing.T, sch *jsonschema.Schema, m schema.ExtractionMessage) {
+	t.Helper()
+	body, err := jsonv2.Marshal(m, jsontext.AllowInvalidUTF8(true))
+	if err != nil {
+		if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "/sentAt (format)") {
+			t.Errorf("Validate() = %v for a sentAt JSON cannot hold", err)
+		}
+		return
+	}
+	lib := schematest.Check(sch, body).Violations
+	var got []string
+	var inv *schema.InvalidError
+	if err := m.Validate(); errors.As(err, &inv) {
+		for _, v := range inv.Violations {
+			goOnly := v.Keyword == "utf8" || v.Keyword == "order" || v.Keyword == "format" && m.SentAt.IsZero()
+			if !goOnly && !slices.Contains(got, v.String()) {
+				got = append(got, v.String())
+			}
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, lib) && !(len(got) == 0 && len(lib) == 0) {
+		t.Errorf("Validate() reports %q, the library %q", got, lib)
 	}
 }
 
 // benchBody is a message of 20 turns of 500 bytes each.
-func benchBody(b *testing.B) []byte {
+func benchBody(b testing.TB) []byte {
 	b.Helper()
 	turns := make([]any, 20)
 	for i := range turns {
@@ -475,6 +570,41 @@ func BenchmarkLibraryThenDecode(b *testing.B) {
 		var m schema.ExtractionMessage
 		if err := json.Unmarshal(body, &m); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDecodeAllocations holds the allocation counts that the package doc
+// comment gives, the reason the decode does not run the library, to a
+// fresh count, within 5 %.
+func TestDecodeAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts allocations; not with -short")
+	}
+	doc, err := os.ReadFile("schema.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(strings.ReplaceAll(string(doc), "//", "")), " ")
+	m := regexp.MustCompile(`the library then a decode makes (\d+) allocations, this package's decode (\d+) `).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal("schema.go does not give the allocation counts")
+	}
+	body := benchBody(t)
+	sch := reference(t)
+	counts := map[string]float64{
+		"the library then a decode": testing.AllocsPerRun(20, func() {
+			v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+			_ = sch.Validate(v)
+			var m schema.ExtractionMessage
+			_ = json.Unmarshal(body, &m)
+		}),
+		"this package's decode": testing.AllocsPerRun(20, func() { _, _ = schema.DecodeExtractionMessageV1(body) }),
+	}
+	for i, name := range []string{"the library then a decode", "this package's decode"} {
+		doc, _ := strconv.ParseFloat(m[i+1], 64)
+		if got := counts[name]; got < doc*0.95 || got > doc*1.05 {
+			t.Errorf("%s makes %.0f allocations; schema.go says %.0f", name, got, doc)
 		}
 	}
 }

@@ -57,8 +57,11 @@ func sentAt(rec events.SQSMessage, m schema.ExtractionMessage) (time.Time, strin
 }
 
 // extractRequest returns the extraction m asks for, all but its SentAt:
-// the scope from the message envelope only, the thread and its title, the counts, the
-// turns and the context turns, the model override and the trace IDs.
+// the scope from the message envelope only, the thread and its title, the
+// counts, the turns and the context turns, the model override and the
+// trace IDs. It is the one copy of the message into the core's request;
+// TestExtractRequestCopiesEveryMember fails when a member is added to one
+// of the two types and not here.
 func extractRequest(m schema.ExtractionMessage) memory.ExtractRequest {
 	req := memory.ExtractRequest{
 		Scope:             memory.Scope{TenantID: m.TenantID, UserID: m.UserID},

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,4 +114,106 @@ func TestLinksNeitherSchemaLibraryNorSQS(t *testing.T) {
 			}
 		}
 	}
+}
+
+// setElsewhere are the members of memory.ExtractRequest that
+// extractRequest leaves to others: SentAt, which the handler takes from
+// the queue's attribute (sentAt), and the members of Meta the core sets
+// itself (memory.Store.Extract: the kind, the scope, the thread, the
+// model). notCopied are the members of the message the request has no
+// place for: the version, read by the decoder, and sentAt, read by
+// sentAt.
+var (
+	setElsewhere = []string{"SentAt", "Meta.Kind", "Meta.TenantID", "Meta.UserID", "Meta.ThreadID", "Meta.ModelID"}
+	notCopied    = []string{"Version", "SentAt"}
+)
+
+// TestExtractRequestCopiesEveryMember fills every member of a message with
+// a value of its own, through reflection, and checks that extractRequest
+// carries each into the member of the request of the same name, and that
+// each member of the request comes from the message: a member added to
+// one type and not to the copy fails here.
+func TestExtractRequestCopiesEveryMember(t *testing.T) {
+	var m schema.ExtractionMessage
+	n := 0
+	fill(reflect.ValueOf(&m).Elem(), &n)
+	want := leaves(reflect.ValueOf(m), "", notCopied)
+	got := leaves(reflect.ValueOf(extractRequest(m)), "", setElsewhere)
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the request holds %q, the message %q", got, want)
+	}
+	if len(want) < 12 {
+		t.Errorf("the message has %d values, want every member filled", len(want))
+	}
+}
+
+// fill sets every string and integer under v to a value of its own
+// (counting in *n), gives every slice two items and every pointer a value.
+func fill(v reflect.Value, n *int) {
+	switch v.Kind() {
+	case reflect.String:
+		*n++
+		v.SetString("v" + strconv.Itoa(*n))
+	case reflect.Int:
+		*n++
+		v.SetInt(int64(*n))
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range v.Len() {
+			fill(v.Index(i), n)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Unix(int64(*n), 0)))
+			return
+		}
+		for i := range v.NumField() {
+			fill(v.Field(i), n)
+		}
+	}
+}
+
+// leaves returns the strings and integers under v as path=value, but for
+// the members at the paths in skip. A path is the field names joined by
+// dots, with slice indices and embedded structs left out, so that a
+// member of the message and the member of the request it goes to have
+// the same path (TenantID, Turns.Text, Meta.TraceID).
+func leaves(v reflect.Value, path string, skip []string) []string {
+	if slices.Contains(skip, path) {
+		return nil
+	}
+	var out []string
+	switch v.Kind() {
+	case reflect.String, reflect.Int:
+		return []string{path + "=" + fmt.Sprint(v.Interface())}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			out = leaves(v.Elem(), path, skip)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			out = append(out, leaves(v.Index(i), path, skip)...)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			return []string{path + "=" + fmt.Sprint(v.Interface())}
+		}
+		for i := range v.NumField() {
+			name := v.Type().Field(i).Name
+			if !v.Type().Field(i).Anonymous {
+				name = strings.TrimPrefix(path+"."+name, ".")
+			} else {
+				name = path
+			}
+			out = append(out, leaves(v.Field(i), name, skip)...)
+		}
+	default:
+		out = []string{v.Kind().String() + " at " + path}
+	}
+	return out
 }
