@@ -576,11 +576,10 @@ func BenchmarkLibraryThenDecode(b *testing.B) {
 
 // TestDecodeAllocations holds the allocation counts that the package doc
 // comment gives, the reason the decode does not run the library, to a
-// fresh count, within 5 %.
+// fresh count, within 10 %: the race detector, which make test turns on,
+// adds about 6 % (320 for 301), and a change of the decode's design moves
+// them by far more.
 func TestDecodeAllocations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("counts allocations; not with -short")
-	}
 	doc, err := os.ReadFile("schema.go")
 	if err != nil {
 		t.Fatal(err)
@@ -603,7 +602,7 @@ func TestDecodeAllocations(t *testing.T) {
 	}
 	for i, name := range []string{"the library then a decode", "this package's decode"} {
 		doc, _ := strconv.ParseFloat(m[i+1], 64)
-		if got := counts[name]; got < doc*0.95 || got > doc*1.05 {
+		if got := counts[name]; got < doc*0.9 || got > doc*1.1 {
 			t.Errorf("%s makes %.0f allocations; schema.go says %.0f", name, got, doc)
 		}
 	}

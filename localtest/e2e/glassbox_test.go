@@ -13,16 +13,9 @@ import (
 	"github.com/usermemory/usermemory/internal/fakebedrock"
 )
 
-// op is one operation of a scripted model answer, with every field of the
-// operations tool: evidence (the user's words), validUntil and category.
-type op struct {
-	Op         string `json:"op"`
-	Key        string `json:"key"`
-	Value      string `json:"value,omitempty"`
-	Evidence   string `json:"evidence,omitempty"`
-	ValidUntil string `json:"validUntil,omitempty"`
-	Category   string `json:"category,omitempty"`
-}
+// op is one operation of a scripted model answer, in the operations
+// tool's JSON form: evidence (the user's words), validUntil and category.
+type op = fakebedrock.Operation
 
 // answer is a scripted step whose tool input holds ops, held delay first.
 func answer(delay time.Duration, ops ...op) fakebedrock.Step {

@@ -15,16 +15,9 @@ import (
 	"github.com/usermemory/usermemory/producer"
 )
 
-// op is one operation of a scripted model answer, with the fields of the
-// operations tool: evidence (the user's words), validUntil and category.
-type op struct {
-	Op         string `json:"op"`
-	Key        string `json:"key"`
-	Value      string `json:"value,omitempty"`
-	Evidence   string `json:"evidence,omitempty"`
-	ValidUntil string `json:"validUntil,omitempty"`
-	Category   string `json:"category,omitempty"`
-}
+// op is one operation of a scripted model answer, in the operations
+// tool's JSON form: evidence (the user's words), validUntil and category.
+type op = fakebedrock.Operation
 
 // learn sends, as a gateway does, one extraction message of user's thread
 // with the user's text and an answer, has the Bedrock stand-in answer ops,

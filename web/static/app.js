@@ -143,16 +143,24 @@ function provenance(f, own) {
   }
 }
 
+// factItem returns a copy of the template with ID template filled with
+// what every listed fact shows: its name (the key in a tooltip), its value
+// and, for a temporary fact, its end date.
+function factItem(template, f) {
+  const li = $(template).content.firstElementChild.cloneNode(true);
+  li.dataset.key = f.key;
+  const name = li.querySelector(".fact-label");
+  name.textContent = label(f.key);
+  name.title = f.key;
+  li.querySelector(".fact-value").textContent = f.value;
+  if (f.validUntil) li.querySelector(".fact-main").append(untilElement(f.validUntil));
+  return li;
+}
+
 function renderFacts(list, facts, editable) {
   list.replaceChildren();
   for (const f of facts) {
-    const li = $("fact-item").content.firstElementChild.cloneNode(true);
-    li.dataset.key = f.key;
-    const name = li.querySelector(".fact-label");
-    name.textContent = label(f.key);
-    name.title = f.key;
-    li.querySelector(".fact-value").textContent = f.value;
-    if (f.validUntil) li.querySelector(".fact-main").append(untilElement(f.validUntil));
+    const li = factItem("fact-item", f);
     const meta = li.querySelector(".fact-meta");
     const p = provenance(f, editable);
     meta.replaceChildren(...p.parts);
@@ -180,14 +188,8 @@ function renderFacts(list, facts, editable) {
 function renderPending(list, pending, own) {
   list.replaceChildren();
   for (const f of pending) {
-    const li = $("pending-item").content.firstElementChild.cloneNode(true);
-    li.dataset.key = f.key;
-    const name = li.querySelector(".fact-label");
-    name.textContent = label(f.key);
-    name.title = f.key;
-    li.querySelector(".fact-value").textContent = f.value;
+    const li = factItem("pending-item", f);
     li.querySelector(".fact-category").textContent = categoryName(f.category);
-    if (f.validUntil) li.querySelector(".fact-main").append(untilElement(f.validUntil));
     const meta = li.querySelector(".fact-meta");
     const p = provenance(f, own);
     meta.replaceChildren(...p.parts, ". Dropped on ", timeElement(f.pendingUntil), own ? " unless you keep it." : " unless the user keeps it.");
