@@ -83,7 +83,7 @@ if [ -n "${BASELINE_REV:-}" ]; then
   done
 fi
 python3 - "$RUNS" "$work" "$table" "$USERMEMORY_AWS_ENDPOINT" "${ALL[@]}" <<'EOF'
-import http.client, os, socket, statistics, subprocess, sys, time
+import http.client, json, os, socket, statistics, subprocess, sys, time
 runs, work, table, endpoint, funcs = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 
 def status(code):
@@ -115,8 +115,11 @@ DYNAMODB = {
 # Only what Lambda sets (and the endpoint): this machine's variables, such
 # as an AWS_CA_BUNDLE that the SDK's config loader would parse at every
 # start, are not Lambda's.
-ENV = {"PATH": os.environ["PATH"], "HOME": work, "TABLE_NAME": table, "AWS_ENDPOINT_URL": endpoint,
-       "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"}
+# The functions' own settings are the template's defaults, as
+# events/env.json holds them (a test keeps the two together).
+ENV = dict(json.load(open("events/env.json"))["Parameters"])
+ENV.update({"PATH": os.environ["PATH"], "HOME": work, "TABLE_NAME": table, "AWS_ENDPOINT_URL": endpoint,
+       "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test"})
 
 def freeports():
     """Two distinct free ports (both bound at once, so never the same)."""
@@ -199,11 +202,12 @@ startbins=("$work/amd64/hello")
 for f in "${COLD[@]}"; do startbins+=("$work/amd64/$f"); done
 for f in "${ALL[@]}"; do [ "$f" = "${f%@*}" ] || startbins+=("$work/amd64/$f"); done
 python3 - "${STARTS:-200}" "$table" "${startbins[@]}" <<'EOF'
-import os, resource, statistics, subprocess, sys
+import json, os, resource, statistics, subprocess, sys
 n, table, bins = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 # Only what Lambda sets, as in 2.
-env = {"PATH": os.environ.get("PATH", ""), "TABLE_NAME": table, "AWS_REGION": "us-east-1",
-       "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "HOME": "/nonexistent"}
+env = dict(json.load(open("events/env.json"))["Parameters"])
+env.update({"PATH": os.environ.get("PATH", ""), "TABLE_NAME": table, "AWS_REGION": "us-east-1",
+       "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "HOME": "/nonexistent"})
 cpu = {b: [] for b in bins}
 for _ in range(n):
     for b in bins:
