@@ -94,3 +94,61 @@ func toInt(t *testing.T, v any) int {
 	}
 	return n
 }
+
+// TestRunbookFigures holds the thresholds, periods and defaults
+// docs/runbook.md writes to the alarms and queue of template.yaml, as
+// the template resolves with its defaults.
+func TestRunbookFigures(t *testing.T) {
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	alarm := func(id, key string) any {
+		p, ok := app.Properties[id]
+		if !ok {
+			t.Fatalf("template.yaml has no %s with the defaults", id)
+		}
+		return p[key]
+	}
+	minutes := func(id string) int { return toInt(t, alarm(id, "Period")) / 60 }
+	// least is the "at least" of a metric-math alarm: IF(x >= N, …).
+	least := func(id string) string {
+		for _, m := range alarm(id, "Metrics").([]any) {
+			if e, ok := asMap(m)["Expression"].(string); ok {
+				if n := regexp.MustCompile(`^IF\(\w+ >= (\d+),`).FindStringSubmatch(e); n != nil {
+					return n[1]
+				}
+			}
+		}
+		t.Fatalf("%s has no IF(x >= N, …) expression", id)
+		return ""
+	}
+	metricPeriod := func(id string) int {
+		return toInt(t, asMap(asMap(alarm(id, "Metrics").([]any)[0])["MetricStat"])["Period"]) / 60
+	}
+	q := app.Queues["ExtractionQueue"]
+	p := app.Parameters
+	checkFigures(t, "runbook.md", []figure{
+		{"`ExtractionDelayAlarmSeconds` \\(default ([0-9,]+) s", p["ExtractionDelayAlarmSeconds"]},
+		{"default ([0-9,]+) s, the visibility timeout", int(q.VisibilityTimeout.Seconds()) * q.MaxReceiveCount},
+		{"the visibility timeout of ([0-9]+) s", int(q.VisibilityTimeout.Seconds())},
+		{"the visibility timeout of [0-9]+ s times the ([0-9]+) receives", q.MaxReceiveCount},
+		{"dead-letter queue after ([0-9]+) receives", q.MaxReceiveCount},
+		{`queue's retention \(([0-9]+) days\)`, toInt(t, q.Attributes["MessageRetentionPeriod"]) / 86400},
+		{"more than ([0-9]+) answers in [0-9]+ minutes", alarm("ExtractorBadAnswerAlarm", "Threshold")},
+		{"more than [0-9]+ answers in ([0-9]+) minutes", minutes("ExtractorBadAnswerAlarm")},
+		{"at most ([0-9,]+)\\): lower `MaxFacts`", bedrock.MaxMaxTokens},
+		{"`UnsupportedAlarmPercent` \\(([0-9]+) % by default\\)", p["UnsupportedAlarmPercent"]},
+		{"in an hour, at least ([0-9]+) of them", least("ExtractorUnsupportedAlarm")},
+		{"`ApiErrorRateAlarmPercent` \\(default ([0-9]+) %\\)", p["ApiErrorRateAlarmPercent"]},
+		{"requests in ([0-9]+) minutes were answered 5xx", metricPeriod("ApiServerErrorsAlarm")},
+		{"5xx \\(with at least ([0-9]+) requests\\)", least("ApiServerErrorsAlarm")},
+		{"`ApiClientErrorRateAlarmPercent` \\(default ([0-9]+) %\\)", p["ApiClientErrorRateAlarmPercent"]},
+		{"in ([0-9]+) minutes were answered 4xx", metricPeriod("ApiClientErrorsAlarm")},
+		{"4xx \\(with at least ([0-9]+) requests\\)", least("ApiClientErrorsAlarm")},
+		{"`ApiLatencyAlarmMilliseconds` \\(default ([0-9,]+) ms\\)", p["ApiLatencyAlarmMilliseconds"]},
+		{"in two ([0-9]+)-minute periods of three", minutes("ApiLatencyAlarm")},
+		{"in (two) [0-9]+-minute periods", words[toInt(t, alarm("ApiLatencyAlarm", "DatapointsToAlarm"))]},
+		{"periods of (three)", words[toInt(t, alarm("ApiLatencyAlarm", "EvaluationPeriods"))]},
+	})
+}
+
+// words spells the small counts the documents write in words.
+var words = []string{"zero", "one", "two", "three", "four", "five"}
