@@ -7,9 +7,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 )
@@ -152,3 +155,43 @@ func TestRunbookFigures(t *testing.T) {
 
 // words spells the small counts the documents write in words.
 var words = []string{"zero", "one", "two", "three", "four", "five"}
+
+// TestAPIDocFigures holds the limits, defaults and error codes
+// docs/api.md writes in its prose (docs/errors.md's table is held by
+// functions/httpapi) to the code and the template.
+func TestAPIDocFigures(t *testing.T) {
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	day := 24 * time.Hour
+	checkFigures(t, "api.md", []figure{
+		{"`threadTitle` of the extraction message, at most ([0-9]+) characters", memory.MaxThreadTitleChars},
+		{`user's own words it rests on \(at most ([0-9]+) characters\)`, memory.MaxEvidenceChars},
+		{"from today to ([0-9]+) days ahead", memory.MaxValidUntilDays},
+		{"([0-9]+) days ahead; anything else is 400 with code", memory.MaxValidUntilDays},
+		{"days ahead; anything else is 400 with code ([0-9]+)", memory.CodeInvalidValidUntil},
+		{"not a day the core accepts \\(above\\): 400, ([0-9]+)", memory.CodeInvalidValidUntil},
+		{"a password\\) is 400 with code ([0-9]+)", memory.CodeSecretRefused},
+		{"`conversation` or any other value is 400 with code ([0-9]+)", memory.CodeInvalidOrigin},
+		{"other than `manual` and `remember_tool`: 400, ([0-9]+)", memory.CodeInvalidOrigin},
+		{"`PendingDays` after they were proposed, ([0-9]+) by default", app.Parameters["PendingDays"]},
+		{"`PendingDays` after they were proposed, ([0-9]+) by default", int(memory.DefaultPendingLifetime / day)},
+		{"`TenantClaim`, default `([a-z_]+)`", app.Parameters["TenantClaim"]},
+		{"`TenantClaim`, default `([a-z_]+)`", setup.DefaultTenantClaim},
+		{"valid ID \\(1–([0-9]+) of", memory.MaxIDLen},
+		{"`USER_SCOPE` \\(default `([a-z/]+)`\\)", setup.DefaultUserScope},
+		{"`ADMIN_SCOPE` \\(default `([a-z/]+)`\\)", setup.DefaultAdminScope},
+		{"thread ID longer than ([0-9]+) characters", memory.ThreadKeyLen},
+		{"Over ([0-9]+) KiB \\(decoded\\) is 413", httpapi.DefaultMaxBodyBytes / 1024},
+		{"gets at most ([0-9]+) seconds \\(`httpapi.AnswerBound`\\)", int(httpapi.AnswerBound / time.Second)},
+		{"attempt gets at most ([0-9]+) seconds \\(`setup.DynamoDBAttemptTimeout`", int(setup.DynamoDBAttemptTimeout / time.Second)},
+		{"code `([0-9]+)` \\(`CodeUnavailable`\\)", httpapi.CodeUnavailable},
+		{"`Retry-After: ([0-9]+)`", httpapi.RetryAfterSeconds},
+		{"the function's ([0-9]+)-second timeout", int(app.Functions["PutFactFunction"].Timeout / time.Second)},
+		{"trailing data after the object \\(white space aside\\): 400, ([0-9]+)", httpapi.CodeMalformedBody},
+		{"400, ([0-9]+) \\(RFC 7493 section 2.3\\)", httpapi.CodeDuplicateMember},
+		{"`sub` and the like: 400, ([0-9]+)", httpapi.CodeIdentityInBody},
+		{"another member: 400, ([0-9]+)", httpapi.CodeUnknownField},
+		{"`\\{\"value\":null\\}`: 400, ([0-9]+)", memory.CodeEmptyFact},
+		{"400 with ([0-9]+) for the path", memory.CodeInvalidID},
+		{"401 with ([0-9]+) for a claim", httpapi.CodeUnauthenticated},
+	})
+}
