@@ -2,10 +2,8 @@ package functions_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,40 +11,15 @@ import (
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 )
 
-// figure is one figure a document writes by hand: a pattern whose first
-// group captures the figure as the document writes it, and the value the
-// code or the template gives. Each match of the pattern must equal want
-// once thousands separators are dropped, and the pattern must match.
-type figure struct {
-	pattern string
-	want    any
-}
-
-// checkFigures holds the figures of docs/<name> to the code: the next
-// figure a document states is one more line in the caller's list.
-func checkFigures(t *testing.T, name string, figures []figure) {
+// checkFigures holds the figures of docs/<name> to the code.
+func checkFigures(t *testing.T, name string, figures docblock.Figures) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := strings.Join(strings.Fields(string(raw)), " ")
-	for _, f := range figures {
-		want := fmt.Sprint(f.want)
-		ms := regexp.MustCompile(f.pattern).FindAllStringSubmatch(doc, -1)
-		if len(ms) == 0 {
-			t.Errorf("docs/%s: no figure matches %q (want %s)", name, f.pattern, want)
-		}
-		for _, m := range ms {
-			if got := strings.ReplaceAll(m[1], ",", ""); got != want {
-				t.Errorf("docs/%s: %q says %s; the code gives %s", name, m[0], m[1], want)
-			}
-		}
-	}
+	docblock.CheckFigures(t, filepath.Join(httpapitest.Root(t), "docs", name), figures)
 }
 
 // templateDefault returns the default of template.yaml's parameter name.
@@ -65,26 +38,26 @@ func templateDefault(t *testing.T, name string) any {
 func TestScaleDocFigures(t *testing.T) {
 	d := func(name string) any { return templateDefault(t, name) }
 	read, edit := d("ReadReservedConcurrency"), d("EditReservedConcurrency")
-	checkFigures(t, "scale.md", []figure{
-		{"`ReadRateLimit` ([0-9,]+) requests/s", d("ReadRateLimit")},
-		{"`ReadBurstLimit` ([0-9,]+)", d("ReadBurstLimit")},
-		{"`EditRateLimit` ([0-9,]+)", d("EditRateLimit")},
-		{"`EditBurstLimit` ([0-9,]+)", d("EditBurstLimit")},
-		{"`ReadReservedConcurrency` ([0-9,]+)", read},
-		{"`EditReservedConcurrency` ([0-9,]+)", edit},
-		{`100 \+ ([0-9]+) \+ 4 × [0-9]+`, read},
-		{`100 \+ [0-9]+ \+ 4 × ([0-9]+)`, edit},
-		{`100 \+ [0-9]+ \+ 4 × [0-9]+ = ([0-9]+)`, 100 + toInt(t, read) + 4*toInt(t, edit)},
-		{"`ExtractorMaxConcurrency` ([0-9]+) stays", d("ExtractorMaxConcurrency")},
-		{"`TenantDailyModelCalls`\\) is ([0-9]+)", d("TenantDailyModelCalls")},
-		{"`bedrock.FirstMaxTokens` \\(([0-9,]+)\\)", bedrock.FirstMaxTokens},
-		{"`bedrock.AnswerTokens` ([0-9]+)", bedrock.AnswerTokens},
-		{"`bedrock.OperationTokens` ([0-9]+)", bedrock.OperationTokens},
-		{"each, at most ([0-9,]+)\\)", bedrock.MaxMaxTokens},
-		{"`MaxOperations` ([0-9]+) operations", 2 * memory.DefaultMaxFacts},
-		{"keys and values of ([0-9]+) characters", memory.DefaultMaxFactChars},
-		{"and evidence of ([0-9]+)", memory.MaxEvidenceChars},
-		{"`DefaultBudgetShards` \\(([0-9]+)\\)", dynamorepo.DefaultBudgetShards},
+	checkFigures(t, "scale.md", docblock.Figures{
+		"`ReadRateLimit` ([0-9,]+) requests/s":     d("ReadRateLimit"),
+		"`ReadBurstLimit` ([0-9,]+)":               d("ReadBurstLimit"),
+		"`EditRateLimit` ([0-9,]+)":                d("EditRateLimit"),
+		"`EditBurstLimit` ([0-9,]+)":               d("EditBurstLimit"),
+		"`ReadReservedConcurrency` ([0-9,]+)":      read,
+		"`EditReservedConcurrency` ([0-9,]+)":      edit,
+		`100 \+ ([0-9]+) \+ 4 × [0-9]+`:            read,
+		`100 \+ [0-9]+ \+ 4 × ([0-9]+)`:            edit,
+		`100 \+ [0-9]+ \+ 4 × [0-9]+ = ([0-9]+)`:   100 + toInt(t, read) + 4*toInt(t, edit),
+		"`ExtractorMaxConcurrency` ([0-9]+) stays": d("ExtractorMaxConcurrency"),
+		"`TenantDailyModelCalls`\\) is ([0-9]+)":   d("TenantDailyModelCalls"),
+		"`bedrock.FirstMaxTokens` \\(([0-9,]+)\\)": bedrock.FirstMaxTokens,
+		"`bedrock.AnswerTokens` ([0-9]+)":          bedrock.AnswerTokens,
+		"`bedrock.OperationTokens` ([0-9]+)":       bedrock.OperationTokens,
+		"each, at most ([0-9,]+)\\)":               bedrock.MaxMaxTokens,
+		"`MaxOperations` ([0-9]+) operations":      2 * memory.DefaultMaxFacts,
+		"keys and values of ([0-9]+) characters":   memory.DefaultMaxFactChars,
+		"and evidence of ([0-9]+)":                 memory.MaxEvidenceChars,
+		"`DefaultBudgetShards` \\(([0-9]+)\\)":     dynamorepo.DefaultBudgetShards,
 	})
 }
 
@@ -128,28 +101,28 @@ func TestRunbookFigures(t *testing.T) {
 	}
 	q := app.Queues["ExtractionQueue"]
 	p := app.Parameters
-	checkFigures(t, "runbook.md", []figure{
-		{"`ExtractionDelayAlarmSeconds` \\(default ([0-9,]+) s", p["ExtractionDelayAlarmSeconds"]},
-		{"default ([0-9,]+) s, the visibility timeout", int(q.VisibilityTimeout.Seconds()) * q.MaxReceiveCount},
-		{"the visibility timeout of ([0-9]+) s", int(q.VisibilityTimeout.Seconds())},
-		{"the visibility timeout of [0-9]+ s times the ([0-9]+) receives", q.MaxReceiveCount},
-		{"dead-letter queue after ([0-9]+) receives", q.MaxReceiveCount},
-		{`queue's retention \(([0-9]+) days\)`, toInt(t, q.Attributes["MessageRetentionPeriod"]) / 86400},
-		{"more than ([0-9]+) answers in [0-9]+ minutes", alarm("ExtractorBadAnswerAlarm", "Threshold")},
-		{"more than [0-9]+ answers in ([0-9]+) minutes", minutes("ExtractorBadAnswerAlarm")},
-		{"at most ([0-9,]+)\\): lower `MaxFacts`", bedrock.MaxMaxTokens},
-		{"`UnsupportedAlarmPercent` \\(([0-9]+) % by default\\)", p["UnsupportedAlarmPercent"]},
-		{"in an hour, at least ([0-9]+) of them", least("ExtractorUnsupportedAlarm")},
-		{"`ApiErrorRateAlarmPercent` \\(default ([0-9]+) %\\)", p["ApiErrorRateAlarmPercent"]},
-		{"requests in ([0-9]+) minutes were answered 5xx", metricPeriod("ApiServerErrorsAlarm")},
-		{"5xx \\(with at least ([0-9]+) requests\\)", least("ApiServerErrorsAlarm")},
-		{"`ApiClientErrorRateAlarmPercent` \\(default ([0-9]+) %\\)", p["ApiClientErrorRateAlarmPercent"]},
-		{"in ([0-9]+) minutes were answered 4xx", metricPeriod("ApiClientErrorsAlarm")},
-		{"4xx \\(with at least ([0-9]+) requests\\)", least("ApiClientErrorsAlarm")},
-		{"`ApiLatencyAlarmMilliseconds` \\(default ([0-9,]+) ms\\)", p["ApiLatencyAlarmMilliseconds"]},
-		{"in two ([0-9]+)-minute periods of three", minutes("ApiLatencyAlarm")},
-		{"in (two) [0-9]+-minute periods", words[toInt(t, alarm("ApiLatencyAlarm", "DatapointsToAlarm"))]},
-		{"periods of (three)", words[toInt(t, alarm("ApiLatencyAlarm", "EvaluationPeriods"))]},
+	checkFigures(t, "runbook.md", docblock.Figures{
+		"`ExtractionDelayAlarmSeconds` \\(default ([0-9,]+) s":           p["ExtractionDelayAlarmSeconds"],
+		"default ([0-9,]+) s, the visibility timeout":                    int(q.VisibilityTimeout.Seconds()) * q.MaxReceiveCount,
+		"the visibility timeout of ([0-9]+) s":                           int(q.VisibilityTimeout.Seconds()),
+		"the visibility timeout of [0-9]+ s times the ([0-9]+) receives": q.MaxReceiveCount,
+		"dead-letter queue after ([0-9]+) receives":                      q.MaxReceiveCount,
+		`queue's retention \(([0-9]+) days\)`:                            toInt(t, q.Attributes["MessageRetentionPeriod"]) / 86400,
+		"more than ([0-9]+) answers in [0-9]+ minutes":                   alarm("ExtractorBadAnswerAlarm", "Threshold"),
+		"more than [0-9]+ answers in ([0-9]+) minutes":                   minutes("ExtractorBadAnswerAlarm"),
+		"at most ([0-9,]+)\\): lower `MaxFacts`":                         bedrock.MaxMaxTokens,
+		"`UnsupportedAlarmPercent` \\(([0-9]+) % by default\\)":          p["UnsupportedAlarmPercent"],
+		"in an hour, at least ([0-9]+) of them":                          least("ExtractorUnsupportedAlarm"),
+		"`ApiErrorRateAlarmPercent` \\(default ([0-9]+) %\\)":            p["ApiErrorRateAlarmPercent"],
+		"requests in ([0-9]+) minutes were answered 5xx":                 metricPeriod("ApiServerErrorsAlarm"),
+		"5xx \\(with at least ([0-9]+) requests\\)":                      least("ApiServerErrorsAlarm"),
+		"`ApiClientErrorRateAlarmPercent` \\(default ([0-9]+) %\\)":      p["ApiClientErrorRateAlarmPercent"],
+		"in ([0-9]+) minutes were answered 4xx":                          metricPeriod("ApiClientErrorsAlarm"),
+		"4xx \\(with at least ([0-9]+) requests\\)":                      least("ApiClientErrorsAlarm"),
+		"`ApiLatencyAlarmMilliseconds` \\(default ([0-9,]+) ms\\)":       p["ApiLatencyAlarmMilliseconds"],
+		"in two ([0-9]+)-minute periods of three":                        minutes("ApiLatencyAlarm"),
+		"in (two) [0-9]+-minute periods":                                 words[toInt(t, alarm("ApiLatencyAlarm", "DatapointsToAlarm"))],
+		"periods of (three)":                                             words[toInt(t, alarm("ApiLatencyAlarm", "EvaluationPeriods"))],
 	})
 }
 
@@ -162,36 +135,36 @@ var words = []string{"zero", "one", "two", "three", "four", "five"}
 func TestAPIDocFigures(t *testing.T) {
 	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
 	day := 24 * time.Hour
-	checkFigures(t, "api.md", []figure{
-		{"`threadTitle` of the extraction message, at most ([0-9]+) characters", memory.MaxThreadTitleChars},
-		{`user's own words it rests on \(at most ([0-9]+) characters\)`, memory.MaxEvidenceChars},
-		{"from today to ([0-9]+) days ahead", memory.MaxValidUntilDays},
-		{"([0-9]+) days ahead; anything else is 400 with code", memory.MaxValidUntilDays},
-		{"days ahead; anything else is 400 with code ([0-9]+)", memory.CodeInvalidValidUntil},
-		{"not a day the core accepts \\(above\\): 400, ([0-9]+)", memory.CodeInvalidValidUntil},
-		{"a password\\) is 400 with code ([0-9]+)", memory.CodeSecretRefused},
-		{"`conversation` or any other value is 400 with code ([0-9]+)", memory.CodeInvalidOrigin},
-		{"other than `manual` and `remember_tool`: 400, ([0-9]+)", memory.CodeInvalidOrigin},
-		{"`PendingDays` after they were proposed, ([0-9]+) by default", app.Parameters["PendingDays"]},
-		{"`PendingDays` after they were proposed, ([0-9]+) by default", int(memory.DefaultPendingLifetime / day)},
-		{"`TenantClaim`, default `([a-z_]+)`", app.Parameters["TenantClaim"]},
-		{"`TenantClaim`, default `([a-z_]+)`", setup.DefaultTenantClaim},
-		{"valid ID \\(1–([0-9]+) of", memory.MaxIDLen},
-		{"`USER_SCOPE` \\(default `([a-z/]+)`\\)", setup.DefaultUserScope},
-		{"`ADMIN_SCOPE` \\(default `([a-z/]+)`\\)", setup.DefaultAdminScope},
-		{"thread ID longer than ([0-9]+) characters", memory.ThreadKeyLen},
-		{"Over ([0-9]+) KiB \\(decoded\\) is 413", httpapi.DefaultMaxBodyBytes / 1024},
-		{"gets at most ([0-9]+) seconds \\(`httpapi.AnswerBound`\\)", int(httpapi.AnswerBound / time.Second)},
-		{"attempt gets at most ([0-9]+) seconds \\(`setup.DynamoDBAttemptTimeout`", int(setup.DynamoDBAttemptTimeout / time.Second)},
-		{"code `([0-9]+)` \\(`CodeUnavailable`\\)", httpapi.CodeUnavailable},
-		{"`Retry-After: ([0-9]+)`", httpapi.RetryAfterSeconds},
-		{"the function's ([0-9]+)-second timeout", int(app.Functions["PutFactFunction"].Timeout / time.Second)},
-		{"trailing data after the object \\(white space aside\\): 400, ([0-9]+)", httpapi.CodeMalformedBody},
-		{"400, ([0-9]+) \\(RFC 7493 section 2.3\\)", httpapi.CodeDuplicateMember},
-		{"`sub` and the like: 400, ([0-9]+)", httpapi.CodeIdentityInBody},
-		{"another member: 400, ([0-9]+)", httpapi.CodeUnknownField},
-		{"`\\{\"value\":null\\}`: 400, ([0-9]+)", memory.CodeEmptyFact},
-		{"400 with ([0-9]+) for the path", memory.CodeInvalidID},
-		{"401 with ([0-9]+) for a claim", httpapi.CodeUnauthenticated},
+	checkFigures(t, "api.md", docblock.Figures{
+		"`threadTitle` of the extraction message, at most ([0-9]+) characters":    memory.MaxThreadTitleChars,
+		`user's own words it rests on \(at most ([0-9]+) characters\)`:            memory.MaxEvidenceChars,
+		"from today to ([0-9]+) days ahead":                                       memory.MaxValidUntilDays,
+		"([0-9]+) days ahead; anything else is 400 with code":                     memory.MaxValidUntilDays,
+		"days ahead; anything else is 400 with code ([0-9]+)":                     memory.CodeInvalidValidUntil,
+		"not a day the core accepts \\(above\\): 400, ([0-9]+)":                   memory.CodeInvalidValidUntil,
+		"a password\\) is 400 with code ([0-9]+)":                                 memory.CodeSecretRefused,
+		"`conversation` or any other value is 400 with code ([0-9]+)":             memory.CodeInvalidOrigin,
+		"other than `manual` and `remember_tool`: 400, ([0-9]+)":                  memory.CodeInvalidOrigin,
+		"`PendingDays` after they were proposed, ([0-9]+) by default":             app.Parameters["PendingDays"],
+		"they were proposed, ([0-9]+) by default":                                 int(memory.DefaultPendingLifetime / day),
+		"`TenantClaim`, default `([a-z_]+)`":                                      app.Parameters["TenantClaim"],
+		"parameter `TenantClaim`, default `([a-z_]+)`":                            setup.DefaultTenantClaim,
+		"valid ID \\(1–([0-9]+) of":                                               memory.MaxIDLen,
+		"`USER_SCOPE` \\(default `([a-z/]+)`\\)":                                  setup.DefaultUserScope,
+		"`ADMIN_SCOPE` \\(default `([a-z/]+)`\\)":                                 setup.DefaultAdminScope,
+		"thread ID longer than ([0-9]+) characters":                               memory.ThreadKeyLen,
+		"Over ([0-9]+) KiB \\(decoded\\) is 413":                                  httpapi.DefaultMaxBodyBytes / 1024,
+		"gets at most ([0-9]+) seconds \\(`httpapi.AnswerBound`\\)":               int(httpapi.AnswerBound / time.Second),
+		"attempt gets at most ([0-9]+) seconds \\(`setup.DynamoDBAttemptTimeout`": int(setup.DynamoDBAttemptTimeout / time.Second),
+		"code `([0-9]+)` \\(`CodeUnavailable`\\)":                                 httpapi.CodeUnavailable,
+		"`Retry-After: ([0-9]+)`":                                                 httpapi.RetryAfterSeconds,
+		"the function's ([0-9]+)-second timeout":                                  int(app.Functions["PutFactFunction"].Timeout / time.Second),
+		"trailing data after the object \\(white space aside\\): 400, ([0-9]+)":   httpapi.CodeMalformedBody,
+		"400, ([0-9]+) \\(RFC 7493 section 2.3\\)":                                httpapi.CodeDuplicateMember,
+		"`sub` and the like: 400, ([0-9]+)":                                       httpapi.CodeIdentityInBody,
+		"another member: 400, ([0-9]+)":                                           httpapi.CodeUnknownField,
+		"`\\{\"value\":null\\}`: 400, ([0-9]+)":                                   memory.CodeEmptyFact,
+		"400 with ([0-9]+) for the path":                                          memory.CodeInvalidID,
+		"401 with ([0-9]+) for a claim":                                           httpapi.CodeUnauthenticated,
 	})
 }
