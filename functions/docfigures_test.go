@@ -168,3 +168,50 @@ func TestAPIDocFigures(t *testing.T) {
 		"401 with ([0-9]+) for a claim":                                           httpapi.CodeUnauthenticated,
 	})
 }
+
+// TestDecisionsDocFigures holds the defaults, bounds, codes and windows
+// docs/decisions.md writes by hand to the code and the template (the
+// largest-record figures are held by dynamorepo's
+// TestFullRecordFitsTheBudget, the watermark sizes by its mark test).
+func TestDecisionsDocFigures(t *testing.T) {
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	tpl := asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])
+	cfg := memory.Config{}.WithDefaults()
+	one, two := cfg, cfg
+	one.MaxTombstones, two.MaxTombstones = 1, 2
+	perTombstone := two.MaxRecordBytes() - one.MaxRecordBytes()
+	q := app.Queues["ExtractionQueue"]
+	day := 24 * time.Hour
+	checkFigures(t, "decisions.md", docblock.Figures{
+		"`maxFacts` ([0-9]+), `maxFactChars`":                                   memory.DefaultMaxFacts,
+		"`maxFactChars` ([0-9]+), `extractEveryTurns`":                          memory.DefaultMaxFactChars,
+		"`extractEveryTurns` ([0-9]+), transcript budget":                       memory.DefaultExtractEveryTurns,
+		"transcript budget ([0-9,]+) characters":                                memory.DefaultTranscriptChars,
+		"at most ([0-9]+) × `maxFacts` operations":                              cfg.MaxOperations / cfg.MaxFacts,
+		"operations per answer, ([0-9]+) thread watermarks":                     memory.DefaultMaxThreads,
+		"could pass ([0-9]+) KB":                                                memory.ItemBudget / 1024,
+		"under DynamoDB's ([0-9]+) KB item limit":                               dynamorepo.MaxItemBytes / 1024,
+		"is empty \\(error ([0-9]+)\\)":                                         memory.CodeEmptyFact,
+		"runes is a 400 \\(([0-9]+), with a userMessage\\)":                     memory.CodeFactTooLong,
+		"bound of operations is refused whole \\(([0-9]+)\\)":                   memory.CodeBadAnswer,
+		"without it, 403 ([0-9]+)\\)":                                           memory.CodeApprovalRequired,
+		"The ([0-9]+) most recently extracted threads":                          memory.DefaultMaxThreads,
+		"when it is at most ([0-9]+) bytes":                                     memory.ThreadKeyLen,
+		"in URL-safe base64 \\(([0-9]+) bytes\\)":                               memory.ThreadKeyLen,
+		"the source queue keeps one ([0-9]+) days":                              toInt(t, q.Attributes["MessageRetentionPeriod"]) / 86400,
+		"`maxReceiveCount` ([0-9]+)":                                            q.MaxReceiveCount,
+		"the dead-letter queue ([0-9]+) days by default":                        toInt(t, app.Parameters["DeadLetterRetentionSeconds"]) / 86400,
+		"days by default, up to ([0-9]+), for a redrive":                        toInt(t, asMap(tpl["DeadLetterRetentionSeconds"])["MaxValue"]) / 86400,
+		"then up to ([0-9]+) \\(`DeadLetterRetentionSeconds` at its maximum\\)": toInt(t, asMap(tpl["DeadLetterRetentionSeconds"])["MaxValue"]) / 86400,
+		"\\(default `maxFacts`, at most ([0-9]+)\\)":                            memory.MaxMaxFacts,
+		"runes of 4 bytes and ([0-9]+) bytes more\\)":                           perTombstone - 4*cfg.MaxFactChars,
+		"under the defaults the ([0-9]+) tombstones":                            cfg.MaxTombstones,
+		"tombstones take at most ([0-9,]+) bytes":                               cfg.MaxTombstones * perTombstone,
+		"bytes of the ([0-9,]+) bound of a full record":                         cfg.MaxRecordBytes(),
+		"older than ([0-9]+) days \\(`memory.DeletionFenceLifetime`":            int(memory.DeletionFenceLifetime / day),
+		"TTL attribute, ([0-9]+) days later by default":                         app.Functions["EraseUserFunction"].Env[setup.EnvFenceDays],
+		"IDs are 1–([0-9]+) characters":                                         memory.MaxIDLen,
+		"and `MaxPending` \\(([0-9]+)\\)":                                       memory.DefaultMaxPending,
+		"`MaxFacts` is now at most ([0-9]+):":                                   asMap(tpl["MaxFacts"])["MaxValue"],
+	})
+}
