@@ -10,6 +10,7 @@ import (
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/functions/logref"
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/httpapitest"
@@ -213,5 +214,42 @@ func TestDecisionsDocFigures(t *testing.T) {
 		"IDs are 1–([0-9]+) characters":                                         memory.MaxIDLen,
 		"and `MaxPending` \\(([0-9]+)\\)":                                       memory.DefaultMaxPending,
 		"`MaxFacts` is now at most ([0-9]+):":                                   asMap(tpl["MaxFacts"])["MaxValue"],
+	})
+}
+
+// TestPrivacyDocFigures holds the figures docs/privacy.md writes beside
+// its `name` = value windows (held by TestPrivacyMapIsTheTemplates): the
+// windows in days, their ranges, the sums of a message's life, and what
+// the records hold.
+func TestPrivacyDocFigures(t *testing.T) {
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	params := asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])
+	bound := func(name, key string) int { return toInt(t, asMap(params[name])[key]) }
+	const daySeconds = 86400
+	queueDays := toInt(t, app.Queues["ExtractionQueue"].Attributes["MessageRetentionPeriod"]) / daySeconds
+	dlqDays := toInt(t, app.Parameters["DeadLetterRetentionSeconds"]) / daySeconds
+	pitr := app.Parameters["PointInTimeRecoveryDays"]
+	checkFigures(t, "privacy.md", docblock.Figures{
+		"`PointInTimeRecoveryDays` = [0-9]+ \\(days\\) \\| ([0-9]+)–":       bound("PointInTimeRecoveryDays", "MinValue"),
+		"`PointInTimeRecoveryDays` = [0-9]+ \\(days\\) \\| [0-9]+–([0-9]+)": bound("PointInTimeRecoveryDays", "MaxValue"),
+		"The range 1–([0-9]+) is DynamoDB's":                                bound("PointInTimeRecoveryDays", "MaxValue"),
+		"MessageRetentionPeriod` = [0-9]+ \\(s, ([0-9]+) days\\)":           queueDays,
+		"`DeadLetterRetentionSeconds` = [0-9]+ \\(s, ([0-9]+) days\\) \\| ": dlqDays,
+		"\\(s, [0-9]+ days\\) \\| ([0-9]+)–[0-9]+ days":                     bound("DeadLetterRetentionSeconds", "MinValue") / daySeconds,
+		"\\(s, [0-9]+ days\\) \\| [0-9]+–([0-9]+) days":                     bound("DeadLetterRetentionSeconds", "MaxValue") / daySeconds,
+		"Point-in-time recovery, ([0-9]+) days":                             pitr,
+		"Dead-letter queue, ([0-9]+) days":                                  dlqDays,
+		"\\(it was ([0-9]+), SQS's maximum\\)":                              bound("DeadLetterRetentionSeconds", "MaxValue") / daySeconds,
+		"The lower bound, ([0-9]+) day,":                                    bound("DeadLetterRetentionSeconds", "MinValue") / daySeconds,
+		"\\(backups ([0-9]+) days;":                                         pitr,
+		"queued messages ([0-9]+) \\+ [0-9]+ = [0-9]+ days":                 queueDays,
+		"queued messages [0-9]+ \\+ ([0-9]+) = [0-9]+ days":                 dlqDays,
+		"queued messages [0-9]+ \\+ [0-9]+ = ([0-9]+) days":                 queueDays + dlqDays,
+		"([0-9]+) days in the queue plus up to [0-9]+":                      queueDays,
+		"days in the queue plus up to ([0-9]+)":                             bound("DeadLetterRetentionSeconds", "MaxValue") / daySeconds,
+		"at most ([0-9]+) characters quoted":                                memory.MaxEvidenceChars,
+		"thread IDs of up to ([0-9]+) characters":                           memory.ThreadKeyLen,
+		"the extractor failed ([0-9]+) times":                               app.Queues["ExtractionQueue"].MaxReceiveCount,
+		"the first ([0-9]+) bits of the SHA-256":                            len(logref.User("t", "u")) * 4,
 	})
 }
