@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/apigw"
+	"github.com/usermemory/usermemory/memory"
 )
 
 // TestLocaltestDocFigures holds the figures docs/localtest.md writes by
@@ -36,4 +40,48 @@ func TestLocaltestDocFigures(t *testing.T) {
 		"bound each DynamoDB attempt \\(([0-9]+) s\\)": int(setup.DynamoDBAttemptTimeout / time.Second),
 		"and each request \\(([0-9]+) s\\)":            int(httpapi.AnswerBound / time.Second),
 	})
+}
+
+// TestReadmeFigures holds the figures README.md writes by hand, outside
+// the blocks its own tests write, to the code, the template and the
+// TypeScript client's package.json. Its timings stay printed with the
+// command that reproduces them.
+func TestReadmeFigures(t *testing.T) {
+	params := httpapitest.LoadSAMTemplate(t)["Parameters"].(map[string]any)
+	def := func(name string) any { return params[name].(map[string]any)["Default"] }
+	raw, err := os.ReadFile(filepath.Join("..", "clients", "typescript", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Version string            `json:"version"`
+		Engines map[string]string `json:"engines"`
+	}
+	if err := json.Unmarshal(raw, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	docblock.CheckFigures(t, filepath.Join("..", "README.md"), docblock.Figures{
+		"installs `moto\\[server\\]` ([0-9.]+)":                             motoserver.Version,
+		"the API on `http://127.0.0.1:([0-9]+)`":                            DefaultAPIPort,
+		"the memory page on `http://127.0.0.1:([0-9]+)`":                    DefaultPagePort,
+		"`Retry-After` within ([0-9]+) seconds":                             int(httpapi.AnswerBound / time.Second),
+		"extractEveryTurns: ([0-9]+), +// the template's ExtractEveryTurns": def("ExtractEveryTurns"),
+		"`extractEveryTurns` \\(`-every`, default ([0-9]+)\\)":              memory.DefaultExtractEveryTurns,
+		"`PointInTimeRecoveryDays` \\(([0-9]+)\\)":                          def("PointInTimeRecoveryDays"),
+		"`DeadLetterRetentionSeconds` \\(([0-9]+) days\\)":                  toDays(t, def("DeadLetterRetentionSeconds")),
+		"`TenantClaim`, default `([a-z_]+)`":                                def("TenantClaim"),
+		"usermemory-client-([0-9.]+)\\.tgz":                                 pkg.Version,
+		"needs Node.js ([0-9]+) or later":                                   strings.TrimPrefix(pkg.Engines["node"], ">="),
+		"Node ([0-9]+) or later":                                            strings.TrimPrefix(pkg.Engines["node"], ">="),
+	})
+}
+
+// toDays reads a template default in seconds as whole days.
+func toDays(t *testing.T, seconds any) int {
+	t.Helper()
+	var s int
+	if _, err := fmt.Sscan(fmt.Sprint(seconds), &s); err != nil {
+		t.Fatalf("%v is not a number of seconds: %v", seconds, err)
+	}
+	return s / 86400
 }
