@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -304,6 +305,19 @@ func drawLength(rng *rand.Rand, bands []band) int {
 // between draws a number from lo to hi, hi excluded.
 func between(rng *rand.Rand, lo, hi int) int { return lo + rng.IntN(hi-lo) }
 
+// The lengths of the simulated turns, which BENCHMARKS.md describes
+// (TestBenchmarksDescribeTheSimulation): user turns and answers by band,
+// and a tool result one call in toolEvery, of up to toolMax characters.
+var (
+	userBands      = []band{{0.70, 20, 200}, {0.93, 200, 1500}, {0.995, 2000, 30000}, {1, 100000, 400000}}
+	assistantBands = []band{{0.60, 200, 1500}, {0.95, 1500, 6000}, {1, 6000, 20000}}
+)
+
+const (
+	toolEvery = 7
+	toolMax   = 8000
+)
+
 // callTurns returns the turns of one call of a simulated thread, the first
 // numbered first: a user turn, sometimes a tool result, and the assistant's
 // answer. Lengths are drawn from rng: questions mostly short, now and then
@@ -312,11 +326,11 @@ func between(rng *rand.Rand, lo, hi int) int { return lo + rng.IntN(hi-lo) }
 // answers of a few hundred to a few thousand characters, a few much
 // longer. Each turn begins "<role> turn <number>:".
 func callTurns(rng *rand.Rand, first int) []producer.Turn {
-	user := drawLength(rng, []band{{0.70, 20, 200}, {0.93, 200, 1500}, {0.995, 2000, 30000}, {1, 100000, 400000}})
-	assistant := drawLength(rng, []band{{0.60, 200, 1500}, {0.95, 1500, 6000}, {1, 6000, 20000}})
+	user := drawLength(rng, userBands)
+	assistant := drawLength(rng, assistantBands)
 	turns := []producer.Turn{{Role: "user", Text: words(rng, fmt.Sprintf("user turn %d:", first), user)}}
-	if rng.IntN(7) == 0 {
-		turns = append(turns, producer.Turn{Role: "tool", Text: words(rng, fmt.Sprintf("tool turn %d:", first+1), between(rng, 200, 8000))})
+	if rng.IntN(toolEvery) == 0 {
+		turns = append(turns, producer.Turn{Role: "tool", Text: words(rng, fmt.Sprintf("tool turn %d:", first+1), between(rng, 200, toolMax))})
 	}
 	n := first + len(turns)
 	return append(turns, producer.Turn{Role: "assistant", Text: words(rng, fmt.Sprintf("assistant turn %d:", n), assistant)})
@@ -558,4 +572,47 @@ func reportPercentiles(b *testing.B, took []time.Duration) {
 	}
 	b.ReportMetric(p(0.50), "p50-ms")
 	b.ReportMetric(p(0.99), "p99-ms")
+}
+
+// TestBenchmarksDescribeTheSimulation holds BENCHMARKS.md's account of
+// figure (b) to the simulation and the bound: each band of turn lengths
+// with its share, the tool results, and the default caps the bound is
+// made of.
+func TestBenchmarksDescribeTheSimulation(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "BENCHMARKS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(raw)), " ")
+	want := []string{
+		fmt.Sprintf("1 time in %d a tool result of up to %s", toolEvery, docblock.Thousands(toolMax)),
+		fmt.Sprintf("%d lines `- \"key\": \"value\"` with a %d-character key", memory.DefaultMaxFacts, memory.DefaultMaxFactChars),
+		fmt.Sprintf("%d newlines between them", memory.DefaultMaxFacts-1),
+		fmt.Sprintf("the %s-character transcript", docblock.Thousands(memory.DefaultTranscriptChars)),
+		fmt.Sprintf("thread reaches %d facts", memory.DefaultMaxFacts),
+		fmt.Sprintf("the store cuts both to %d", memory.DefaultMaxFactChars),
+	}
+	for _, bands := range [][]band{userBands, assistantBands} {
+		below := 0.0
+		for _, b := range bands {
+			want = append(want, fmt.Sprintf("%s of %s–%s", share(b.upTo-below), docblock.Thousands(b.lo), docblock.Thousands(b.hi)))
+			below = b.upTo
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(doc, w) {
+			t.Errorf("BENCHMARKS.md does not say %q", w)
+		}
+	}
+}
+
+// share writes p as the docs do, "7 in 10", over the smallest of a few
+// round denominators that makes it whole.
+func share(p float64) string {
+	for _, d := range []int{10, 20, 100, 200, 1000} {
+		if n := p * float64(d); math.Abs(n-math.Round(n)) < 1e-9 {
+			return fmt.Sprintf("%d in %d", int(math.Round(n)), d)
+		}
+	}
+	return fmt.Sprint(p)
 }
