@@ -11,8 +11,8 @@ func TestMismatches(t *testing.T) {
 	doc := "a limit of\n1,000 requests and a burst of 20"
 	got := Mismatches(doc, Figures{
 		`limit of ([0-9,]+) requests`: 1000,
-		`burst of ([0-9]+)`: 30,
-		`timeout of ([0-9]+)`: 2,
+		`burst of ([0-9]+)`:           30,
+		`timeout of ([0-9]+)`:         2,
 	})
 	want := []string{
 		`"burst of 20" says 20; the code gives 30`,
