@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/docblock"
@@ -38,6 +40,8 @@ func TestLocaltestDocFigures(t *testing.T) {
 		"Request must be smaller than ([0-9]+) bytes":  apigw.MaxInvokePayload,
 		"\\(6 MiB \\+ ([0-9]+) bytes":                  apigw.MaxInvokePayload - 6<<20,
 		"bound each DynamoDB attempt \\(([0-9]+) s\\)": int(setup.DynamoDBAttemptTimeout / time.Second),
+		"jitter capped at ([0-9]+) s":                  int(retry.DefaultMaxBackoff / time.Second),
+		"([0-9]+) attempts by default":                 retry.DefaultMaxAttempts,
 		"and each request \\(([0-9]+) s\\)":            int(httpapi.AnswerBound / time.Second),
 	})
 }
