@@ -201,22 +201,13 @@ func TestFunctionsAreMainPackages(t *testing.T) {
 	for _, d := range dirs {
 		if d.IsDir() && !libraries[d.Name()] {
 			folders = append(folders, d.Name())
-			files, _ := filepath.Glob(filepath.Join(root, "functions", d.Name(), "*.go"))
-			mains := 0
-			for _, name := range files {
-				if strings.HasSuffix(name, "_test.go") {
-					continue
-				}
-				f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.PackageClauseOnly)
-				if err != nil {
-					t.Fatal(err)
-				}
+			files := sourceFiles(t, filepath.Join(root, "functions", d.Name()), parser.PackageClauseOnly)
+			for name, f := range files {
 				if f.Name.Name != "main" {
 					t.Errorf("%s: package %s, want main", name, f.Name.Name)
 				}
-				mains++
 			}
-			if mains == 0 {
+			if len(files) == 0 {
 				t.Errorf("functions/%s has no main package", d.Name())
 			}
 		}
@@ -747,6 +738,28 @@ func TestAlarmTopicTakesCloudWatch(t *testing.T) {
 	}
 }
 
+// sourceFiles parses, with mode, the Go files of dir that are not tests,
+// by path, failing the test on a file that does not parse.
+func sourceFiles(t *testing.T, dir string, mode parser.Mode) map[string]*ast.File {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]*ast.File{}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = f
+	}
+	return files
+}
+
 // extractorMetrics reads, from the extractor's source, its CloudWatch
 // namespace (DefaultNamespace), the metric names and the dimension sets
 // of its EMF lines, and the outcomes it reports.
@@ -754,15 +767,7 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 	t.Helper()
 	dir := filepath.Join(httpapitest.Root(t), "functions", "extractor")
 	metrics, outcomes = map[string]bool{}, map[string]bool{}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range sourceFiles(t, dir, 0) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.ValueSpec:
@@ -992,15 +997,7 @@ func TestSamconfigDeploys(t *testing.T) {
 func storeOutcomes(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	files, _ := filepath.Glob(filepath.Join(httpapitest.Root(t), "memory", "*.go"))
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range sourceFiles(t, filepath.Join(httpapitest.Root(t), "memory"), 0) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			spec, ok := n.(*ast.ValueSpec)
 			if !ok {
