@@ -12,9 +12,18 @@ import (
 
 var opts = Options{Region: "eu-west-1", AccountID: "111122223333", StackName: "st", Parameters: map[string]string{"Issuer": "https://issuer.example"}}
 
+// load resolves testdata/template.yaml with o, failing the test now on
+// an error.
 func load(t *testing.T, o Options) *App {
 	t.Helper()
 	tmpl, err := Load(filepath.Join("testdata", "template.yaml"))
+	return resolved(t, tmpl, err, o)
+}
+
+// resolved resolves tmpl, as Load or Parse returned it with err, with o,
+// failing the test now on an error.
+func resolved(t *testing.T, tmpl *Template, err error, o Options) *App {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +264,8 @@ Resources:
 		{"", "q-local.fifo"},
 		{"arn:aws:cloudformation:eu-west-1:123456789012:stack/s/" + uuid, "q-" + uuid + ".fifo"},
 	} {
-		app := resolveSource(t, src, Options{Region: "eu-west-1", AccountID: "123456789012", StackName: "s", StackID: tt.stackID})
+		tmpl, err := Parse([]byte(src))
+		app := resolved(t, tmpl, err, Options{Region: "eu-west-1", AccountID: "123456789012", StackName: "s", StackID: tt.stackID})
 		q := app.Queues["Q"]
 		if q == nil || q.Name != tt.queue || q.Attributes["MessageRetentionPeriod"] != "120" {
 			t.Errorf("stack ID %q: queue %+v; want the name %s and MessageRetentionPeriod 120", tt.stackID, q, tt.queue)
@@ -280,21 +290,6 @@ Resources:
 	if err == nil || !strings.Contains(err.Error(), "Fn::Select") {
 		t.Errorf("an index past the list: error %v, want one naming Fn::Select", err)
 	}
-}
-
-// resolveSource parses and resolves the template src, failing the test
-// now on an error.
-func resolveSource(t *testing.T, src string, opts Options) *App {
-	t.Helper()
-	tmpl, err := Parse([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := tmpl.Resolve(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return app
 }
 
 // TestTheRepositoryTemplate resolves the project's own template.yaml as
