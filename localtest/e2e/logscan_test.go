@@ -22,11 +22,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
 	"github.com/usermemory/usermemory/functions/logref"
+	"github.com/usermemory/usermemory/localtest/stack/stacktest"
 	"github.com/usermemory/usermemory/producer"
 )
 
@@ -380,18 +377,11 @@ func checkAudits(dir string) error {
 // flight: the extractor has written every line it will write.
 func waitDrained(ctx context.Context, queueURL string, limit time.Duration) error {
 	for end := time.Now().Add(limit); ; time.Sleep(200 * time.Millisecond) {
-		out, err := sqsAPI.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-			QueueUrl: aws.String(queueURL),
-			AttributeNames: []sqstypes.QueueAttributeName{
-				sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
-			},
-		})
+		n, err := stacktest.QueueDepth(ctx, sqsAPI, queueURL)
 		if err != nil {
 			return fmt.Errorf("log scan: queue depth: %w", err)
 		}
-		if out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)] == "0" &&
-			out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)] == "0" {
+		if n == 0 {
 			return nil
 		}
 		if time.Now().After(end) {
