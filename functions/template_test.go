@@ -26,6 +26,7 @@ import (
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/internal/samtemplate"
+	"github.com/usermemory/usermemory/internal/sourcetest"
 	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/memory"
 )
@@ -201,7 +202,7 @@ func TestFunctionsAreMainPackages(t *testing.T) {
 	for _, d := range dirs {
 		if d.IsDir() && !libraries[d.Name()] {
 			folders = append(folders, d.Name())
-			files := sourceFiles(t, filepath.Join(root, "functions", d.Name()), parser.PackageClauseOnly)
+			files := sourcetest.Files(t, filepath.Join(root, "functions", d.Name()), parser.PackageClauseOnly)
 			for name, f := range files {
 				if f.Name.Name != "main" {
 					t.Errorf("%s: package %s, want main", name, f.Name.Name)
@@ -738,28 +739,6 @@ func TestAlarmTopicTakesCloudWatch(t *testing.T) {
 	}
 }
 
-// sourceFiles parses, with mode, the Go files of dir that are not tests,
-// by path, failing the test on a file that does not parse.
-func sourceFiles(t *testing.T, dir string, mode parser.Mode) map[string]*ast.File {
-	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]*ast.File{}
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = f
-	}
-	return files
-}
-
 // extractorMetrics reads, from the extractor's source, its CloudWatch
 // namespace (DefaultNamespace), the metric names and the dimension sets
 // of its EMF lines, and the outcomes it reports.
@@ -767,26 +746,15 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 	t.Helper()
 	dir := filepath.Join(httpapitest.Root(t), "functions", "extractor")
 	metrics, outcomes = map[string]bool{}, map[string]bool{}
-	for _, f := range sourceFiles(t, dir, 0) {
+	for v := range sourcetest.StringConsts(t, dir, func(_ *ast.ValueSpec, name string) bool { return name == "DefaultNamespace" }) {
+		namespace = v
+	}
+	for v := range sourcetest.Outcomes(t, httpapitest.Root(t)) {
+		outcomes[v] = true
+	}
+	for _, f := range sourcetest.Files(t, dir, 0) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
-			case *ast.ValueSpec:
-				for i, id := range n.Names {
-					if i >= len(n.Values) {
-						break
-					}
-					lit, ok := n.Values[i].(*ast.BasicLit)
-					if !ok || lit.Kind != token.STRING {
-						continue
-					}
-					v, _ := strconv.Unquote(lit.Value)
-					switch {
-					case id.Name == "DefaultNamespace":
-						namespace = v
-					case strings.HasPrefix(id.Name, "outcome"):
-						outcomes[v] = true
-					}
-				}
 			case *ast.KeyValueExpr:
 				key, _ := n.Key.(*ast.BasicLit)
 				if key == nil {
@@ -816,7 +784,6 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 			return true
 		})
 	}
-	maps.Copy(outcomes, storeOutcomes(t))
 	if namespace == "" || !metrics["Records"] || len(dimensionSets) == 0 {
 		t.Fatalf("read namespace %q, metrics %v, dimension sets %v from functions/extractor: the reader is out of date", namespace, metrics, dimensionSets)
 	}
@@ -990,35 +957,6 @@ func TestSamconfigDeploys(t *testing.T) {
 		t.Errorf("samconfig.toml's parameters: the functions refuse to start: %v", err)
 	}
 	t.Logf("%s: CHEAP_MODEL_ID=%s", region[1], extractorEnv(t, app)["CHEAP_MODEL_ID"])
-}
-
-// storeOutcomes returns the values of the memory.Outcome constants, read
-// from memory's source so that a new outcome is seen without a list here.
-func storeOutcomes(t *testing.T) map[string]bool {
-	t.Helper()
-	out := map[string]bool{}
-	for _, f := range sourceFiles(t, filepath.Join(httpapitest.Root(t), "memory"), 0) {
-		ast.Inspect(f, func(n ast.Node) bool {
-			spec, ok := n.(*ast.ValueSpec)
-			if !ok {
-				return true
-			}
-			if typ, _ := spec.Type.(*ast.Ident); typ == nil || typ.Name != "Outcome" {
-				return true
-			}
-			for _, v := range spec.Values {
-				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					s, _ := strconv.Unquote(lit.Value)
-					out[s] = true
-				}
-			}
-			return true
-		})
-	}
-	if !out[string(memory.OutcomeChanged)] || !out[string(memory.OutcomeRefused)] {
-		t.Fatalf("read the outcomes %v from memory: the reader is out of date", slices.Sorted(maps.Keys(out)))
-	}
-	return out
 }
 
 // runbook is docs/runbook.md read for the test: the alarms its entries
