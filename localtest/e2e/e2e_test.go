@@ -124,12 +124,9 @@ func sendTurns(t *testing.T, user, thread string, prev, count int, turns ...stri
 // flight: every message sent so far has been handled or has moved on.
 func waitQueueEmpty(t *testing.T, queueURL string) {
 	t.Helper()
-	for end := time.Now().Add(deadline); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if stacktest.Depth(t, sqsAPI, queueURL) == 0 {
-			return
-		}
+	if err := stacktest.WaitDrained(context.Background(), sqsAPI, queueURL, deadline); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("the queue still holds messages after %s", deadline)
 }
 
 // queueDepth counts the messages of the queue at queueURL that are

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -76,6 +77,24 @@ func QueueDepth(ctx context.Context, client *sqs.Client, queueURL string) (int, 
 		n += k
 	}
 	return n, nil
+}
+
+// WaitDrained waits until the queue at queueURL holds no message, visible
+// or in flight, polling every 100 ms, and fails when it still holds some
+// after limit.
+func WaitDrained(ctx context.Context, client *sqs.Client, queueURL string, limit time.Duration) error {
+	for end := time.Now().Add(limit); ; time.Sleep(100 * time.Millisecond) {
+		n, err := QueueDepth(ctx, client, queueURL)
+		if err != nil {
+			return fmt.Errorf("queue depth: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("the queue still holds %d messages after %s", n, limit)
+		}
+	}
 }
 
 // Depth is QueueDepth for a test: it fails t on an error.
