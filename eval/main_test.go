@@ -16,6 +16,7 @@ import (
 
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/eval/gold/goldtest"
 	"github.com/usermemory/usermemory/eval/score"
 	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
@@ -24,20 +25,35 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
+// goldSet loads the repository's gold set, failing the test now on an
+// error.
+func goldSet(t *testing.T) []gold.Conversation {
+	t.Helper()
+	convs, err := gold.Load(gold.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return convs
+}
+
+// standIn starts the Converse stand-in for the length of the test and
+// returns it with the real bedrock client, at its defaults, over it.
+func standIn(t *testing.T) (*fakebedrock.Server, *bedrock.Model) {
+	t.Helper()
+	s := fakebedrock.New()
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return s, bedrock.New(StandInClient(hs.URL))
+}
+
 // TestGoldSetOnStandIn runs the whole gold set through the store, the
 // real bedrock client and the Converse stand-in, and checks that the
 // report is well formed and its counts agree with each other and with the
 // calls the stand-in received. It asserts no quality figure: those are the
 // stand-in's rules, not a model's.
 func TestGoldSetOnStandIn(t *testing.T) {
-	convs, err := gold.Load(gold.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := fakebedrock.New()
-	hs := httptest.NewServer(s.Handler())
-	defer hs.Close()
-	model := bedrock.New(StandInClient(hs.URL))
+	convs := goldSet(t)
+	s, model := standIn(t)
 	cfg := memory.Config{CheapModelID: DefaultModelID}
 	scores, err := RunAll(context.Background(), model, cfg, convs, 4, nil)
 	if err != nil {
@@ -56,14 +72,7 @@ func TestGoldSetOnStandIn(t *testing.T) {
 			t.Fatalf("conversation %d is %s, want %s: the order must be the gold set's", i, c.ID, conv.ID)
 		}
 		// Messages and due extractions follow from the turns alone.
-		due, count := 0, 0
-		for _, call := range conv.Calls() {
-			prev := count
-			count += len(call)
-			if store.IsExtractDue(prev, count) {
-				due++
-			}
-		}
+		due := len(goldtest.DueCounts(store, conv))
 		if c.Messages != len(conv.Calls()) || c.Due != due || len(c.Calls) != due || c.UnreadTurns != 0 {
 			t.Errorf("%s: messages %d due %d calls %d unread %d, want %d, %d, %d, 0", c.ID, c.Messages, c.Due, len(c.Calls), c.UnreadTurns, len(conv.Calls()), due, due)
 		}
@@ -233,18 +242,12 @@ func TestLiveRefusesWithoutRegion(t *testing.T) {
 // with a model the account may not invoke, writes its report and then
 // fails with the first error.
 func TestEveryCallFailed(t *testing.T) {
-	s := fakebedrock.New()
-	hs := httptest.NewServer(s.Handler())
-	defer hs.Close()
-	convs, err := gold.Load(gold.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	convs = convs[:2]
+	s, model := standIn(t)
+	convs := goldSet(t)[:2]
 	for range 10 {
 		s.Script(fakebedrock.AccessDenied())
 	}
-	scores, err := RunAll(context.Background(), bedrock.New(StandInClient(hs.URL)), memory.Config{CheapModelID: "m"}, convs, 1, nil)
+	scores, err := RunAll(context.Background(), model, memory.Config{CheapModelID: "m"}, convs, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,17 +283,12 @@ func TestREADMEStandInFigures(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("README.md has no block %q…%q", begin, end)
 	}
-	convs, err := gold.Load(gold.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := fakebedrock.New()
-	hs := httptest.NewServer(s.Handler())
-	defer hs.Close()
+	convs := goldSet(t)
+	_, model := standIn(t)
 	// One at a time, as go run ./eval does: the stand-in numbers its
 	// tool-use IDs in the order of the calls, and its token counts, the
 	// answer's bytes / 4, round with their length.
-	scores, err := RunAll(context.Background(), bedrock.New(StandInClient(hs.URL)), memory.Config{CheapModelID: DefaultModelID}, convs, 1, nil)
+	scores, err := RunAll(context.Background(), model, memory.Config{CheapModelID: DefaultModelID}, convs, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

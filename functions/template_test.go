@@ -26,6 +26,7 @@ import (
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/internal/samtemplate"
+	"github.com/usermemory/usermemory/internal/sourcetest"
 	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/memory"
 )
@@ -201,22 +202,13 @@ func TestFunctionsAreMainPackages(t *testing.T) {
 	for _, d := range dirs {
 		if d.IsDir() && !libraries[d.Name()] {
 			folders = append(folders, d.Name())
-			files, _ := filepath.Glob(filepath.Join(root, "functions", d.Name(), "*.go"))
-			mains := 0
-			for _, name := range files {
-				if strings.HasSuffix(name, "_test.go") {
-					continue
-				}
-				f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.PackageClauseOnly)
-				if err != nil {
-					t.Fatal(err)
-				}
+			files := sourcetest.Files(t, filepath.Join(root, "functions", d.Name()), parser.PackageClauseOnly)
+			for name, f := range files {
 				if f.Name.Name != "main" {
 					t.Errorf("%s: package %s, want main", name, f.Name.Name)
 				}
-				mains++
 			}
-			if mains == 0 {
+			if len(files) == 0 {
 				t.Errorf("functions/%s has no main package", d.Name())
 			}
 		}
@@ -754,34 +746,15 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 	t.Helper()
 	dir := filepath.Join(httpapitest.Root(t), "functions", "extractor")
 	metrics, outcomes = map[string]bool{}, map[string]bool{}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for v := range sourcetest.StringConsts(t, dir, func(_ *ast.ValueSpec, name string) bool { return name == "DefaultNamespace" }) {
+		namespace = v
+	}
+	for v := range sourcetest.Outcomes(t, httpapitest.Root(t)) {
+		outcomes[v] = true
+	}
+	for _, f := range sourcetest.Files(t, dir, 0) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
-			case *ast.ValueSpec:
-				for i, id := range n.Names {
-					if i >= len(n.Values) {
-						break
-					}
-					lit, ok := n.Values[i].(*ast.BasicLit)
-					if !ok || lit.Kind != token.STRING {
-						continue
-					}
-					v, _ := strconv.Unquote(lit.Value)
-					switch {
-					case id.Name == "DefaultNamespace":
-						namespace = v
-					case strings.HasPrefix(id.Name, "outcome"):
-						outcomes[v] = true
-					}
-				}
 			case *ast.KeyValueExpr:
 				key, _ := n.Key.(*ast.BasicLit)
 				if key == nil {
@@ -811,7 +784,6 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 			return true
 		})
 	}
-	maps.Copy(outcomes, storeOutcomes(t))
 	if namespace == "" || !metrics["Records"] || len(dimensionSets) == 0 {
 		t.Fatalf("read namespace %q, metrics %v, dimension sets %v from functions/extractor: the reader is out of date", namespace, metrics, dimensionSets)
 	}
@@ -985,43 +957,6 @@ func TestSamconfigDeploys(t *testing.T) {
 		t.Errorf("samconfig.toml's parameters: the functions refuse to start: %v", err)
 	}
 	t.Logf("%s: CHEAP_MODEL_ID=%s", region[1], extractorEnv(t, app)["CHEAP_MODEL_ID"])
-}
-
-// storeOutcomes returns the values of the memory.Outcome constants, read
-// from memory's source so that a new outcome is seen without a list here.
-func storeOutcomes(t *testing.T) map[string]bool {
-	t.Helper()
-	out := map[string]bool{}
-	files, _ := filepath.Glob(filepath.Join(httpapitest.Root(t), "memory", "*.go"))
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			spec, ok := n.(*ast.ValueSpec)
-			if !ok {
-				return true
-			}
-			if typ, _ := spec.Type.(*ast.Ident); typ == nil || typ.Name != "Outcome" {
-				return true
-			}
-			for _, v := range spec.Values {
-				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					s, _ := strconv.Unquote(lit.Value)
-					out[s] = true
-				}
-			}
-			return true
-		})
-	}
-	if !out[string(memory.OutcomeChanged)] || !out[string(memory.OutcomeRefused)] {
-		t.Fatalf("read the outcomes %v from memory: the reader is out of date", slices.Sorted(maps.Keys(out)))
-	}
-	return out
 }
 
 // runbook is docs/runbook.md read for the test: the alarms its entries

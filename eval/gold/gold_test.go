@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/eval/gold/goldtest"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -89,13 +90,9 @@ func TestGoldSetIsReadWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range load(t) {
-		count, last := 0, 0
-		for _, call := range c.Calls() {
-			prev := count
-			count += len(call)
-			if store.IsExtractDue(prev, count) {
-				last = count
-			}
+		count, last := len(c.Turns), 0
+		if due := goldtest.DueCounts(store, c); len(due) > 0 {
+			last = due[len(due)-1]
 		}
 		if last != count {
 			t.Errorf("%s: the last %d turns are never read at extractEveryTurns %d: end the conversation on a due message",

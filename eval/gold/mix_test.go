@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/usermemory/usermemory/eval/gold"
+	"github.com/usermemory/usermemory/eval/gold/goldtest"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -107,14 +108,7 @@ func checkUpdatesTwice(t *testing.T, convs []gold.Conversation) {
 		t.Fatal(err)
 	}
 	for _, c := range convs {
-		due, count := 0, 0
-		for _, call := range c.Calls() {
-			prev := count
-			count += len(call)
-			if store.IsExtractDue(prev, count) {
-				due++
-			}
-		}
+		due := len(goldtest.DueCounts(store, c))
 		if slices.Contains(c.Covers, "updated_twice_across") && due < 3 {
 			t.Errorf("%s updates a fact across windows but is read in %d extractions, want 3 or more", c.ID, due)
 		}

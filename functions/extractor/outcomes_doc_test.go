@@ -1,18 +1,15 @@
 package main
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/usermemory/usermemory/internal/httpapitest"
+	"github.com/usermemory/usermemory/internal/sourcetest"
 )
 
 // TestOutcomeTableListsEveryOutcome holds the outcome table of
@@ -22,18 +19,7 @@ import (
 // from the source, so that a new outcome without a row fails.
 func TestOutcomeTableListsEveryOutcome(t *testing.T) {
 	root := httpapitest.Root(t)
-	code := map[string]string{} // outcome → where it is declared
-	for v, name := range outcomeConsts(t, filepath.Join(root, "memory"), func(s *ast.ValueSpec, _ string) bool {
-		id, ok := s.Type.(*ast.Ident)
-		return ok && id.Name == "Outcome"
-	}) {
-		code[v] = "memory." + name
-	}
-	for v, name := range outcomeConsts(t, ".", func(_ *ast.ValueSpec, name string) bool {
-		return strings.HasPrefix(name, "outcome")
-	}) {
-		code[v] = name
-	}
+	code := sourcetest.Outcomes(t, root) // outcome → where it is declared
 	doc := outcomeTable(t, filepath.Join(root, "docs", "extractor.md"))
 	for v, name := range code {
 		if !slices.Contains(doc, v) {
@@ -45,38 +31,6 @@ func TestOutcomeTableListsEveryOutcome(t *testing.T) {
 			t.Errorf("docs/extractor.md's outcome table names %q, which no constant declares", v)
 		}
 	}
-}
-
-// outcomeConsts returns the string constants (or variables) of the
-// non-test files of dir that keep accepts, by value.
-func outcomeConsts(t *testing.T, dir string, keep func(s *ast.ValueSpec, name string) bool) map[string]string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, path := range slices.DeleteFunc(files, func(p string) bool { return strings.HasSuffix(p, "_test.go") }) {
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			vs, ok := n.(*ast.ValueSpec)
-			for i := 0; ok && i < min(len(vs.Names), len(vs.Values)); i++ {
-				lit, isLit := vs.Values[i].(*ast.BasicLit)
-				if isLit && lit.Kind == token.STRING && keep(vs, vs.Names[i].Name) {
-					v, _ := strconv.Unquote(lit.Value)
-					out[v] = vs.Names[i].Name
-				}
-			}
-			return !ok
-		})
-	}
-	if len(out) == 0 {
-		t.Fatalf("no outcome constants in %s", dir)
-	}
-	return out
 }
 
 // outcomeTable returns the outcomes the first column of the table under

@@ -30,6 +30,27 @@ func checkEvidence(t *testing.T, name string, ops []fakebedrock.Operation, turns
 	}
 }
 
+// ruleSet runs the rules over one user turn saying said and checks what
+// they answer: nothing when key is empty, else one SET of key to value
+// whose evidence the turn holds. It returns that SET, and false when
+// there is none to check further (nothing wanted, or a failure reported).
+func ruleSet(t *testing.T, said, key, value string) (fakebedrock.Operation, bool) {
+	t.Helper()
+	ops := fakebedrock.RuleOperations("User: "+said, today)
+	checkEvidence(t, said, ops, []memory.Turn{{Role: memory.RoleUser, Text: said}})
+	if key == "" {
+		if len(ops) != 0 {
+			t.Errorf("%q: %+v, want nothing", said, ops)
+		}
+		return fakebedrock.Operation{}, false
+	}
+	if len(ops) != 1 || ops[0].Key != key || ops[0].Value != value {
+		t.Errorf("%q: %+v, want one SET %s=%s", said, ops, key, value)
+		return fakebedrock.Operation{}, false
+	}
+	return ops[0], true
+}
+
 // TestEvidenceIsInAUserTurnOfTheRequest runs the rules on every window of
 // every gold conversation, with the turns before it as context, as the
 // store sends them, and on hand-made turns where a quote is easy to get
@@ -137,17 +158,9 @@ func TestTemporaryStatementsGetValidUntil(t *testing.T) {
 		{"I'm in Paris", "", "", ""},
 	}
 	for _, tt := range tests {
-		ops := fakebedrock.RuleOperations("User: "+tt.said, today)
-		if tt.key == "" {
-			if len(ops) != 0 {
-				t.Errorf("%q: %+v, want nothing", tt.said, ops)
-			}
-			continue
+		if op, ok := ruleSet(t, tt.said, tt.key, tt.value); ok && op.ValidUntil != tt.until {
+			t.Errorf("%q: valid until %q, want %q", tt.said, op.ValidUntil, tt.until)
 		}
-		if len(ops) != 1 || ops[0].Key != tt.key || ops[0].Value != tt.value || ops[0].ValidUntil != tt.until {
-			t.Errorf("%q: %+v, want %s=%s until %q", tt.said, ops, tt.key, tt.value, tt.until)
-		}
-		checkEvidence(t, tt.said, ops, []memory.Turn{{Role: memory.RoleUser, Text: tt.said}})
 	}
 }
 
@@ -192,21 +205,17 @@ func TestSensitiveStatementsGetTheirCategory(t *testing.T) {
 		{"My son is allergic to peanuts", "", "", ""},
 	}
 	for _, tt := range tests {
-		ops := fakebedrock.RuleOperations("User: "+tt.said, today)
-		if tt.key == "" {
-			if len(ops) != 0 {
-				t.Errorf("%q: %+v, want nothing", tt.said, ops)
-			}
+		op, ok := ruleSet(t, tt.said, tt.key, tt.value)
+		if !ok {
 			continue
 		}
-		if len(ops) != 1 || ops[0].Key != tt.key || ops[0].Value != tt.value || ops[0].Category != tt.category {
-			t.Errorf("%q: %+v, want %s=%s of category %q", tt.said, ops, tt.key, tt.value, tt.category)
+		if op.Category != tt.category {
+			t.Errorf("%q: category %q, want %q", tt.said, op.Category, tt.category)
 			continue
 		}
-		if c := memory.SensitiveCategory(ops[0].Key, ops[0].Value, memory.Categories); c != tt.category {
+		if c := memory.SensitiveCategory(op.Key, op.Value, memory.Categories); c != tt.category {
 			t.Errorf("%q: memory.SensitiveCategory = %q, the rules say %q", tt.said, c, tt.category)
 		}
-		checkEvidence(t, tt.said, ops, []memory.Turn{{Role: memory.RoleUser, Text: tt.said}})
 	}
 }
 

@@ -12,9 +12,18 @@ import (
 
 var opts = Options{Region: "eu-west-1", AccountID: "111122223333", StackName: "st", Parameters: map[string]string{"Issuer": "https://issuer.example"}}
 
+// load resolves testdata/template.yaml with o, failing the test now on
+// an error.
 func load(t *testing.T, o Options) *App {
 	t.Helper()
 	tmpl, err := Load(filepath.Join("testdata", "template.yaml"))
+	return resolved(t, tmpl, err, o)
+}
+
+// resolved resolves tmpl, as Load or Parse returned it with err, with o,
+// failing the test now on an error.
+func resolved(t *testing.T, tmpl *Template, err error, o Options) *App {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,34 +236,55 @@ Resources:
 	}
 }
 
-// TestStackIDPart checks the construct the queue names use: the last part
-// of the stack ID, through Fn::Split and Fn::Select.
-func TestStackIDPart(t *testing.T) {
+// TestStackIDPartAndProperties checks the construct the queue names use,
+// the last part of the stack ID through Fn::Split and Fn::Select, with
+// Options.StackID unset and set, and App.Properties: the evaluated
+// properties of a resource the local stack does not run.
+func TestStackIDPartAndProperties(t *testing.T) {
 	src := `
 Resources:
   Q:
     Type: AWS::SQS::Queue
     Properties:
       QueueName: !Sub
-        - usermemory-${Id}.fifo
+        - q-${Id}.fifo
         - Id: !Select [2, !Split ["/", !Ref AWS::StackId]]
       FifoQueue: true
       MessageRetentionPeriod: !Select [1, !Split [",", "60,120,180"]]
+  Role:
+    Type: AWS::IAM::Role
+    Properties:
+      Policies:
+        - PolicyDocument:
+            Statement:
+              - Resource: [!GetAtt Q.Arn, !Sub "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/m"]
 `
-	tmpl, err := Parse([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := tmpl.Resolve(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := app.Queues["Q"]
-	if q == nil || q.Name != "usermemory-local.fifo" || q.Attributes["MessageRetentionPeriod"] != "120" {
-		t.Errorf("queue %+v; want the name usermemory-local.fifo and MessageRetentionPeriod 120", q)
+	const uuid = "0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f"
+	for _, tt := range []struct{ stackID, queue string }{
+		{"", "q-local.fifo"},
+		{"arn:aws:cloudformation:eu-west-1:123456789012:stack/s/" + uuid, "q-" + uuid + ".fifo"},
+	} {
+		tmpl, err := Parse([]byte(src))
+		app := resolved(t, tmpl, err, Options{Region: "eu-west-1", AccountID: "123456789012", StackName: "s", StackID: tt.stackID})
+		q := app.Queues["Q"]
+		if q == nil || q.Name != tt.queue || q.Attributes["MessageRetentionPeriod"] != "120" {
+			t.Errorf("stack ID %q: queue %+v; want the name %s and MessageRetentionPeriod 120", tt.stackID, q, tt.queue)
+			continue
+		}
+		if n := app.Properties["Q"]["QueueName"]; n != q.Name {
+			t.Errorf("Properties[Q].QueueName = %v, want the queue's name", n)
+		}
+		want := map[string]any{"Policies": []any{map[string]any{"PolicyDocument": map[string]any{"Statement": []any{map[string]any{"Resource": []any{
+			"arn:aws:sqs:eu-west-1:123456789012:" + tt.queue,
+			"arn:aws:bedrock:eu-west-1::foundation-model/m",
+		}}}}}}}
+		if diff := cmp.Diff(want, app.Properties["Role"]); diff != "" {
+			t.Errorf("stack ID %q: the role's properties (-want +got):\n%s", tt.stackID, diff)
+		}
 	}
 	bad := strings.Replace(src, "!Select [1,", "!Select [3,", 1)
-	if tmpl, err = Parse([]byte(bad)); err == nil {
+	tmpl, err := Parse([]byte(bad))
+	if err == nil {
 		_, err = tmpl.Resolve(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s"})
 	}
 	if err == nil || !strings.Contains(err.Error(), "Fn::Select") {
@@ -404,51 +434,6 @@ func TestCheckFailsOnWhatItDoesNotKnow(t *testing.T) {
 	}
 	if _, err := tmpl.Resolve(Options{Region: "us-east-1"}); err == nil || !strings.Contains(err.Error(), "Fn::Contains belongs in the assertions of Rules") {
 		t.Errorf("Fn::Contains in a resource: %v, want a refusal", err)
-	}
-}
-
-// TestStackIDAndProperties checks Options.StackID and App.Properties: the
-// queue name built from the stack's unique ID, and the evaluated
-// properties of a resource the local stack does not run.
-func TestStackIDAndProperties(t *testing.T) {
-	src := `
-Resources:
-  Q:
-    Type: AWS::SQS::Queue
-    Properties:
-      QueueName: !Sub
-        - q-${Id}.fifo
-        - Id: !Select [2, !Split ["/", !Ref AWS::StackId]]
-      FifoQueue: true
-  Role:
-    Type: AWS::IAM::Role
-    Properties:
-      Policies:
-        - PolicyDocument:
-            Statement:
-              - Resource: [!GetAtt Q.Arn, !Sub "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/m"]
-`
-	tmpl, err := Parse([]byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := "arn:aws:cloudformation:eu-west-1:123456789012:stack/s/0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f"
-	app, err := tmpl.Resolve(Options{Region: "eu-west-1", AccountID: "123456789012", StackName: "s", StackID: id})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if q := app.Queues["Q"].Name; q != "q-0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f.fifo" {
-		t.Errorf("queue name %q, want the last part of the stack ID in it", q)
-	}
-	if q := app.Properties["Q"]["QueueName"]; q != app.Queues["Q"].Name {
-		t.Errorf("Properties[Q].QueueName = %v, want the queue's name", q)
-	}
-	want := map[string]any{"Policies": []any{map[string]any{"PolicyDocument": map[string]any{"Statement": []any{map[string]any{"Resource": []any{
-		"arn:aws:sqs:eu-west-1:123456789012:q-0f5b7c40-3bb5-11f0-9a4b-0a1b2c3d4e5f.fifo",
-		"arn:aws:bedrock:eu-west-1::foundation-model/m",
-	}}}}}}}
-	if diff := cmp.Diff(want, app.Properties["Role"]); diff != "" {
-		t.Errorf("the role's properties (-want +got):\n%s", diff)
 	}
 }
 

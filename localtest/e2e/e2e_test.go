@@ -7,18 +7,13 @@ package e2e
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/internal/factapi"
 	"github.com/usermemory/usermemory/localtest/stack"
@@ -50,12 +45,7 @@ func TestMain(m *testing.M) {
 		// send and receive; scanLogs looks for them in the logs afterwards.
 		httpc.Transport = traffic.wrap(httpc.Transport)
 		api = &factapi.Client{BaseURL: st.Info.APIURL, HTTP: httpc}
-		sqsAPI = sqs.New(sqs.Options{
-			Region:       st.Info.Region,
-			Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-			BaseEndpoint: aws.String(st.Info.AWSEndpoint),
-			HTTPClient:   &http.Client{Transport: traffic.wrap(nil)},
-		})
+		sqsAPI = stacktest.SQSClient(st, traffic.wrap(nil))
 		gateway = producer.New(sqsAPI, st.Info.QueueURL)
 		code := m.Run()
 		if err := scanLogs(context.Background()); err != nil {
@@ -67,7 +57,7 @@ func TestMain(m *testing.M) {
 }
 
 // newUser returns a user ID no other test uses.
-func newUser(prefix string) string { return prefix + "-" + strings.ToLower(rand.Text()[:8]) }
+var newUser = stacktest.NewUser
 
 type claims struct {
 	tenant, user string
@@ -77,18 +67,11 @@ type claims struct {
 
 func sign(t *testing.T, c claims) string {
 	t.Helper()
-	tc := token.Claims{
-		Issuer: st.Info.Issuer, Audience: st.Info.Audience, Subject: c.user,
-		TenantClaim: st.Info.TenantClaim, Tenant: c.tenant, Scopes: c.scopes,
-	}
+	tc := stacktest.Claims(st, c.tenant, c.user, c.scopes...)
 	if c.mutate != nil {
 		c.mutate(&tc)
 	}
-	tok, err := st.Issuer().Sign(tc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return stacktest.Sign(t, st, tc)
 }
 
 func userToken(t *testing.T, tenant, user string) string {
@@ -141,31 +124,11 @@ func sendTurns(t *testing.T, user, thread string, prev, count int, turns ...stri
 // flight: every message sent so far has been handled or has moved on.
 func waitQueueEmpty(t *testing.T, queueURL string) {
 	t.Helper()
-	for end := time.Now().Add(deadline); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if queueDepth(t, queueURL) == 0 {
-			return
-		}
-	}
-	t.Fatalf("the queue still holds messages after %s", deadline)
-}
-
-func queueDepth(t *testing.T, queueURL string) int {
-	t.Helper()
-	out, err := sqsAPI.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(queueURL),
-		AttributeNames: []sqstypes.QueueAttributeName{
-			sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
-		},
-	})
-	if err != nil {
+	if err := stacktest.WaitDrained(context.Background(), sqsAPI, queueURL, deadline); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, v := range out.Attributes {
-		var x int
-		fmt.Sscan(v, &x)
-		n += x
-	}
-	return n
 }
+
+// queueDepth counts the messages of the queue at queueURL that are
+// visible or in flight.
+func queueDepth(t *testing.T, queueURL string) int { return stacktest.Depth(t, sqsAPI, queueURL) }

@@ -22,11 +22,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
 	"github.com/usermemory/usermemory/functions/logref"
+	"github.com/usermemory/usermemory/localtest/stack/stacktest"
 	"github.com/usermemory/usermemory/producer"
 )
 
@@ -310,8 +307,10 @@ func scanLogs(ctx context.Context) error {
 		fmt.Fprintln(os.Stderr, "e2e: log scan: the tests that ran sent no personal data; nothing to look for")
 		return nil
 	}
-	if err := waitDrained(ctx, st.Info.QueueURL, time.Minute); err != nil {
-		return err
+	// The queue drained, the extractor has written every line it will
+	// write.
+	if err := stacktest.WaitDrained(ctx, sqsAPI, st.Info.QueueURL, time.Minute); err != nil {
+		return fmt.Errorf("log scan: %w", err)
 	}
 	dir := st.Info.LogDir
 	hits, lines, err := scanDir(dir, notOurs, secrets, kinds)
@@ -374,30 +373,6 @@ func checkAudits(dir string) error {
 	}
 	fmt.Fprintf(os.Stderr, "e2e: log scan: the audit lines of the suite's %d erasures are there\n", len(want))
 	return nil
-}
-
-// waitDrained waits until queueURL holds no message, visible or in
-// flight: the extractor has written every line it will write.
-func waitDrained(ctx context.Context, queueURL string, limit time.Duration) error {
-	for end := time.Now().Add(limit); ; time.Sleep(200 * time.Millisecond) {
-		out, err := sqsAPI.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-			QueueUrl: aws.String(queueURL),
-			AttributeNames: []sqstypes.QueueAttributeName{
-				sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
-			},
-		})
-		if err != nil {
-			return fmt.Errorf("log scan: queue depth: %w", err)
-		}
-		if out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)] == "0" &&
-			out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)] == "0" {
-			return nil
-		}
-		if time.Now().After(end) {
-			return fmt.Errorf("log scan: the queue still holds messages after %s", limit)
-		}
-	}
 }
 
 // TestLogScanFindsALeak holds the scanner to a log that leaks: every kind

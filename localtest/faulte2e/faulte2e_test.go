@@ -12,25 +12,17 @@
 package faulte2e
 
 import (
-	"context"
-	"crypto/rand"
-	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/internal/factapi"
 	"github.com/usermemory/usermemory/localtest/fault"
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/localtest/stack/stacktest"
-	"github.com/usermemory/usermemory/localtest/token"
 )
 
 var (
@@ -54,8 +46,7 @@ func TestMain(m *testing.M) {
 		st = s
 		api = &factapi.Client{BaseURL: st.Info.APIURL, HTTP: &http.Client{Timeout: 30 * time.Second}}
 		// The test's own SQS client reads the queues on moto, past the faults.
-		sqsAPI = sqs.New(sqs.Options{Region: st.Info.Region, BaseEndpoint: aws.String(st.Info.AWSEndpoint),
-			Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+		sqsAPI = stacktest.SQSClient(st, nil)
 		return m.Run()
 	}))
 }
@@ -70,16 +61,13 @@ func inject(t *testing.T, service string, s fault.Spec) {
 	t.Cleanup(in.Clear)
 }
 
-func newUser(prefix string) string { return prefix + "-" + strings.ToLower(rand.Text()[:8]) }
+// newUser returns a user ID no other test uses.
+var newUser = stacktest.NewUser
 
+// userToken returns a token of the user scope for user of the tenant.
 func userToken(t *testing.T, user string) string {
 	t.Helper()
-	tok, err := st.Issuer().Sign(token.Claims{Issuer: st.Info.Issuer, Audience: st.Info.Audience, Subject: user,
-		TenantClaim: st.Info.TenantClaim, Tenant: tenant, Scopes: []string{st.Info.UserScope}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return stacktest.Sign(t, st, stacktest.Claims(st, tenant, user, st.Info.UserScope))
 }
 
 // recovered waits until the API answers tok's GET with 200 again, and
@@ -97,21 +85,6 @@ func recovered(t *testing.T, tok string, within time.Duration) time.Duration {
 	return 0
 }
 
-func queueDepth(t *testing.T, queueURL string) int {
-	t.Helper()
-	out, err := sqsAPI.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(queueURL),
-		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, v := range out.Attributes {
-		var k int
-		fmt.Sscan(v, &k)
-		n += k
-	}
-	return n
-}
+// queueDepth counts the messages of the queue at queueURL that are
+// visible or in flight.
+func queueDepth(t *testing.T, queueURL string) int { return stacktest.Depth(t, sqsAPI, queueURL) }
