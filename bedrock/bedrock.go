@@ -114,31 +114,28 @@ const (
 	// DefaultDeadlineMargin is the time left before the caller's deadline
 	// under which no retry starts: a retry needs time to be answered.
 	DefaultDeadlineMargin = 1 * time.Second
-	// FirstMaxTokens is the maxTokens of a call's first request. Bedrock
-	// reserves input + maxTokens of the tokens-per-minute quota while a
-	// request runs, and an answer uses a few dozen tokens per operation:
-	// asking for 1,024 rather than the caps' 4,096 lets the same quota
-	// admit about three times the calls (docs/scale.md).
+	// FirstMaxTokens is the most maxTokens of a call's first request.
+	// Bedrock reserves input + maxTokens of the tokens-per-minute quota
+	// while a request runs, and an answer uses a few dozen tokens per
+	// operation: asking first for this rather than for what the largest
+	// answer needs lets the same quota admit more calls (docs/scale.md).
 	FirstMaxTokens = 1024
-	// MinMaxTokens and MaxMaxTokens bound the maxTokens derived from the
-	// request's MaxOperations ([AnswerTokens] + [OperationTokens] per
-	// operation), asked for again only when an answer stopped at
-	// FirstMaxTokens (stop reason max_tokens): the largest answers still
-	// fit, at the cost of a second request for them alone.
-	MinMaxTokens = 1024
+	// MaxMaxTokens bounds the maxTokens asked for again when an answer
+	// stopped at FirstMaxTokens (stop reason max_tokens): [MaxTokensFor]
+	// the largest answer the request's caps admit. 4,096 is an output
+	// every supported family accepts; memory.DefaultMaxOperations is the
+	// most operations whose largest answer fits it.
 	MaxMaxTokens = 4096
-	// AnswerTokens is what an answer takes besides its operations: the
-	// {"operations":[…]} around them, the tool call's frame, a short text
-	// a model may write before the call.
+	// AnswerTokens is what an answer takes besides its tool input: the
+	// tool call's frame, a short text a model may write before the call.
 	AnswerTokens = 256
-	// OperationTokens is what one operation at the caps takes: one whose
-	// key and value have 200 characters (the default and the template's
-	// largest maxFactChars), whose evidence has memory.MaxEvidenceChars
-	// (160), with an end date and the longest category, at 4 characters a
-	// token (the measure docs/extractor.md and scripts/cost use), rounded
-	// up to a multiple of 8. TestOperationTokensFitAnOperationAtTheCaps
-	// measures it.
-	OperationTokens = 168
+	// BytesPerToken and TokenMarginPercent turn the largest answer's
+	// length into tokens: 4 bytes a token (the measure docs/extractor.md
+	// and scripts/cost use; the stand-in counts so), plus 10 %. Text in a
+	// script with more tokens a byte (CJK, Cyrillic) needs more: such an
+	// answer at the caps stops at max_tokens and is refused as bad_answer.
+	BytesPerToken      = 4
+	TokenMarginPercent = 10
 )
 
 // ErrToolChoiceUnsupported is wrapped by the error of a call whose model
@@ -306,7 +303,7 @@ func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (
 		return memory.ModelAnswer{}, err
 	}
 	usage := usageOf(out.Usage)
-	if need := MaxTokensFor(req.MaxOperations); m.maxTokens == 0 && out.StopReason == types.StopReasonMaxTokens &&
+	if need := MaxTokensFor(answerBytes(req)); m.maxTokens == 0 && out.StopReason == types.StopReasonMaxTokens &&
 		aws.ToInt32(in.InferenceConfig.MaxTokens) < need {
 		// The answer outgrew the first request's maxTokens: ask once
 		// more for what the caps allow.
@@ -337,21 +334,36 @@ func (m *Model) extract(ctx context.Context, req memory.ModelRequest, c *Call) (
 	return ans, nil
 }
 
-// maxTokensFor returns the maxTokens of a call's first request.
-func (m *Model) maxTokensFor(maxOps int) int32 {
+// maxTokensFor returns the maxTokens of a call's first request, whose
+// largest valid answer is of n bytes: FirstMaxTokens, or less when that
+// answer needs less.
+func (m *Model) maxTokensFor(n int) int32 {
 	if m.maxTokens > 0 {
 		return int32(min(m.maxTokens, 1<<20))
 	}
-	return min(FirstMaxTokens, MaxTokensFor(maxOps))
+	return min(FirstMaxTokens, MaxTokensFor(n))
 }
 
-// MaxTokensFor returns the maxTokens that an answer of up to maxOps
-// operations is given when it outgrew FirstMaxTokens: AnswerTokens +
-// OperationTokens per operation (256 + 168 each), within [MinMaxTokens,
-// MaxMaxTokens]. An answer of up to 22 operations at the caps fits; more
-// get MaxMaxTokens.
-func MaxTokensFor(maxOps int) int32 {
-	return int32(min(max(AnswerTokens+OperationTokens*min(maxOps, 1<<16), MinMaxTokens), MaxMaxTokens))
+// MaxTokensFor returns the maxTokens that an answer of at most
+// answerBytes bytes of tool input needs (memory.ModelRequest's
+// MaxAnswerBytes): AnswerTokens + answerBytes / BytesPerToken, plus
+// TokenMarginPercent, rounded up to a multiple of 64, at most
+// MaxMaxTokens.
+func MaxTokensFor(answerBytes int) int32 {
+	answerBytes = min(max(answerBytes, 0), 1<<24)
+	need := AnswerTokens + (answerBytes*(100+TokenMarginPercent)+BytesPerToken*100-1)/(BytesPerToken*100)
+	need = (need + 63) / 64 * 64
+	return int32(min(need, MaxMaxTokens))
+}
+
+// answerBytes returns the request's MaxAnswerBytes, or, for a request
+// built without it, the largest answer of its MaxOperations at the
+// default caps.
+func answerBytes(req memory.ModelRequest) int {
+	if req.MaxAnswerBytes > 0 {
+		return req.MaxAnswerBytes
+	}
+	return len(memory.LargestAnswer(req.MaxOperations, memory.DefaultMaxFactChars))
 }
 
 // jsonInstruction is added to the system prompt in OutputJSON mode; %s is
@@ -370,7 +382,7 @@ func (m *Model) input(req memory.ModelRequest) (*bedrockruntime.ConverseInput, e
 			Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: req.Transcript}},
 		}},
 		InferenceConfig: &types.InferenceConfiguration{
-			MaxTokens:   aws.Int32(m.maxTokensFor(req.MaxOperations)),
+			MaxTokens:   aws.Int32(m.maxTokensFor(answerBytes(req))),
 			Temperature: aws.Float32(0),
 		},
 	}

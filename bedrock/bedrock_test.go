@@ -235,6 +235,7 @@ func TestMaxTokens(t *testing.T) {
 	}{
 		{"few operations", 8, nil, bedrock.FirstMaxTokens},
 		{"many operations: the first request still asks for FirstMaxTokens", 100, nil, bedrock.FirstMaxTokens},
+		{"one operation: what its largest answer needs", 1, nil, int(bedrock.MaxTokensFor(len(memory.LargestAnswer(1, 200))))},
 		{"fixed by option", 100, []bedrock.Option{bedrock.WithMaxTokens(300)}, 300},
 	}
 	for _, tt := range tests {
@@ -267,7 +268,7 @@ func TestMaxTokensAskedAgain(t *testing.T) {
 		maxOps int
 		want   []int
 	}{
-		{20, []int{1024, bedrock.AnswerTokens + bedrock.OperationTokens*20}},
+		{20, []int{1024, int(bedrock.MaxTokensFor(len(memory.LargestAnswer(20, memory.DefaultMaxFactChars))))}},
 		{100, []int{1024, bedrock.MaxMaxTokens}},
 		{4, []int{1024}},
 	} {

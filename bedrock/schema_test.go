@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +18,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/usermemory/usermemory/bedrock"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -220,55 +222,94 @@ func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 	}
 }
 
-// TestOperationTokensFitAnOperationAtTheCaps measures OperationTokens: an
-// operation at the caps, with every member the operations tool's schema
-// has (key and value of memory.DefaultMaxFactChars characters, evidence of
-// memory.MaxEvidenceChars, an end date, the longest category), valid
-// under that schema, is its JSON and the comma after it at 4 characters a
-// token, rounded up to a multiple of 8. MaxTokensFor then holds an answer
-// of such operations up to MaxMaxTokens, and docs/extractor.md gives the
-// same figures.
-func TestOperationTokensFitAnOperationAtTheCaps(t *testing.T) {
-	const maxChars = memory.DefaultMaxFactChars
-	longest := ""
-	for _, c := range memory.Categories {
-		if len(c) > len(longest) {
-			longest = c
-		}
-	}
-	op := map[string]string{"op": "DELETE", "key": strings.Repeat("k", maxChars), "value": strings.Repeat("v", maxChars),
-		"evidence": strings.Repeat("e", memory.MaxEvidenceChars), "validUntil": "2026-12-31", "category": longest}
-	tool := memory.OperationsTool(1, maxChars, true)
-	var schema struct {
-		Properties struct {
-			Operations struct {
-				Items struct {
-					Properties map[string]json.RawMessage `json:"properties"`
-				} `json:"items"`
-			} `json:"operations"`
-		} `json:"properties"`
-	}
-	if err := json.Unmarshal(tool.InputSchema, &schema); err != nil {
-		t.Fatal(err)
-	}
-	for name := range schema.Properties.Operations.Items.Properties {
-		if _, ok := op[name]; !ok {
-			t.Errorf("the operation at the caps lacks the schema's member %q", name)
-		}
-	}
-	b, err := json.Marshal(op)
+// TestLargestAnswerFits holds maxTokens to what the caps need. The
+// largest answer the operations tool admits under the default caps
+// (memory.LargestAnswer of memory.DefaultMaxOperations operations with keys
+// and values of the template's largest MaxFactChars) is valid under that
+// tool's schema and read by memory.ParseOperations; MaxTokensFor gives it
+// its tokens at 4 bytes a token with the margin, under MaxMaxTokens, while
+// one operation more would not fit: DefaultMaxOperations is the most that
+// do. Through the stand-in, which stops an answer at maxTokens as Bedrock
+// does, that answer stops at FirstMaxTokens, is asked for once more and
+// arrives whole, with no max_tokens stop. docs/extractor.md says the same
+// figures.
+func TestLargestAnswerFits(t *testing.T) {
+	maxOps, maxChars := memory.DefaultMaxOperations, templateMaxFactChars(t)
+	largest := memory.LargestAnswer(maxOps, maxChars)
+	sch := compileTool(t, memory.OperationsTool(maxOps, maxChars, true))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(largest))
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"operations":[` + string(b) + `]}`))
-	if err != nil {
-		t.Fatal(err)
+	if err := sch.Validate(doc); err != nil {
+		t.Fatalf("the largest answer is not valid under the tool's schema: %v", err)
 	}
-	c := jsonschema.NewCompiler()
+	ops, err := memory.ParseOperations(largest)
+	if err != nil || len(ops) != maxOps {
+		t.Fatalf("ParseOperations(largest) = %d operations, %v", len(ops), err)
+	}
+	need := func(n int) int { // the tokens, margin included, before the cap
+		return bedrock.AnswerTokens + (n/bedrock.BytesPerToken)*(100+bedrock.TokenMarginPercent)/100
+	}
+	got := int(bedrock.MaxTokensFor(len(largest)))
+	if n := need(len(largest)); got < n || n > bedrock.MaxMaxTokens {
+		t.Errorf("MaxTokensFor(%d bytes) = %d; the answer needs %d, at most MaxMaxTokens %d", len(largest), got, n, bedrock.MaxMaxTokens)
+	}
+	if more := len(memory.LargestAnswer(maxOps+1, maxChars)); need(more) <= bedrock.MaxMaxTokens {
+		t.Errorf("%d operations (%d bytes, %d tokens) still fit MaxMaxTokens %d: DefaultMaxOperations is not the most that fit",
+			maxOps+1, more, need(more), bedrock.MaxMaxTokens)
+	}
+
+	s, url := standIn(t)
+	m, o := newModel(url)
+	req := request(anaTranscript)
+	req.MaxOperations, req.MaxAnswerBytes, req.Tool = maxOps, len(largest), memory.OperationsTool(maxOps, maxChars, true)
+	s.Script(fakebedrock.Step{Input: largest}, fakebedrock.Step{Input: largest})
+	ans, err := m.Extract(context.Background(), req)
+	if err != nil || len(ans.Operations) != maxOps {
+		t.Fatalf("Extract of the largest answer = %d operations, %v", len(ans.Operations), err)
+	}
+	var asked []int
+	for _, c := range calls(t, s) {
+		asked = append(asked, c.MaxTokens)
+	}
+	if c := o.last(t); c.StopReason != "tool_use" || len(asked) != 2 || asked[0] != bedrock.FirstMaxTokens || asked[1] != got {
+		t.Errorf("stop reason %q, maxTokens asked %v; want tool_use after [%d %d]", c.StopReason, asked, bedrock.FirstMaxTokens, got)
+	}
+	t.Logf("the largest answer: %d operations, %d bytes; maxTokens %d (first request %d)", maxOps, len(largest), got, bedrock.FirstMaxTokens)
+
+	docblock.CheckFigures(t, filepath.Join("..", "docs", "extractor.md"), docblock.Figures{
+		`largest answer the default caps admit, ([0-9]+) operations`:           maxOps,
+		`with keys and values of ([0-9]+) characters \(the template's largest`: maxChars,
+		`largest ` + "`MaxFactChars`" + `\), is ([0-9,]+) bytes`:               len(largest),
+		`([0-9,]+) bytes an operation`:                                         len(memory.LargestAnswer(2, maxChars)) - len(memory.LargestAnswer(1, maxChars)),
+		`asks for ([0-9,]+) tokens of it`:                                      got,
+		`one operation more \(([0-9,]+) tokens\) would not`:                    need(len(memory.LargestAnswer(maxOps+1, maxChars))),
+		"`bedrock.AnswerTokens` \\(([0-9]+)\\)":                                bedrock.AnswerTokens,
+		"`bedrock.TokenMarginPercent` \\(([0-9]+) %\\)":                        bedrock.TokenMarginPercent,
+		"`bedrock.MaxMaxTokens` \\(([0-9,]+),":                                 bedrock.MaxMaxTokens,
+	})
+}
+
+// templateMaxFactChars returns the template's largest MaxFactChars.
+func templateMaxFactChars(t *testing.T) int {
+	t.Helper()
+	p := httpapitest.LoadSAMTemplate(t)["Parameters"].(map[string]any)["MaxFactChars"].(map[string]any)
+	n, err := strconv.Atoi(fmt.Sprint(p["MaxValue"]))
+	if err != nil {
+		t.Fatalf("template MaxFactChars.MaxValue: %v", err)
+	}
+	return n
+}
+
+// compileTool compiles the input schema of tool.
+func compileTool(t *testing.T, tool memory.ToolDefinition) *jsonschema.Schema {
+	t.Helper()
 	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.InputSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := jsonschema.NewCompiler()
 	if err := c.AddResource("urn:tool", sdoc); err != nil {
 		t.Fatal(err)
 	}
@@ -276,35 +317,7 @@ func TestOperationTokensFitAnOperationAtTheCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sch.Validate(doc); err != nil {
-		t.Fatalf("the operation at the caps is not valid under the tool's schema: %v", err)
-	}
-
-	tokens := (len(b) + 1 + 3) / 4
-	if want := (tokens + 7) / 8 * 8; bedrock.OperationTokens != want {
-		t.Errorf("OperationTokens = %d; an operation at the caps is %d bytes, %d tokens: want %d", bedrock.OperationTokens, len(b)+1, tokens, want)
-	}
-	fits := (bedrock.MaxMaxTokens - bedrock.AnswerTokens) / bedrock.OperationTokens
-	for n := 1; n <= fits+1; n++ {
-		if got := int(bedrock.MaxTokensFor(n)); n <= fits && got < bedrock.AnswerTokens+n*tokens {
-			t.Errorf("MaxTokensFor(%d) = %d, under %d + %d × %d", n, got, bedrock.AnswerTokens, n, tokens)
-		}
-	}
-	t.Logf("an operation at the caps: %d bytes, %d tokens; MaxTokensFor fits %d of them", len(b)+1, tokens, fits)
-
-	md, err := os.ReadFile(filepath.Join("..", "docs", "extractor.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(strings.Fields(string(md)), " ")
-	for _, want := range []string{
-		fmt.Sprintf("%d + %d per operation", bedrock.AnswerTokens, bedrock.OperationTokens),
-		fmt.Sprintf("up to %d operations at the caps", fits),
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("docs/extractor.md does not say %q", want)
-		}
-	}
+	return sch
 }
 
 // TestStandInAnswersMatchTheSchema holds the Converse stand-in's

@@ -18,6 +18,16 @@ const (
 	DefaultMaxThreads         = 64
 	DefaultMaxConflictRetries = 8
 	DefaultMaxPending         = 10
+	// DefaultMaxOperations bounds an answer's operations when
+	// MaxOperations is not set (and never above 2 × MaxFacts): the most
+	// operations whose largest answer at the template's largest caps
+	// ([LargestAnswer] with keys and values of 200 characters) the bedrock
+	// adapter can still ask for in one request of at most
+	// bedrock.MaxMaxTokens, so that no valid answer is cut. An extraction
+	// reads the turns since the last one (ExtractEveryTurns, 6 by
+	// default): 20 operations is more than three changes a turn.
+	// bedrock's TestLargestAnswerFits holds the figure.
+	DefaultMaxOperations = 20
 	// DefaultPendingLifetime is how long a pending fact waits for the
 	// user's answer before it is dropped: a week, so that a user who opens
 	// the page weekly sees every one.
@@ -95,7 +105,8 @@ type Config struct {
 	// default was chosen from its token cost.
 	ContextChars int
 	// MaxOperations bounds the operations one answer may carry; an answer
-	// with more is refused whole. Default: 2 × MaxFacts.
+	// with more is refused whole. Default: DefaultMaxOperations, or
+	// 2 × MaxFacts when that is less.
 	MaxOperations int
 	// MaxThreads is the most per-thread extraction watermarks kept; the
 	// ones extracted longest ago are dropped first.
@@ -147,7 +158,7 @@ func (c Config) WithDefaults() Config {
 		c.ContextChars = DefaultContextChars
 	}
 	if c.MaxOperations == 0 {
-		c.MaxOperations = 2 * c.MaxFacts
+		c.MaxOperations = min(DefaultMaxOperations, 2*c.MaxFacts)
 	}
 	if c.MaxTombstones == 0 {
 		c.MaxTombstones = c.MaxFacts

@@ -312,12 +312,13 @@ func (s *Store) callModel(ctx context.Context, meta Meta, rec Record, er Extract
 		return nil, errors.New("memory: no model configured")
 	}
 	req := ModelRequest{
-		ModelID:       meta.ModelID,
-		System:        RenderPrompt(s.cfg.Prompt, s.facts(rec), s.now()),
-		Transcript:    ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars),
-		Tool:          OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
-		MaxOperations: s.cfg.MaxOperations,
-		Meta:          meta,
+		ModelID:        meta.ModelID,
+		System:         RenderPrompt(s.cfg.Prompt, s.facts(rec), s.now()),
+		Transcript:     ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars),
+		Tool:           OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
+		MaxOperations:  s.cfg.MaxOperations,
+		MaxAnswerBytes: len(LargestAnswer(s.cfg.MaxOperations, s.cfg.MaxFactChars)),
+		Meta:           meta,
 	}
 	ans, err := s.model.Extract(ctx, req)
 	*usage = ans.Usage

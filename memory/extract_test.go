@@ -115,7 +115,7 @@ func TestExtractPromptHoldsFactsAndTranscriptNotToolTurns(t *testing.T) {
 	if r.ModelID != "override-model" || r.Meta.Kind != memory.KindMemoryUser || r.Meta.RequestID != "req-1" || r.Meta.TenantID != "acme" {
 		t.Errorf("request = %+v", r)
 	}
-	if r.Tool.Name != memory.OperationsToolName || r.MaxOperations != 60 {
+	if r.Tool.Name != memory.OperationsToolName || r.MaxOperations != memory.DefaultMaxOperations {
 		t.Errorf("tool = %q, maxOps = %d", r.Tool.Name, r.MaxOperations)
 	}
 }

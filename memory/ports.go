@@ -140,6 +140,10 @@ type ModelRequest struct {
 	Tool ToolDefinition
 	// MaxOperations bounds the operations of the answer.
 	MaxOperations int
+	// MaxAnswerBytes is the length of the largest answer the tool admits
+	// under the store's caps ([LargestAnswer]): what an adapter must let
+	// the model write so that no valid answer is cut.
+	MaxAnswerBytes int
 	// Meta is for the usage gate and the trace.
 	Meta Meta
 }

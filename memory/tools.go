@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // ToolDefinition is a tool offered to a model, as plain data: the bedrock
@@ -77,6 +78,29 @@ func OperationsTool(maxOperations, maxFactChars int, evidence bool) ToolDefiniti
 		Description: "Record the changes to the durable facts known about the user.",
 		InputSchema: json.RawMessage(schema),
 	}
+}
+
+// LargestAnswer returns the longest input [OperationsTool] admits under
+// the caps maxOperations and maxFactChars: maxOperations operations, each
+// with every member at its longest (the longer op, key and value of
+// maxFactChars characters, evidence of [MaxEvidenceChars], an end date,
+// the longest category), in one-byte characters. A model's answer is
+// this JSON, or shorter; an adapter sizes the model's output by it.
+func LargestAnswer(maxOperations, maxFactChars int) []byte {
+	longest := ""
+	for _, c := range Categories {
+		if len(c) > len(longest) {
+			longest = c
+		}
+	}
+	op := Operation{Op: OpDelete, Key: strings.Repeat("k", maxFactChars), Value: strings.Repeat("v", maxFactChars),
+		Evidence: strings.Repeat("e", MaxEvidenceChars), ValidUntil: "2026-12-31", Category: longest}
+	ops := make([]Operation, max(maxOperations, 0))
+	for i := range ops {
+		ops[i] = op
+	}
+	b, _ := json.Marshal(map[string][]Operation{"operations": ops}) // Plain strings always marshal.
+	return b
 }
 
 // jsonList returns words as a JSON array of strings.

@@ -455,20 +455,27 @@ func TestFigurePromptSize(t *testing.T) {
 		for i := range ops {
 			ops[i] = memory.Operation{Op: "SET", Key: fmt.Sprintf("k%03d", i) + strings.Repeat("x", cfg.MaxFactChars), Value: strings.Repeat("<", cfg.MaxFactChars+1)}
 		}
-		model := memorytest.NewModel(memorytest.Answer{Operations: ops})
+		// An answer holds at most MaxOperations of them: the facts come in
+		// answers of that many, before the turn whose prompt is measured.
+		model := memorytest.NewModel()
+		turns := []string{}
+		for rest := ops; len(rest) > 0; rest = rest[min(cfg.MaxOperations, len(rest)):] {
+			model.Push(memorytest.Answer{Operations: rest[:min(cfg.MaxOperations, len(rest))]})
+			turns = append(turns, "hello "+strconv.Itoa(len(turns)))
+		}
 		// The subject is the prompt's bound, not evidence: the facts quote nothing.
 		store, err := memory.New(memorytest.NewRepo(), memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 		if err != nil {
 			t.Fatal(err)
 		}
 		sc := memory.Scope{TenantID: "acme", UserID: "u-1"}
-		for _, turn := range []string{"hello", strings.Repeat("a", 2*cfg.TranscriptChars)} {
-			if _, err := store.Extract(context.Background(), memory.ExtractRequest{Scope: sc, ThreadID: "th-" + strconv.Itoa(len(turn)),
+		for i, turn := range append(turns, strings.Repeat("a", 2*cfg.TranscriptChars)) {
+			if _, err := store.Extract(context.Background(), memory.ExtractRequest{Scope: sc, ThreadID: "th-" + strconv.Itoa(i),
 				TurnCount: 2, Turns: []memory.Turn{{Role: "user", Text: turn}}}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if got := promptChars(model.Requests()[1]); got != bound {
+		if got := promptChars(model.Requests()[len(turns)]); got != bound {
 			t.Errorf("worst-case prompt %d chars, want the bound %d: the bound is not the least one, or a cap is not held", got, bound)
 		}
 	})

@@ -62,7 +62,9 @@ type Step struct {
 	// the request has no toolConfig it is the whole answer.
 	Text string `json:"text,omitempty"`
 	// StopReason replaces the stop reason: by default tool_use when the
-	// answer calls a tool and end_turn otherwise.
+	// answer calls a tool and end_turn otherwise, or max_tokens, without
+	// the answer's content, when the answer (at 4 bytes a token) is longer
+	// than the request's maxTokens, as Bedrock stops a model there.
 	StopReason string `json:"stopReason,omitempty"`
 	// Usage, when not nil, replaces the computed token usage.
 	Usage *Usage `json:"usage,omitempty"`
@@ -599,6 +601,11 @@ func (s *Server) answer(req *request, step Step, tool string, body []byte, took 
 	usage := Usage{InputTokens: tokens(len(body)), OutputTokens: tokens(len(out))}
 	if step.Usage != nil {
 		usage = *step.Usage
+	}
+	if limit, _ := req.inference(); limit > 0 && step.StopReason == "" && usage.OutputTokens > limit {
+		// Bedrock stops the model at maxTokens: the answer is cut there,
+		// its tool call unfinished.
+		content, stop, usage.OutputTokens = []map[string]any{}, "max_tokens", limit
 	}
 	usage.TotalTokens = usage.InputTokens + usage.OutputTokens
 	return map[string]any{

@@ -26,7 +26,7 @@ const (
 // The load profile of docs/scale.md beyond one user's (docs/cost.md).
 const (
 	peakHourShare = 0.10 // the busiest hour carries 10 % of a day (one time zone, evening peak)
-	quotasRead    = "2026-12-01"
+	quotasRead    = "2026-12-02"
 )
 
 // quota is an outside limit: its figure for a US deploy and for one
@@ -42,10 +42,12 @@ type quota struct {
 // Quotas, defaults of a new account, read on quotasRead. Bedrock's differ
 // by account and Region: check Service Quotas.
 var (
-	bedrockRPM = quota{"Bedrock, Nova Micro, cross-Region requests a minute", 2000, 200, "requests/min",
-		"AWS General Reference, Amazon Bedrock quotas: us. the example figure this doc has used, eu./apac. in the order of 200 (issue 16's audit); check Service Quotas", "https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock"}
+	// Bedrock no longer enforces requests a minute on bedrock-runtime:
+	// throttling is by tokens a minute alone (Bedrock user guide, "Quotas
+	// for the bedrock-runtime endpoint", read 2026-12-02; the AWS release
+	// notes of 2026-05-27 removed the RPM rows).
 	bedrockTPM = quota{"Bedrock, Nova Micro, cross-Region tokens a minute", 4_000_000, 200_000, "tokens/min",
-		"Bedrock user guide, How tokens are counted: input + maxTokens reserved when a call starts; us. 4 M and eu./apac. in the order of 200,000 as above", "https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-token-burndown.html"}
+		"AWS General Reference, Amazon Bedrock service quotas, \"Cross-region model inference tokens per minute for Amazon Nova Micro\": us-east-1, us-east-2 and us-west-2 4,000,000, each of the other supported Regions 200,000 (the newest copy of the table readable on the date read was published in June 2025: check Service Quotas); input + maxTokens are reserved when a call starts (Bedrock user guide, How tokens are counted)", "https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock"}
 	lambdaAccount = quota{"Lambda concurrent executions, account", 1000, 1000, "environments",
 		"Lambda quotas", "https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html"}
 	eventSourceMax = quota{"SQS event source maximum concurrency", 1000, 1000, "invocations",
@@ -150,8 +152,6 @@ func limits(p profile, st stack, u perUser) []limit {
 	ls := []limit{
 		both(limit{"ExtractorMaxConcurrency", "Extractor concurrency (`ExtractorMaxConcurrency`)", fmt.Sprintf("%.0f at %.0f s an extraction", conc, dueSeconds), "template.yaml",
 			at(conc/dueSeconds, u.extractions), 0, "raise it with the Bedrock quota; messages wait meanwhile (`ExtractionQueueAgeAlarm`)"}),
-		{"", bedrockRPM.name, fmt.Sprintf("%.0f / %.0f requests a minute", bedrockRPM.us, bedrockRPM.nonUS), bedrockRPM.url,
-			at(bedrockRPM.us/60, u.extractions), at(bedrockRPM.nonUS/60, u.extractions), "a quota increase; raise `ExtractEveryTurns`"},
 		{"", bedrockTPM.name + ", reserved", fmt.Sprintf("%s / %s tokens a minute, %.0f reserved a call", human(bedrockTPM.us), human(bedrockTPM.nonUS), u.reservedTokens), bedrockTPM.url,
 			at(bedrockTPM.us/60/u.reservedTokens, u.extractions), at(bedrockTPM.nonUS/60/u.reservedTokens, u.extractions), "a quota increase; `ExtractEveryTurns` higher"},
 		both(limit{"ReadRateLimit", "Read route throttle (`ReadRateLimit`)", fmt.Sprintf("%.0f requests/s a route", st.params["ReadRateLimit"]), "template.yaml",
@@ -210,7 +210,7 @@ func scaleDoc(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack
 	}
 	fmt.Fprintf(w, "\nQuotas used (new accounts' defaults, read %s; an account's own are in Service Quotas):\n\n", quotasRead)
 	fmt.Fprintf(w, "| quota | US | outside the US | source |\n|---|---:|---:|---|\n")
-	for _, q := range []quota{bedrockRPM, bedrockTPM, lambdaAccount, eventSourceMax, apiAccount, tableFirstWrites, tableQuota, sqsFIFO} {
+	for _, q := range []quota{bedrockTPM, lambdaAccount, eventSourceMax, apiAccount, tableFirstWrites, tableQuota, sqsFIFO} {
 		fmt.Fprintf(w, "| %s | %s | %s | [%s](%s) |\n", q.name, human(q.us), human(q.nonUS), q.source, q.url)
 	}
 }
