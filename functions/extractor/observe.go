@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -15,7 +16,6 @@ import (
 // a fact value, turn text or user ID: the tenant, the user's logref.User
 // reference (log line only), counts, codes and durations.
 func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSMessage, r result, took time.Duration) {
-	u := r.extract.Usage
 	attrs := []slog.Attr{
 		slog.String("requestId", requestID),
 		slog.String("messageId", rec.MessageId),
@@ -34,21 +34,11 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 		attrs = append(attrs, slog.String("sentAtFrom", r.sentFrom))
 	}
 	if r.extract.Outcome != "" {
-		attrs = append(attrs,
-			slog.Int("modelCalls", r.extract.ModelCalls),
-			slog.Int("inputTokens", u.InputTokens),
-			slog.Int("outputTokens", u.OutputTokens),
-			slog.Int("cacheReadTokens", u.CacheReadTokens),
-			slog.Int("cacheWriteTokens", u.CacheWriteTokens),
-			slog.Int("sets", r.extract.Sets),
-			slog.Int("deletes", r.extract.Deletes),
-			slog.Int("forgotten", r.extract.Forgotten),
-			slog.Int("unsupported", r.extract.Unsupported),
-			slog.Int("secrets", r.extract.Secrets),
-			slog.Int("ended", r.extract.Ended),
-			slog.Int("pending", r.extract.Pending),
-			slog.Int("facts", len(r.extract.Facts)),
-		)
+		usage, screening := extractionCounts(r.extract)
+		for _, c := range append(usage, screening...) {
+			attrs = append(attrs, slog.Int(lowerFirst(c.name), c.n))
+		}
+		attrs = append(attrs, slog.Int("facts", len(r.extract.Facts)))
 	}
 	level := slog.LevelInfo
 	if r.failed {
@@ -65,13 +55,46 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// count is one count of an extraction: its metric name and its value.
+type count struct {
+	name string
+	n    int
+}
+
+// extractionCounts returns the counts of an extraction that both the log
+// line (under the names in lowerCamelCase) and the metrics carry: the
+// model's usage, and the screening counts of its SETs.
+func extractionCounts(e memory.ExtractResult) (usage, screening []count) {
+	u := e.Usage
+	usage = []count{{"ModelCalls", e.ModelCalls}, {"InputTokens", u.InputTokens}, {"OutputTokens", u.OutputTokens},
+		{"CacheReadTokens", u.CacheReadTokens}, {"CacheWriteTokens", u.CacheWriteTokens}}
+	screening = []count{{"Sets", e.Sets}, {"Deletes", e.Deletes}, {"Forgotten", e.Forgotten},
+		{"Unsupported", e.Unsupported}, {"Secrets", e.Secrets}, {"Ended", e.Ended}, {"Pending", e.Pending}}
+	return usage, screening
+}
+
+func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
+
+// metric is one metric of the EMF line: its name, unit and value.
+type metric struct {
+	name, unit string
+	value      any
+}
+
+func counted(cs []count) []metric {
+	ms := make([]metric, len(cs))
+	for i, c := range cs {
+		ms[i] = metric{c.name, "Count", c.n}
+	}
+	return ms
+}
+
 // metricsLine returns the EMF line of one record: its counts under the
 // dimension set [outcome], the screening counts of its SETs under [kind]
 // alone (one series each: they are only ever non-zero for changed and
 // unchanged records, and an alarm sums them whatever the outcome), and
 // the tenant as a plain member.
 func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
-	u := r.extract.Usage
 	tenant := r.tenant
 	if tenant == "" {
 		tenant = "-" // An invalid message names no tenant we may trust.
@@ -80,58 +103,28 @@ func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
 	if r.failed {
 		retried = 1
 	}
-	return map[string]any{
-		"_aws": map[string]any{
-			"Timestamp": h.now().UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace": h.namespace,
-				// One dimension set, [outcome]: CloudWatch bills each
-				// metric (name × dimension values) it keeps, so a tenant
-				// dimension would multiply the bill by the tenants. The
-				// tenant stays a plain member of the line, which Logs
-				// Insights can group by.
-				"Dimensions": [][]string{{"outcome"}},
-				"Metrics": []map[string]string{
-					{"Name": "Records", "Unit": "Count"},
-					{"Name": "Retried", "Unit": "Count"},
-					{"Name": "ModelCalls", "Unit": "Count"},
-					{"Name": "InputTokens", "Unit": "Count"},
-					{"Name": "OutputTokens", "Unit": "Count"},
-					{"Name": "CacheReadTokens", "Unit": "Count"},
-					{"Name": "CacheWriteTokens", "Unit": "Count"},
-					{"Name": "Duration", "Unit": "Milliseconds"},
-				},
-			}, map[string]any{
-				"Namespace":  h.namespace,
-				"Dimensions": [][]string{{"kind"}},
-				"Metrics": []map[string]string{
-					{"Name": "Sets", "Unit": "Count"},
-					{"Name": "Deletes", "Unit": "Count"},
-					{"Name": "Forgotten", "Unit": "Count"},
-					{"Name": "Unsupported", "Unit": "Count"},
-					{"Name": "Secrets", "Unit": "Count"},
-					{"Name": "Ended", "Unit": "Count"},
-					{"Name": "Pending", "Unit": "Count"},
-				},
-			}},
-		},
-		"kind":             memory.KindMemoryUser,
-		"tenant":           tenant,
-		"outcome":          r.outcome,
-		"Records":          1,
-		"Retried":          retried,
-		"ModelCalls":       r.extract.ModelCalls,
-		"InputTokens":      u.InputTokens,
-		"OutputTokens":     u.OutputTokens,
-		"CacheReadTokens":  u.CacheReadTokens,
-		"CacheWriteTokens": u.CacheWriteTokens,
-		"Duration":         ms(took),
-		"Sets":             r.extract.Sets,
-		"Deletes":          r.extract.Deletes,
-		"Forgotten":        r.extract.Forgotten,
-		"Unsupported":      r.extract.Unsupported,
-		"Secrets":          r.extract.Secrets,
-		"Ended":            r.extract.Ended,
-		"Pending":          r.extract.Pending,
+	usage, screening := extractionCounts(r.extract)
+	byOutcome := append([]metric{{"Records", "Count", 1}, {"Retried", "Count", retried}}, counted(usage)...)
+	byOutcome = append(byOutcome, metric{"Duration", "Milliseconds", ms(took)})
+	line := map[string]any{"kind": memory.KindMemoryUser, "tenant": tenant, "outcome": r.outcome}
+	line["_aws"] = map[string]any{
+		"Timestamp": h.now().UnixMilli(),
+		// One dimension set, [outcome]: CloudWatch bills each metric
+		// (name × dimension values) it keeps, so a tenant dimension would
+		// multiply the bill by the tenants. The tenant stays a plain member
+		// of the line, which Logs Insights can group by.
+		"CloudWatchMetrics": []any{h.directive(line, "outcome", byOutcome), h.directive(line, "kind", counted(screening))},
 	}
+	return line
+}
+
+// directive returns the EMF directive of ms under the one dimension dim,
+// in h's namespace, and puts their values into line.
+func (h *Handler) directive(line map[string]any, dim string, ms []metric) map[string]any {
+	defs := make([]map[string]string, len(ms))
+	for i, m := range ms {
+		defs[i] = map[string]string{"Name": m.name, "Unit": m.unit}
+		line[m.name] = m.value
+	}
+	return map[string]any{"Namespace": h.namespace, "Dimensions": [][]string{{dim}}, "Metrics": defs}
 }
