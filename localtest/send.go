@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/localtest/stack"
@@ -49,11 +48,7 @@ func send(ctx context.Context, args []string) error {
 			m.Turns = append(m.Turns, producer.Turn{Role: "assistant", Text: *answer})
 		}
 	}
-	client := sqs.New(sqs.Options{
-		Region:       info.Region,
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		BaseEndpoint: aws.String(info.SQSURL),
-	})
+	client := sqs.NewFromConfig(info.AWSConfig(), func(o *sqs.Options) { o.BaseEndpoint = aws.String(info.SQSURL) })
 	p := producer.New(client, info.QueueURL)
 	if err := p.Send(ctx, m); err != nil {
 		return err
