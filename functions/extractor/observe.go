@@ -34,9 +34,11 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 		attrs = append(attrs, slog.String("sentAtFrom", r.sentFrom))
 	}
 	if r.extract.Outcome != "" {
-		usage, screening := extractionCounts(r.extract)
-		for _, c := range append(usage, screening...) {
-			attrs = append(attrs, slog.Int(lowerFirst(c.name), c.n))
+		byOutcome, byKind := recordMetrics(r, took)
+		for _, m := range append(byOutcome, byKind...) {
+			if m.logged {
+				attrs = append(attrs, slog.Any(lowerFirst(m.name), m.value))
+			}
 		}
 		attrs = append(attrs, slog.Int("facts", len(r.extract.Facts)))
 	}
@@ -55,39 +57,47 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// count is one count of an extraction: its metric name and its value.
-type count struct {
-	name string
-	n    int
-}
-
-// extractionCounts returns the counts of an extraction that both the log
-// line (under the names in lowerCamelCase) and the metrics carry: the
-// model's usage, and the screening counts of its SETs.
-func extractionCounts(e memory.ExtractResult) (usage, screening []count) {
-	u := e.Usage
-	usage = []count{{"ModelCalls", e.ModelCalls}, {"InputTokens", u.InputTokens}, {"OutputTokens", u.OutputTokens},
-		{"CacheReadTokens", u.CacheReadTokens}, {"CacheWriteTokens", u.CacheWriteTokens}}
-	screening = []count{{"Sets", e.Sets}, {"Deletes", e.Deletes}, {"Forgotten", e.Forgotten},
-		{"Unsupported", e.Unsupported}, {"Secrets", e.Secrets}, {"Ended", e.Ended}, {"Pending", e.Pending}}
-	return usage, screening
-}
-
-func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
-
-// metric is one metric of the EMF line: its name, unit and value.
+// metric is one metric of a record's EMF line: its name, unit and value;
+// logged says the log line carries it too, under its name in
+// lowerCamelCase.
 type metric struct {
 	name, unit string
 	value      any
+	logged     bool
 }
 
-func counted(cs []count) []metric {
-	ms := make([]metric, len(cs))
-	for i, c := range cs {
-		ms[i] = metric{c.name, "Count", c.n}
+// recordMetrics returns the metrics of a record, in the order of the EMF
+// line: those kept by outcome, and the screening counts of its SETs, kept
+// by kind.
+func recordMetrics(r result, took time.Duration) (byOutcome, byKind []metric) {
+	e, u := r.extract, r.extract.Usage
+	retried := 0
+	if r.failed {
+		retried = 1
 	}
-	return ms
+	byOutcome = []metric{
+		{"Records", "Count", 1, false},
+		{"Retried", "Count", retried, false},
+		{"ModelCalls", "Count", e.ModelCalls, true},
+		{"InputTokens", "Count", u.InputTokens, true},
+		{"OutputTokens", "Count", u.OutputTokens, true},
+		{"CacheReadTokens", "Count", u.CacheReadTokens, true},
+		{"CacheWriteTokens", "Count", u.CacheWriteTokens, true},
+		{"Duration", "Milliseconds", ms(took), false},
+	}
+	byKind = []metric{
+		{"Sets", "Count", e.Sets, true},
+		{"Deletes", "Count", e.Deletes, true},
+		{"Forgotten", "Count", e.Forgotten, true},
+		{"Unsupported", "Count", e.Unsupported, true},
+		{"Secrets", "Count", e.Secrets, true},
+		{"Ended", "Count", e.Ended, true},
+		{"Pending", "Count", e.Pending, true},
+	}
+	return byOutcome, byKind
 }
+
+func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 // metricsLine returns the EMF line of one record: its counts under the
 // dimension set [outcome], the screening counts of its SETs under [kind]
@@ -99,13 +109,7 @@ func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
 	if tenant == "" {
 		tenant = "-" // An invalid message names no tenant we may trust.
 	}
-	retried := 0
-	if r.failed {
-		retried = 1
-	}
-	usage, screening := extractionCounts(r.extract)
-	byOutcome := append([]metric{{"Records", "Count", 1}, {"Retried", "Count", retried}}, counted(usage)...)
-	byOutcome = append(byOutcome, metric{"Duration", "Milliseconds", ms(took)})
+	byOutcome, byKind := recordMetrics(r, took)
 	line := map[string]any{"kind": memory.KindMemoryUser, "tenant": tenant, "outcome": r.outcome}
 	line["_aws"] = map[string]any{
 		"Timestamp": h.now().UnixMilli(),
@@ -113,7 +117,7 @@ func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
 		// (name × dimension values) it keeps, so a tenant dimension would
 		// multiply the bill by the tenants. The tenant stays a plain member
 		// of the line, which Logs Insights can group by.
-		"CloudWatchMetrics": []any{h.directive(line, "outcome", byOutcome), h.directive(line, "kind", counted(screening))},
+		"CloudWatchMetrics": []any{h.directive(line, "outcome", byOutcome), h.directive(line, "kind", byKind)},
 	}
 	return line
 }
