@@ -16,7 +16,7 @@ import (
 
 func send(ctx context.Context, args []string) error {
 	fs := newFlags("send", "[-state DIR] [-f message.json | --tenant acme --user ana --thread th-1 --turns 2 --text \"I'm Ana\"]")
-	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	state := fs.stateDir()
 	file := fs.String("f", "", "a JSON file with the message (version 1); the other flags are then ignored")
 	tenant := fs.String("tenant", "acme", "tenant ID")
 	user := fs.String("user", "ana", "user ID")
