@@ -14,6 +14,9 @@ import (
 	"github.com/usermemory/usermemory/producer"
 )
 
+// send sends one message to the running stack's extraction queue through
+// the producer, as a gateway does: read from a file (-f) or made from the
+// flags.
 func send(ctx context.Context, args []string) error {
 	fs := newFlags("send", "[-state DIR] [-f message.json | --tenant acme --user ana --thread th-1 --turns 2 --text \"I'm Ana\"]")
 	state := fs.stateDir()
