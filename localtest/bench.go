@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/localtest/stack"
@@ -160,8 +159,7 @@ func (b *benchRun) reads(n int) error {
 // extractions times, for n new users, a SendMessage until the facts are
 // readable through the API, and prints p50 and p99.
 func (b *benchRun) extractions(ctx context.Context, n int) error {
-	sqsClient := sqs.New(sqs.Options{Region: b.info.Region, BaseEndpoint: aws.String(b.info.AWSEndpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+	sqsClient := sqs.NewFromConfig(b.info.AWSConfig(), func(o *sqs.Options) { o.BaseEndpoint = aws.String(b.info.AWSEndpoint) })
 	p := producer.New(sqsClient, b.info.QueueURL)
 	lat := make([]time.Duration, 0, n)
 	for i := range n {

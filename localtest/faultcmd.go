@@ -33,7 +33,7 @@ const faultHelp = `
 func faultCmd(ctx context.Context, args []string, out io.Writer) error {
 	fs := newFlags("fault", "[-state DIR] [SERVICE] [KIND AMOUNT... | clear | status] [-delay 1s]")
 	fs.more = faultHelp
-	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	state := fs.stateDir()
 	delay := fs.Duration("delay", time.Second, "the delay of slow")
 	if err := fs.parse(args, true); err != nil {
 		return err

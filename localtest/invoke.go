@@ -18,7 +18,7 @@ import (
 // invocation (and then its log is printed to standard error).
 func invoke(ctx context.Context, args []string) error {
 	fs := newFlags("invoke", "[-state DIR] [-e events/X.json] FunctionLogicalId")
-	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	state := fs.stateDir()
 	event := fs.String("e", "", "event file (- for standard input; default: {})")
 	if err := fs.parse(args, true); err != nil {
 		return err

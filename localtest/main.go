@@ -31,6 +31,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/usermemory/usermemory/localtest/stack"
 )
 
 func main() {
@@ -119,6 +121,12 @@ func newFlags(name, synopsis string) *cmdFlags {
 	// Parse errors come back as one error, printed once by main.
 	fs.SetOutput(io.Discard)
 	return &cmdFlags{FlagSet: fs, synopsis: synopsis}
+}
+
+// stateDir defines the -state flag of a command that talks to a running
+// stack: the folder whose state file (stack.ReadInfo) says where it is.
+func (f *cmdFlags) stateDir() *string {
+	return f.String("state", stack.DefaultStateDir(), "state folder of the running stack")
 }
 
 // usage returns the command's usage line.

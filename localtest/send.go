@@ -8,16 +8,18 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/producer"
 )
 
+// send sends one message to the running stack's extraction queue through
+// the producer, as a gateway does: read from a file (-f) or made from the
+// flags.
 func send(ctx context.Context, args []string) error {
 	fs := newFlags("send", "[-state DIR] [-f message.json | --tenant acme --user ana --thread th-1 --turns 2 --text \"I'm Ana\"]")
-	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	state := fs.stateDir()
 	file := fs.String("f", "", "a JSON file with the message (version 1); the other flags are then ignored")
 	tenant := fs.String("tenant", "acme", "tenant ID")
 	user := fs.String("user", "ana", "user ID")
@@ -49,11 +51,7 @@ func send(ctx context.Context, args []string) error {
 			m.Turns = append(m.Turns, producer.Turn{Role: "assistant", Text: *answer})
 		}
 	}
-	client := sqs.New(sqs.Options{
-		Region:       info.Region,
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		BaseEndpoint: aws.String(info.SQSURL),
-	})
+	client := sqs.NewFromConfig(info.AWSConfig(), func(o *sqs.Options) { o.BaseEndpoint = aws.String(info.SQSURL) })
 	p := producer.New(client, info.QueueURL)
 	if err := p.Send(ctx, m); err != nil {
 		return err

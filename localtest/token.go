@@ -11,7 +11,7 @@ import (
 
 func tokenCmd(args []string) error {
 	fs := newFlags("token", "[-state DIR] --tenant acme --user ana [--admin] [--ttl 1h] [--audience AUD]")
-	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	state := fs.stateDir()
 	tenant := fs.String("tenant", "acme", "tenant, in the tenant claim")
 	user := fs.String("user", "ana", "user, the sub claim")
 	admin := fs.Bool("admin", false, "add the admin scope")

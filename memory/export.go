@@ -54,12 +54,9 @@ type Watermark struct {
 // [Repository.Get]: no model call, no write. A user with no record gets an
 // Export with no facts. Errors: 400 CodeInvalidID; a repository failure.
 func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
-	if err := sc.Validate(); err != nil {
-		return Export{}, err
-	}
-	rec, err := s.repo.Get(ctx, sc)
+	rec, err := s.read(ctx, sc)
 	if err != nil {
-		return Export{}, repoError(err)
+		return Export{}, err
 	}
 	out := Export{At: s.now(), Facts: sortedCopy(rec.Facts), Pending: sortedCopy(rec.Pending), ClearedAt: rec.ClearedAt, ErasedAt: rec.ErasedAt,
 		Forgotten: []Forgotten{}, Threads: []Watermark{}}

@@ -21,12 +21,9 @@ type Memory struct {
 // Read returns the user's facts and pending facts in one repository read:
 // no model call, no write. Errors: those of GetFacts.
 func (s *Store) Read(ctx context.Context, sc Scope) (Memory, error) {
-	if err := sc.Validate(); err != nil {
-		return Memory{}, err
-	}
-	rec, err := s.repo.Get(ctx, sc)
+	rec, err := s.read(ctx, sc)
 	if err != nil {
-		return Memory{}, repoError(err)
+		return Memory{}, err
 	}
 	return Memory{Facts: s.facts(rec), Pending: s.pending(rec)}, nil
 }

@@ -80,14 +80,25 @@ func (s *Store) Limits() Limits {
 // No model call, no write. Errors: a
 // 400 *Error with CodeInvalidID, or a repository failure (CodeRepository).
 func (s *Store) GetFacts(ctx context.Context, sc Scope) ([]Fact, error) {
-	if err := sc.Validate(); err != nil {
+	rec, err := s.read(ctx, sc)
+	if err != nil {
 		return nil, err
+	}
+	return s.facts(rec), nil
+}
+
+// read validates sc and returns the user's record, read once: no model
+// call, no write. Errors: 400 CodeInvalidID; a repository failure
+// (repoError).
+func (s *Store) read(ctx context.Context, sc Scope) (Record, error) {
+	if err := sc.Validate(); err != nil {
+		return Record{}, err
 	}
 	rec, err := s.repo.Get(ctx, sc)
 	if err != nil {
-		return nil, repoError(err)
+		return Record{}, repoError(err)
 	}
-	return s.facts(rec), nil
+	return rec, nil
 }
 
 // checkManual trims and checks a key and a value set by hand. It returns

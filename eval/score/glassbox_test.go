@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/usermemory/usermemory/eval/gold"
@@ -18,9 +17,7 @@ import (
 // and a secret forbidden.
 func glassBox(t *testing.T) gold.Conversation {
 	t.Helper()
-	fsys := fstest.MapFS{
-		"subjects.yaml": {Data: []byte("- name: home_city\n  keys: [city]\n- name: role\n- name: health\n  keys: [condition]\n")},
-		"conversations/en-1.yaml": {Data: []byte(`
+	return loadOne(t, "- name: home_city\n  keys: [city]\n- name: role\n- name: health\n  keys: [condition]\n", "en-1", `
 title: hand-made
 language: en
 covers: [temporary, pending]
@@ -40,13 +37,7 @@ forbid:
   - category: secret
     why: a PIN
     values: ["4321"]
-`)},
-	}
-	convs, err := gold.Load(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return convs[0]
+`)
 }
 
 func day(s string) time.Time {

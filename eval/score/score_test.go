@@ -17,8 +17,7 @@ import (
 // city and role expected, a password and the wife's job forbidden.
 func conversation(t *testing.T) gold.Conversation {
 	t.Helper()
-	fsys := fstest.MapFS{
-		"subjects.yaml": {Data: []byte(`
+	return loadOne(t, `
 - name: name
 - name: home_city
   keys: [city, cidade]
@@ -27,8 +26,7 @@ func conversation(t *testing.T) gold.Conversation {
 - name: time_zone
   keys: [timezone]
   neutral: true
-`)},
-		"conversations/pt-1.yaml": {Data: []byte(`
+`, "pt-1", `
 title: hand-made
 language: pt
 covers: [stating, secret]
@@ -55,9 +53,17 @@ forbid:
   - category: other_person
     why: the wife's job
     values: [médica, medica]
-`)},
-	}
-	convs, err := gold.Load(fsys)
+`)
+}
+
+// loadOne loads the gold conversation conv, named name, with the subjects
+// of subjects (both YAML, in gold's format).
+func loadOne(t *testing.T, subjects, name, conv string) gold.Conversation {
+	t.Helper()
+	convs, err := gold.Load(fstest.MapFS{
+		"subjects.yaml":                   {Data: []byte(subjects)},
+		"conversations/" + name + ".yaml": {Data: []byte(conv)},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -15,7 +16,6 @@ import (
 // a fact value, turn text or user ID: the tenant, the user's logref.User
 // reference (log line only), counts, codes and durations.
 func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSMessage, r result, took time.Duration) {
-	u := r.extract.Usage
 	attrs := []slog.Attr{
 		slog.String("requestId", requestID),
 		slog.String("messageId", rec.MessageId),
@@ -34,21 +34,13 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 		attrs = append(attrs, slog.String("sentAtFrom", r.sentFrom))
 	}
 	if r.extract.Outcome != "" {
-		attrs = append(attrs,
-			slog.Int("modelCalls", r.extract.ModelCalls),
-			slog.Int("inputTokens", u.InputTokens),
-			slog.Int("outputTokens", u.OutputTokens),
-			slog.Int("cacheReadTokens", u.CacheReadTokens),
-			slog.Int("cacheWriteTokens", u.CacheWriteTokens),
-			slog.Int("sets", r.extract.Sets),
-			slog.Int("deletes", r.extract.Deletes),
-			slog.Int("forgotten", r.extract.Forgotten),
-			slog.Int("unsupported", r.extract.Unsupported),
-			slog.Int("secrets", r.extract.Secrets),
-			slog.Int("ended", r.extract.Ended),
-			slog.Int("pending", r.extract.Pending),
-			slog.Int("facts", len(r.extract.Facts)),
-		)
+		byOutcome, byKind := recordMetrics(r, took)
+		for _, m := range append(byOutcome, byKind...) {
+			if m.logged {
+				attrs = append(attrs, slog.Any(lowerFirst(m.name), m.value))
+			}
+		}
+		attrs = append(attrs, slog.Int("facts", len(r.extract.Facts)))
 	}
 	level := slog.LevelInfo
 	if r.failed {
@@ -65,73 +57,78 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// metric is one metric of a record's EMF line: its name, unit and value;
+// logged says the log line carries it too, under its name in
+// lowerCamelCase.
+type metric struct {
+	name, unit string
+	value      any
+	logged     bool
+}
+
+// recordMetrics returns the metrics of a record, in the order of the EMF
+// line: those kept by outcome, and the screening counts of its SETs, kept
+// by kind.
+func recordMetrics(r result, took time.Duration) (byOutcome, byKind []metric) {
+	e, u := r.extract, r.extract.Usage
+	retried := 0
+	if r.failed {
+		retried = 1
+	}
+	byOutcome = []metric{
+		{"Records", "Count", 1, false},
+		{"Retried", "Count", retried, false},
+		{"ModelCalls", "Count", e.ModelCalls, true},
+		{"InputTokens", "Count", u.InputTokens, true},
+		{"OutputTokens", "Count", u.OutputTokens, true},
+		{"CacheReadTokens", "Count", u.CacheReadTokens, true},
+		{"CacheWriteTokens", "Count", u.CacheWriteTokens, true},
+		{"Duration", "Milliseconds", ms(took), false},
+	}
+	byKind = []metric{
+		{"Sets", "Count", e.Sets, true},
+		{"Deletes", "Count", e.Deletes, true},
+		{"Forgotten", "Count", e.Forgotten, true},
+		{"Unsupported", "Count", e.Unsupported, true},
+		{"Secrets", "Count", e.Secrets, true},
+		{"Ended", "Count", e.Ended, true},
+		{"Pending", "Count", e.Pending, true},
+	}
+	return byOutcome, byKind
+}
+
+func lowerFirst(s string) string { return strings.ToLower(s[:1]) + s[1:] }
+
 // metricsLine returns the EMF line of one record: its counts under the
 // dimension set [outcome], the screening counts of its SETs under [kind]
 // alone (one series each: they are only ever non-zero for changed and
 // unchanged records, and an alarm sums them whatever the outcome), and
 // the tenant as a plain member.
 func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
-	u := r.extract.Usage
 	tenant := r.tenant
 	if tenant == "" {
 		tenant = "-" // An invalid message names no tenant we may trust.
 	}
-	retried := 0
-	if r.failed {
-		retried = 1
+	byOutcome, byKind := recordMetrics(r, took)
+	line := map[string]any{"kind": memory.KindMemoryUser, "tenant": tenant, "outcome": r.outcome}
+	line["_aws"] = map[string]any{
+		"Timestamp": h.now().UnixMilli(),
+		// One dimension set, [outcome]: CloudWatch bills each metric
+		// (name × dimension values) it keeps, so a tenant dimension would
+		// multiply the bill by the tenants. The tenant stays a plain member
+		// of the line, which Logs Insights can group by.
+		"CloudWatchMetrics": []any{h.directive(line, "outcome", byOutcome), h.directive(line, "kind", byKind)},
 	}
-	return map[string]any{
-		"_aws": map[string]any{
-			"Timestamp": h.now().UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace": h.namespace,
-				// One dimension set, [outcome]: CloudWatch bills each
-				// metric (name × dimension values) it keeps, so a tenant
-				// dimension would multiply the bill by the tenants. The
-				// tenant stays a plain member of the line, which Logs
-				// Insights can group by.
-				"Dimensions": [][]string{{"outcome"}},
-				"Metrics": []map[string]string{
-					{"Name": "Records", "Unit": "Count"},
-					{"Name": "Retried", "Unit": "Count"},
-					{"Name": "ModelCalls", "Unit": "Count"},
-					{"Name": "InputTokens", "Unit": "Count"},
-					{"Name": "OutputTokens", "Unit": "Count"},
-					{"Name": "CacheReadTokens", "Unit": "Count"},
-					{"Name": "CacheWriteTokens", "Unit": "Count"},
-					{"Name": "Duration", "Unit": "Milliseconds"},
-				},
-			}, map[string]any{
-				"Namespace":  h.namespace,
-				"Dimensions": [][]string{{"kind"}},
-				"Metrics": []map[string]string{
-					{"Name": "Sets", "Unit": "Count"},
-					{"Name": "Deletes", "Unit": "Count"},
-					{"Name": "Forgotten", "Unit": "Count"},
-					{"Name": "Unsupported", "Unit": "Count"},
-					{"Name": "Secrets", "Unit": "Count"},
-					{"Name": "Ended", "Unit": "Count"},
-					{"Name": "Pending", "Unit": "Count"},
-				},
-			}},
-		},
-		"kind":             memory.KindMemoryUser,
-		"tenant":           tenant,
-		"outcome":          r.outcome,
-		"Records":          1,
-		"Retried":          retried,
-		"ModelCalls":       r.extract.ModelCalls,
-		"InputTokens":      u.InputTokens,
-		"OutputTokens":     u.OutputTokens,
-		"CacheReadTokens":  u.CacheReadTokens,
-		"CacheWriteTokens": u.CacheWriteTokens,
-		"Duration":         ms(took),
-		"Sets":             r.extract.Sets,
-		"Deletes":          r.extract.Deletes,
-		"Forgotten":        r.extract.Forgotten,
-		"Unsupported":      r.extract.Unsupported,
-		"Secrets":          r.extract.Secrets,
-		"Ended":            r.extract.Ended,
-		"Pending":          r.extract.Pending,
+	return line
+}
+
+// directive returns the EMF directive of ms under the one dimension dim,
+// in h's namespace, and puts their values into line.
+func (h *Handler) directive(line map[string]any, dim string, ms []metric) map[string]any {
+	defs := make([]map[string]string, len(ms))
+	for i, m := range ms {
+		defs[i] = map[string]string{"Name": m.name, "Unit": m.unit}
+		line[m.name] = m.value
 	}
+	return map[string]any{"Namespace": h.namespace, "Dimensions": [][]string{{dim}}, "Metrics": defs}
 }

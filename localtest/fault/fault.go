@@ -123,21 +123,19 @@ func (in *Injector) Set(s Spec) error {
 		a.until = time.Now().Add(s.For)
 		a.timer = time.AfterFunc(s.For, func() { in.finish(a) })
 	}
-	in.mu.Lock()
-	old := in.cur
-	in.cur = a
-	in.mu.Unlock()
-	if old != nil {
-		old.end()
-	}
+	in.replace(a)
 	return nil
 }
 
 // Clear ends the current fault, if any: held requests are served.
-func (in *Injector) Clear() {
+func (in *Injector) Clear() { in.replace(nil) }
+
+// replace makes a (nil for none) the current fault and ends the one it
+// replaces, if any, so that the requests it holds are served.
+func (in *Injector) replace(a *active) {
 	in.mu.Lock()
 	old := in.cur
-	in.cur = nil
+	in.cur = a
 	in.mu.Unlock()
 	if old != nil {
 		old.end()

@@ -107,7 +107,7 @@ func (s *Stack) dynamoDB(ctx context.Context, op string, in, out any) error {
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
 	sum := sha256.Sum256(body)
-	creds := aws.Credentials{AccessKeyID: "test", SecretAccessKey: "test"}
+	creds := aws.Credentials{AccessKeyID: accessKeyID, SecretAccessKey: secretAccessKey}
 	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "dynamodb", s.Info.Region, time.Now()); err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -208,7 +207,7 @@ func (s *Stack) createResources(ctx context.Context, st *starting) (err error) {
 	if s.App, err = st.resolve(s.queueURL); err != nil {
 		return err
 	}
-	cfg := aws.Config{Region: DefaultRegion, Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")}
+	cfg := AWSConfig(DefaultRegion)
 	ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(s.moto.Endpoint) })
 	if err := s.serveFaultProxies(); err != nil {
 		return err

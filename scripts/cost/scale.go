@@ -158,13 +158,13 @@ func limits(p profile, st stack, u perUser) []limit {
 			at(st.params["ReadRateLimit"], u.reads), 0, "raise the parameter; read the facts with the Go packages"}),
 		both(limit{"ReadReservedConcurrency", "Reads' reserved concurrency (`ReadReservedConcurrency`)", fmt.Sprintf("%.0f at %.0f ms a read", st.params["ReadReservedConcurrency"], apiSeconds*1000), "template.yaml",
 			at(st.params["ReadReservedConcurrency"]/apiSeconds, u.reads), 0, "raise the parameter"}),
-		both(limit{"", lambdaAccount.name, "1,000", lambdaAccount.url,
+		both(limit{"", lambdaAccount.name, grouped(lambdaAccount.us), lambdaAccount.url,
 			at(lambdaAccount.us, u.extractions*dueSeconds+(u.messages-u.extractions)*notDueSeconds+u.reads*apiSeconds), 0, "a quota increase"}),
-		both(limit{"", eventSourceMax.name, "1,000 a queue", eventSourceMax.url, at(eventSourceMax.us/dueSeconds, u.extractions), 0, "N queues (below)"}),
-		both(limit{"", apiAccount.name, "10,000 requests/s", apiAccount.url, at(apiAccount.us, u.reads+u.edits), 0, "a quota increase; Go reads"}),
-		both(limit{"", tableFirstWrites.name, "4,000 WRU/s", tableFirstWrites.url, at(tableFirstWrites.us, writes), 0, "warm throughput before launch"}),
-		both(limit{"", tableQuota.name, "40,000 WRU/s", tableQuota.url, at(tableQuota.us, writes), 0, "a quota increase"}),
-		both(limit{"", sqsFIFO.name, "70,000 sends/s", sqsFIFO.url, at(sqsFIFO.us, u.messages), 0, "none needed"}),
+		both(limit{"", eventSourceMax.name, grouped(eventSourceMax.us) + " a queue", eventSourceMax.url, at(eventSourceMax.us/dueSeconds, u.extractions), 0, "N queues (below)"}),
+		both(limit{"", apiAccount.name, grouped(apiAccount.us) + " requests/s", apiAccount.url, at(apiAccount.us, u.reads+u.edits), 0, "a quota increase; Go reads"}),
+		both(limit{"", tableFirstWrites.name, grouped(tableFirstWrites.us) + " WRU/s", tableFirstWrites.url, at(tableFirstWrites.us, writes), 0, "warm throughput before launch"}),
+		both(limit{"", tableQuota.name, grouped(tableQuota.us) + " WRU/s", tableQuota.url, at(tableQuota.us, writes), 0, "a quota increase"}),
+		both(limit{"", sqsFIFO.name, grouped(sqsFIFO.us) + " sends/s", sqsFIFO.url, at(sqsFIFO.us, u.messages), 0, "none needed"}),
 	}
 	sort.SliceStable(ls, func(i, j int) bool { return ls[i].us < ls[j].us })
 	return ls
@@ -233,6 +233,16 @@ func human(n float64) string {
 		return strconv.FormatFloat(round2(n), 'f', 0, 64)
 	}
 	return strconv.FormatFloat(round2(n), 'f', -1, 64)
+}
+
+// grouped writes n, rounded to a whole number, with its thousands
+// grouped by commas: 10000 is "10,000".
+func grouped(n float64) string {
+	s := strconv.FormatFloat(n, 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // round2 rounds n to two significant digits.

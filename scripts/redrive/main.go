@@ -36,7 +36,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -137,6 +136,5 @@ func localTarget(state string) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	cfg := aws.Config{Region: info.Region, Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")}
-	return target{cfg: cfg, endpoint: info.AWSEndpoint, queue: info.QueueURL, dlq: info.DLQURL, tableName: info.TableName}, nil
+	return target{cfg: info.AWSConfig(), endpoint: info.AWSEndpoint, queue: info.QueueURL, dlq: info.DLQURL, tableName: info.TableName}, nil
 }

@@ -144,9 +144,12 @@ function provenance(f, own) {
 }
 
 // factItem returns a copy of the template with ID template filled with
-// what every listed fact shows: its name (the key in a tooltip), its value
-// and, for a temporary fact, its end date.
-function factItem(template, f) {
+// what every listed fact shows: its name (the key in a tooltip), its value,
+// for a temporary fact its end date, and where it comes from (provenance,
+// followed by the nodes of after). own says the reader is the user, who
+// gets the item's buttons: each of actions is [selector, verb, onclick];
+// an admin only reads, and the buttons are removed.
+function factItem(template, f, own, after, actions) {
   const li = $(template).content.firstElementChild.cloneNode(true);
   li.dataset.key = f.key;
   const name = li.querySelector(".fact-label");
@@ -154,31 +157,31 @@ function factItem(template, f) {
   name.title = f.key;
   li.querySelector(".fact-value").textContent = f.value;
   if (f.validUntil) li.querySelector(".fact-main").append(untilElement(f.validUntil));
+  const meta = li.querySelector(".fact-meta");
+  const p = provenance(f, own);
+  meta.replaceChildren(...p.parts, ...after);
+  if (p.tip) meta.title = p.tip;
+  if (!own) {
+    li.querySelector(".fact-actions").remove();
+    return li;
+  }
+  for (const [selector, verb, onclick] of actions) {
+    const button = li.querySelector(selector);
+    // Each button says which fact it acts on: a screen reader hears
+    // "Edit home city", not one "Edit" per row.
+    button.setAttribute("aria-label", verb + " " + words(f.key));
+    button.addEventListener("click", onclick);
+  }
   return li;
 }
 
+// renderFacts lists the facts; editable says the reader is the user, who
+// may edit or forget each.
 function renderFacts(list, facts, editable) {
-  list.replaceChildren();
-  for (const f of facts) {
-    const li = factItem("fact-item", f);
-    const meta = li.querySelector(".fact-meta");
-    const p = provenance(f, editable);
-    meta.replaceChildren(...p.parts);
-    if (p.tip) meta.title = p.tip;
-    if (editable) {
-      const edit = li.querySelector(".fact-edit");
-      const forgetBtn = li.querySelector(".fact-forget");
-      // Each button says which fact it acts on: a screen reader hears
-      // "Edit home city", not one "Edit" per row.
-      edit.setAttribute("aria-label", "Edit " + words(f.key));
-      forgetBtn.setAttribute("aria-label", "Forget " + words(f.key));
-      edit.addEventListener("click", () => startEdit(f));
-      forgetBtn.addEventListener("click", () => forget(f.key));
-    } else {
-      li.querySelector(".fact-actions").remove();
-    }
-    list.appendChild(li);
-  }
+  list.replaceChildren(...facts.map((f) => factItem("fact-item", f, editable, [], [
+    [".fact-edit", "Edit", () => startEdit(f)],
+    [".fact-forget", "Forget", () => forget(f.key)],
+  ])));
 }
 
 // renderPending lists the facts that wait for the user's yes: what the
@@ -186,26 +189,15 @@ function renderFacts(list, facts, editable) {
 // own says the reader is the user, who may keep or discard each; an admin
 // only reads them.
 function renderPending(list, pending, own) {
-  list.replaceChildren();
-  for (const f of pending) {
-    const li = factItem("pending-item", f);
+  list.replaceChildren(...pending.map((f) => {
+    const dropped = [". Dropped on ", timeElement(f.pendingUntil), own ? " unless you keep it." : " unless the user keeps it."];
+    const li = factItem("pending-item", f, own, dropped, [
+      [".pending-keep", "Keep", () => answerPending(f.key, true)],
+      [".pending-discard", "Discard", () => answerPending(f.key, false)],
+    ]);
     li.querySelector(".fact-category").textContent = categoryName(f.category);
-    const meta = li.querySelector(".fact-meta");
-    const p = provenance(f, own);
-    meta.replaceChildren(...p.parts, ". Dropped on ", timeElement(f.pendingUntil), own ? " unless you keep it." : " unless the user keeps it.");
-    if (p.tip) meta.title = p.tip;
-    if (own) {
-      const keepBtn = li.querySelector(".pending-keep");
-      const discardBtn = li.querySelector(".pending-discard");
-      keepBtn.setAttribute("aria-label", "Keep " + words(f.key));
-      discardBtn.setAttribute("aria-label", "Discard " + words(f.key));
-      keepBtn.addEventListener("click", () => answerPending(f.key, true));
-      discardBtn.addEventListener("click", () => answerPending(f.key, false));
-    } else {
-      li.querySelector(".fact-actions").remove();
-    }
-    list.appendChild(li);
-  }
+    return li;
+  }));
 }
 
 function capsText(n, limits) {
