@@ -17,12 +17,15 @@ import (
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/apigw"
+	"github.com/usermemory/usermemory/localtest/lambdapool"
+	"github.com/usermemory/usermemory/localtest/sqsevents"
 	"github.com/usermemory/usermemory/memory"
 )
 
 // TestLocaltestDocFigures holds the figures docs/localtest.md writes by
 // hand to the code: the moto version, the ports, the emulator's size
-// limits, the template's visibility timeout and the functions' bounds.
+// limits, the template's visibility timeout, the functions' bounds, the
+// pool's size, the chat's wait and the event source's long poll.
 // Timings stay in its table with the command that measures them.
 func TestLocaltestDocFigures(t *testing.T) {
 	tpl := httpapitest.LoadSAMTemplate(t)
@@ -43,6 +46,9 @@ func TestLocaltestDocFigures(t *testing.T) {
 		"jitter capped at ([0-9]+) s":                  int(retry.DefaultMaxBackoff / time.Second),
 		"([0-9]+) attempts by default":                 retry.DefaultMaxAttempts,
 		"and each request \\(([0-9]+) s\\)":            int(httpapi.AnswerBound / time.Second),
+		"in a pool of up to ([0-9]+) environments":     lambdapool.DefaultMax,
+		"\\(up to `-wait`, ([0-9]+) s\\)":              int(defaultChatWait / time.Second),
+		"one long-poll wait \\(([0-9]+) s\\)":          int(sqsevents.DefaultPollWait / time.Second),
 	})
 }
 
