@@ -1,0 +1,41 @@
+package dynamorepo_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/usermemory/usermemory/internal/docblock"
+)
+
+// TestBenchmarksDescribeTheConcurrencyTests holds what BENCHMARKS.md says
+// of the concurrency tests' shape (writers, writes, keys, caps, model
+// calls) to their constants. What they measure under concurrency (the
+// retries) varies between runs and is printed, not held.
+func TestBenchmarksDescribeTheConcurrencyTests(t *testing.T) {
+	writes := upsertGoroutines * upsertWritesEach
+	firsts := firstFactUsers * firstFactKeys
+	docblock.CheckFigures(t, filepath.Join("..", "BENCHMARKS.md"), docblock.Figures{
+		"`memory/`; ([0-9]+) concurrent writers: 0 lost updates":                                                 upsertGoroutines,
+		"([0-9]+) goroutines × [0-9]+ writes":                                                                    upsertGoroutines,
+		"[0-9]+ goroutines × ([0-9]+) writes":                                                                    upsertWritesEach,
+		"keys of one user, `maxFacts` ([0-9]+),":                                                                 upsertMaxFacts,
+		"`maxFacts` [0-9]+, ([0-9]+) distinct keys":                                                              upsertGoroutines + upsertSharedKeys,
+		"([0-9]+) of [0-9]+ writes acknowledged":                                                                 writes,
+		"[0-9]+ of ([0-9]+) writes acknowledged":                                                                 writes,
+		"writes acknowledged, ([0-9]+) facts stored":                                                             upsertMaxFacts,
+		"\\(([0-9]+) extractions, [0-9]+ edits\\)":                                                               racingExtractions,
+		"extractions, ([0-9]+) edits\\)":                                                                         racingEdits,
+		"exactly ([0-9]+) model calls":                                                                           racingExtractions,
+		"([0-9,]+) writes of distinct keys for new users":                                                        firsts,
+		"for new users, ([0-9]+) and [0-9]+ concurrent writers":                                                  firstFactWriters[0],
+		"for new users, [0-9]+ and ([0-9]+) concurrent writers":                                                  firstFactWriters[1],
+		"([0-9,]+) upserts through `memory.Store`":                                                               firsts,
+		"([0-9]+) distinct keys for each of [0-9]+ users":                                                        firstFactKeys,
+		"distinct keys for each of ([0-9]+) users":                                                               firstFactUsers,
+		"started together, `maxFacts` ([0-9]+):":                                                                 firstFactKeys,
+		"\\| ([0-9]+) \\| 0 of [0-9]+ \\| 0 \\| [0-9]+ UpdateItem \\([0-9]+ refused by their condition, retried": firstFactWriters[0],
+		"\\| ([0-9]+) \\| 0 of [0-9]+ \\| 0 \\| [0-9]+ UpdateItem \\([0-9]+ refused by their condition\\)":       firstFactWriters[1],
+		"\\| [0-9]+ \\| 0 of ([0-9,]+) \\| 0 \\|":                                                                firsts,
+		"([0-9]+) writers of one key of a new user":                                                              sameKeyWriters,
+	})
+}
