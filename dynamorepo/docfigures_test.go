@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/internal/docblock"
 )
 
@@ -37,5 +38,20 @@ func TestBenchmarksDescribeTheConcurrencyTests(t *testing.T) {
 		"\\| ([0-9]+) \\| 0 of [0-9]+ \\| 0 \\| [0-9]+ UpdateItem \\([0-9]+ refused by their condition\\)":       firstFactWriters[1],
 		"\\| [0-9]+ \\| 0 of ([0-9,]+) \\| 0 \\|":                                                                firsts,
 		"([0-9]+) writers of one key of a new user":                                                              sameKeyWriters,
+	})
+}
+
+// TestScaleDescribesTheShards holds the shard count docs/scale.md writes
+// in its account of the sharded budget to dynamorepo.DefaultBudgetShards.
+// The load figures are the blocks the budget's load tests write.
+func TestScaleDescribesTheShards(t *testing.T) {
+	n := dynamorepo.DefaultBudgetShards
+	docblock.CheckFigures(t, filepath.Join("..", "docs", "scale.md"), docblock.Figures{
+		"`ceil\\(limit/([0-9]+)\\)`":                  n,
+		"`([0-9]+) × ceil\\(limit/[0-9]+\\) − limit`": n,
+		"\\(fewer than ([0-9]+); none when":           n,
+		"the limit is a multiple of ([0-9]+)\\)":      n,
+		"A limit under ([0-9]+) uses":                 n,
+		"extractions spread over ([0-9]+) items":      n,
 	})
 }

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/internal/samtemplate"
+	"github.com/usermemory/usermemory/memory"
 )
 
 // TestDocsAreGenerated measures again, at the default profile, and holds
@@ -48,6 +50,36 @@ func TestDocsAreGenerated(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestProseFigures holds the figures docs/scale.md and docs/runbook.md
+// write in their prose, outside the generated part, to the same
+// computation at the default profile: the reads a second and the
+// extractor concurrency at a million daily users, the model calls a
+// minute, and the calls a day of one user.
+func TestProseFigures(t *testing.T) {
+	endpoint := motoserver.Endpoint(t)
+	p := defaultProfile()
+	var u perUser
+	var perDay int
+	err := measure(context.Background(), endpoint, p, func(_ memory.Config, r reportInput) {
+		u, perDay = peakPerUser(p, r), r.extractionsPerDay
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const million = 1e6
+	root := filepath.Join("..", "..", "docs")
+	docblock.CheckFigures(t, filepath.Join(root, "scale.md"), docblock.Figures{
+		"makes about ([0-9,]+) reads/s at peak at 1 million":      round2(million * u.reads),
+		"raise it to about ([0-9,]+) \\(the extractions a second": round2(million * u.extractions * dueSeconds),
+		"at peak, at ([0-9]+) s each\\)":                          dueSeconds,
+		"quota \\(about ([0-9,]+) calls a minute":                 round2(million * u.extractions * 60),
+		"\\(about ([0-9]+) calls a day per active user\\)":        perDay,
+	})
+	docblock.CheckFigures(t, filepath.Join(root, "runbook.md"), docblock.Figures{
+		"about ([0-9]+) a day per active user": perDay,
+	})
 }
 
 // bindsAt reads "about N daily users" or "about N million daily users".
