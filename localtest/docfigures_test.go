@@ -3,8 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +40,10 @@ func TestLocaltestDocFigures(t *testing.T) {
 		"listens on `127.0.0.1:([0-9]+)`":              DefaultAPIPort,
 		"memory page on `127.0.0.1:([0-9]+)`":          DefaultPagePort,
 		"the template's ([0-9]+) s makes":              fmt.Sprint(queue["VisibilityTimeout"]),
+		"come back after ([0-9]+) minutes, as in AWS":  toInt(t, queue["VisibilityTimeout"]) / 60,
+		"\\(all ([0-9]+) relink;":                      functions(tpl),
+		"([0-9,]+) sequential requests":                flagDefault(t, "bench.go", "n"),
+		"stand-in model, ([0-9]+) extractions":         flagDefault(t, "bench.go", "extractions"),
 		"body > ([0-9]+) MB":                           apigw.MaxBody >> 20,
 		"body > [0-9]+ MB \\(([0-9,]+) bytes\\)":       apigw.MaxBody,
 		"event < ([0-9,]+) bytes":                      apigw.MaxInvokePayload,
@@ -84,6 +92,65 @@ func TestReadmeFigures(t *testing.T) {
 		"needs Node.js ([0-9]+) or later":                                   strings.TrimPrefix(pkg.Engines["node"], ">="),
 		"Node ([0-9]+) or later":                                            strings.TrimPrefix(pkg.Engines["node"], ">="),
 	})
+}
+
+// TestBenchmarksLocalStackFigures holds the request and extraction counts
+// of BENCHMARKS.md's "Local stack" table to the bench command's defaults;
+// the timings there are machine-dependent and name that command.
+func TestBenchmarksLocalStackFigures(t *testing.T) {
+	docblock.CheckFigures(t, filepath.Join("..", "BENCHMARKS.md"), docblock.Figures{
+		"through the API emulator, warm, ([0-9,]+) requests": flagDefault(t, "bench.go", "n"),
+		"stand-in model, ([0-9]+) extractions":               flagDefault(t, "bench.go", "extractions"),
+	})
+}
+
+// functions counts the Lambda functions of the template tpl.
+func functions(tpl map[string]any) int {
+	n := 0
+	for _, r := range tpl["Resources"].(map[string]any) {
+		if r.(map[string]any)["Type"] == "AWS::Serverless::Function" {
+			n++
+		}
+	}
+	return n
+}
+
+// flagDefault returns the default a command in file gives its flag name,
+// as the source writes it: the second argument of the call that defines
+// the flag (fs.Int("n", 1000, …)).
+func flagDefault(t *testing.T, file, name string) string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := ""
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) < 2 {
+			return true
+		}
+		if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Value == strconv.Quote(name) {
+			if v, ok := call.Args[1].(*ast.BasicLit); ok {
+				def = v.Value
+			}
+		}
+		return true
+	})
+	if def == "" {
+		t.Fatalf("%s defines no flag %s with a literal default", file, name)
+	}
+	return def
+}
+
+// toInt reads a template value, a number in YAML, as an int.
+func toInt(t *testing.T, v any) int {
+	t.Helper()
+	n, err := strconv.Atoi(fmt.Sprint(v))
+	if err != nil {
+		t.Fatalf("%v is not a whole number: %v", v, err)
+	}
+	return n
 }
 
 // toDays reads a template default in seconds as whole days.
