@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,7 +79,16 @@ func TestReadmeFigures(t *testing.T) {
 	if err := json.Unmarshal(raw, &pkg); err != nil {
 		t.Fatal(err)
 	}
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go ([0-9]+\.[0-9]+)`).FindSubmatch(gomod)
+	if goLine == nil {
+		t.Fatal("go.mod has no go line")
+	}
 	docblock.CheckFigures(t, filepath.Join("..", "README.md"), docblock.Figures{
+		"\\*\\*Needs\\*\\* Go ([0-9.]+) and":                                string(goLine[1]),
 		"installs `moto\\[server\\]` ([0-9.]+)":                             motoserver.Version,
 		"the API on `http://127.0.0.1:([0-9]+)`":                            DefaultAPIPort,
 		"the memory page on `http://127.0.0.1:([0-9]+)`":                    DefaultPagePort,
