@@ -55,3 +55,12 @@ func TestScaleDescribesTheShards(t *testing.T) {
 		"extractions spread over ([0-9]+) items":      n,
 	})
 }
+
+// TestRunbookNamesTheItemCeiling holds the per-item write ceiling
+// docs/runbook.md names to the one the budget's load test turns its
+// counts into rates with.
+func TestRunbookNamesTheItemCeiling(t *testing.T) {
+	docblock.CheckFigures(t, filepath.Join("..", "docs", "runbook.md"), docblock.Figures{
+		"one hot item \\(([0-9,]+) writes/s": itemWritesPerSecond,
+	})
+}

@@ -223,3 +223,23 @@ func TestCostDocFigures(t *testing.T) {
 		"plus about ([0-9]+) for the record's":                       emfLineBytes,
 	})
 }
+
+// TestQuotasInProse holds the AWS quotas docs/runbook.md and
+// docs/scale.md's prose name to the quota table scripts/cost writes into
+// docs/scale.md (with its sources and the date they were read).
+func TestQuotasInProse(t *testing.T) {
+	docs := filepath.Join("..", "..", "docs")
+	docblock.CheckFigures(t, filepath.Join(docs, "runbook.md"), docblock.Figures{
+		"past ([0-9,]+) see docs/scale.md's N-queue":           eventSourceMax.us,
+		"within the account's ([0-9,]+) requests/s":            apiAccount.us,
+		"first burst \\(([0-9,]+) writes/s\\)":                 tableFirstWrites.us,
+		"the table's quota \\(([0-9,]+) units/s by default\\)": tableQuota.us,
+		"quota increase past ([0-9,]+) units/s":                tableQuota.us,
+	})
+	docblock.CheckFigures(t, filepath.Join(docs, "scale.md"), docblock.Figures{
+		"One SQS event source takes at most ([0-9,]+) concurrent": eventSourceMax.us,
+		"at about ([0-9]+) s an extraction, [0-9,]+ extractions":  dueSeconds,
+		"an extraction, ([0-9,]+) extractions a second":           eventSourceMax.us / dueSeconds,
+		"Beyond ([0-9,]+) concurrent extractions":                 eventSourceMax.us,
+	})
+}
