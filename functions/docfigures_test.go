@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -298,4 +299,26 @@ func tableLen(body *ast.BlockStmt) int {
 		return true
 	})
 	return n
+}
+
+// TestBenchmarksTargetsAreTheScripts holds the targets BENCHMARKS.md
+// gives the fact API functions to the ones scripts/bench-api.sh prints
+// beside its measures.
+func TestBenchmarksTargetsAreTheScripts(t *testing.T) {
+	root := httpapitest.Root(t)
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "bench-api.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := func(pattern string) string {
+		m := regexp.MustCompile(pattern).FindSubmatch(script)
+		if m == nil {
+			t.Fatalf("scripts/bench-api.sh prints no target matching %q", pattern)
+		}
+		return string(m[1])
+	}
+	docblock.CheckFigures(t, filepath.Join(root, "BENCHMARKS.md"), docblock.Figures{
+		"hello` [0-9.–]+ ms \\(median\\) \\| ≤ ([0-9.]+) \\|": target(`before any AWS call \(target ≤ ([0-9.]+)\)`),
+		"ratio [0-9.–]+ \\(target ≤ ([0-9.]+)\\)":             target(`handler/GetItem ratio .* \(target ≤ ([0-9.]+)\)`),
+	})
 }

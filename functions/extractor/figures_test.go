@@ -594,6 +594,14 @@ func reportPercentiles(b *testing.B, took []time.Duration) {
 	b.ReportMetric(p(0.99), "p99-ms")
 }
 
+// TestBenchmarksStateTheSafetyMargin holds the safety margin
+// BENCHMARKS.md's "When a dependency stalls" names to the handler's.
+func TestBenchmarksStateTheSafetyMargin(t *testing.T) {
+	docblock.CheckFigures(t, filepath.Join(httpapitest.Root(t), "BENCHMARKS.md"), docblock.Figures{
+		"the safety margin \\(([0-9]+) s\\)": int(DefaultSafetyMargin / time.Second),
+	})
+}
+
 // TestBenchmarksDescribeTheSimulation holds BENCHMARKS.md's account of
 // figure (b) to the simulation and the bound: each band of turn lengths
 // with its share, the tool results, and the default caps the bound is
