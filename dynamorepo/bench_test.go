@@ -106,7 +106,7 @@ func upsertFact(tb testing.TB, s *memory.Store, i int) {
 // timing, stay printed with the command that measures them.
 func TestBenchmarksDoubleAllocations(t *testing.T) {
 	if raceEnabled {
-		t.Skip("the race detector adds allocations; the figures are checked without it: go test -run TestBenchmarksDoubleAllocations ./dynamorepo/")
+		t.Skip("needs a build without -race: the race detector adds allocations; go test -run TestBenchmarksDoubleAllocations ./dynamorepo/ checks them")
 	}
 	s, err := memory.New(memorytest.NewRepo(), memory.Config{})
 	if err != nil {

@@ -155,7 +155,7 @@ func TestBudgetShardedLimit(t *testing.T) {
 	const callers = 300
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	var said []string
-	for _, tc := range []struct {
+	cases := []struct {
 		limit, shards       int
 		wantShards, allowed int
 	}{
@@ -163,7 +163,8 @@ func TestBudgetShardedLimit(t *testing.T) {
 		{100, 8, 8, 104}, // 8 shards of ceil(100/8) = 13
 		{96, 8, 8, 96},   // 8 shards of 12: exact
 		{3, 8, 3, 3},     // a limit below the shards uses limit shards of 1
-	} {
+	}
+	for _, tc := range cases {
 		t.Run(fmt.Sprintf("limit %d shards %d", tc.limit, tc.shards), func(t *testing.T) {
 			f := newFixture(t)
 			var errs []error
@@ -194,6 +195,9 @@ func TestBudgetShardedLimit(t *testing.T) {
 			}
 			checkRequests(t, f.count, "")
 		})
+	}
+	if len(said) < len(cases) { // a case did not run (no moto_server) or stopped
+		return
 	}
 	docblock.Check(t, filepath.Join("..", "docs", "scale.md"), "budget-limits", fmt.Sprintf(
 		"`TestBudgetShardedLimit` holds the bound under %d concurrent callers; the calls it allows, by limit\nover shards: %s.",
