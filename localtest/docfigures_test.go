@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -36,28 +37,31 @@ func TestLocaltestDocFigures(t *testing.T) {
 	tpl := httpapitest.LoadSAMTemplate(t)
 	queue := tpl["Resources"].(map[string]any)["ExtractionQueue"].(map[string]any)["Properties"].(map[string]any)
 	docblock.CheckFigures(t, filepath.Join("..", "docs", "localtest.md"), docblock.Figures{
-		"installs `moto\\[server\\]` ([0-9.]+)":        motoserver.Version,
-		"moto ([0-9.]+) does not keep":                 motoserver.Version,
-		"listens on `127.0.0.1:([0-9]+)`":              DefaultAPIPort,
-		"memory page on `127.0.0.1:([0-9]+)`":          DefaultPagePort,
-		"the template's ([0-9]+) s makes":              fmt.Sprint(queue["VisibilityTimeout"]),
-		"come back after ([0-9]+) minutes, as in AWS":  toInt(t, queue["VisibilityTimeout"]) / 60,
-		"\\(all ([0-9]+) relink;":                      functions(tpl),
-		"([0-9,]+) sequential requests":                flagDefault(t, "bench.go", "n"),
-		"stand-in model, ([0-9]+) extractions":         flagDefault(t, "bench.go", "extractions"),
-		"body > ([0-9]+) MB":                           apigw.MaxBody >> 20,
-		"body > [0-9]+ MB \\(([0-9,]+) bytes\\)":       apigw.MaxBody,
-		"event < ([0-9,]+) bytes":                      apigw.MaxInvokePayload,
-		"event ≥ ([0-9,]+) bytes":                      apigw.MaxInvokePayload,
-		"Request must be smaller than ([0-9]+) bytes":  apigw.MaxInvokePayload,
-		"\\(6 MiB \\+ ([0-9]+) bytes":                  apigw.MaxInvokePayload - 6<<20,
-		"bound each DynamoDB attempt \\(([0-9]+) s\\)": int(setup.DynamoDBAttemptTimeout / time.Second),
-		"jitter capped at ([0-9]+) s":                  int(retry.DefaultMaxBackoff / time.Second),
-		"([0-9]+) attempts by default":                 retry.DefaultMaxAttempts,
-		"and each request \\(([0-9]+) s\\)":            int(httpapi.AnswerBound / time.Second),
-		"in a pool of up to ([0-9]+) environments":     lambdapool.DefaultMax,
-		"\\(up to `-wait`, ([0-9]+) s\\)":              int(defaultChatWait / time.Second),
-		"one long-poll wait \\(([0-9]+) s\\)":          int(sqsevents.DefaultPollWait / time.Second),
+		"installs `moto\\[server\\]` ([0-9.]+)":         motoserver.Version,
+		"moto ([0-9.]+) does not keep":                  motoserver.Version,
+		"listens on `127.0.0.1:([0-9]+)`":               DefaultAPIPort,
+		"memory page on `127.0.0.1:([0-9]+)`":           DefaultPagePort,
+		"the template's ([0-9]+) s makes":               fmt.Sprint(queue["VisibilityTimeout"]),
+		"come back after ([0-9]+) minutes, as in AWS":   toInt(t, queue["VisibilityTimeout"]) / 60,
+		"\\(all ([0-9]+) relink;":                       functions(tpl),
+		"([0-9,]+) sequential requests":                 flagDefault(t, "bench.go", "n"),
+		"stand-in model, ([0-9]+) extractions":          flagDefault(t, "bench.go", "extractions"),
+		"body > ([0-9]+) MB":                            apigw.MaxBody >> 20,
+		"takes bodies up to ([0-9]+) MB":                apigw.MaxBody >> 20,
+		"a synchronous event up to ([0-9]+) MB":         apigw.MaxInvokePayload >> 20,
+		"a 5 MB binary body makes a ([0-9.]+) MB event": fmt.Sprintf("%.1f", float64(base64.StdEncoding.EncodedLen(5_000_000))/1e6),
+		"body > [0-9]+ MB \\(([0-9,]+) bytes\\)":        apigw.MaxBody,
+		"event < ([0-9,]+) bytes":                       apigw.MaxInvokePayload,
+		"event ≥ ([0-9,]+) bytes":                       apigw.MaxInvokePayload,
+		"Request must be smaller than ([0-9]+) bytes":   apigw.MaxInvokePayload,
+		"\\(6 MiB \\+ ([0-9]+) bytes":                   apigw.MaxInvokePayload - 6<<20,
+		"bound each DynamoDB attempt \\(([0-9]+) s\\)":  int(setup.DynamoDBAttemptTimeout / time.Second),
+		"jitter capped at ([0-9]+) s":                   int(retry.DefaultMaxBackoff / time.Second),
+		"([0-9]+) attempts by default":                  retry.DefaultMaxAttempts,
+		"and each request \\(([0-9]+) s\\)":             int(httpapi.AnswerBound / time.Second),
+		"in a pool of up to ([0-9]+) environments":      lambdapool.DefaultMax,
+		"\\(up to `-wait`, ([0-9]+) s\\)":               int(defaultChatWait / time.Second),
+		"one long-poll wait \\(([0-9]+) s\\)":           int(sqsevents.DefaultPollWait / time.Second),
 	})
 }
 
