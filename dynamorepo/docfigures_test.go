@@ -2,6 +2,9 @@ package dynamorepo_test
 
 import (
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/usermemory/usermemory/dynamorepo"
@@ -63,4 +66,44 @@ func TestRunbookNamesTheItemCeiling(t *testing.T) {
 	docblock.CheckFigures(t, filepath.Join("..", "docs", "runbook.md"), docblock.Figures{
 		"one hot item \\(([0-9,]+) writes/s": itemWritesPerSecond,
 	})
+}
+
+// TestBenchmarksRoundTrips holds the rows of BENCHMARKS.md's table of
+// round trips that TestStoreRoundTrips measures to the requests it
+// expects of each operation (reqRead and the others), which that test
+// asserts against moto_server.
+func TestBenchmarksRoundTrips(t *testing.T) {
+	row := func(operation, requests string) string {
+		return "\\| " + regexp.QuoteMeta(operation) + " \\| " + requests
+	}
+	docblock.CheckFigures(t, filepath.Join("..", "BENCHMARKS.md"), docblock.Figures{
+		row("getFacts", "([0-9]+) GetItem \\|"): requests(t, reqRead, "GetItem"),
+		row("upsertFact, record has facts and is under the cap (or key already stored)", "([0-9]+) UpdateItem \\|"):                requests(t, reqUpdate, "UpdateItem"),
+		row("upsertFact, first fact (no record, or over an erasure fence)", "([0-9]+) UpdateItem"):                                 requests(t, reqFirstFact, "UpdateItem"),
+		row("upsertFact, new key at the cap", "([0-9]+) \\(UpdateItem refused"):                                                    requests(t, reqAtCap, ""),
+		row("removeFact, stored key or not (the tombstone is written either way)", "([0-9]+) UpdateItem \\|"):                      requests(t, reqUpdate, "UpdateItem"),
+		row("clear, with or without a record", "([0-9]+) UpdateItem \\|"):                                                          requests(t, reqUpdate, "UpdateItem"),
+		row("deleteByUser (erasure)", "([0-9]+) PutItem"):                                                                          requests(t, reqErase, "PutItem"),
+		row("extraction, with or without tombstones (a SET of a removed key left out)", "([0-9]+) GetItem \\+"):                    requests(t, reqExtract, "GetItem"),
+		row("extraction, with or without tombstones (a SET of a removed key left out)", "[0-9]+ GetItem \\+ ([0-9]+) PutItem \\|"): requests(t, reqExtract, "PutItem"),
+		row("extraction redelivered, or sent before an erasure or a clear", "([0-9]+) GetItem, no model call"):                     requests(t, reqRead, "GetItem"),
+	})
+}
+
+// requests returns the requests of op in want, as counter.take writes
+// them ("GetItem:1 PutItem:1"), or of every operation when op is "".
+func requests(t *testing.T, want, op string) int {
+	t.Helper()
+	n := 0
+	for _, part := range strings.Fields(want) {
+		name, count, _ := strings.Cut(part, ":")
+		k, err := strconv.Atoi(count)
+		if err != nil {
+			t.Fatalf("requests %q: %v", want, err)
+		}
+		if op == "" || name == op {
+			n += k
+		}
+	}
+	return n
 }
