@@ -98,6 +98,16 @@ func envOr(name, def string) string {
 	return def
 }
 
+// The defaults of the settings the README names: the tenants the suite
+// uses, and how long it waits for an extraction on a deployed stack
+// (USERMEMORY_MODEL_DEADLINE) and on the local stack.
+const (
+	defaultTenant         = "blackbox"
+	defaultOtherTenant    = "blackbox-other"
+	deployedModelDeadline = 3 * time.Minute
+	localModelDeadline    = time.Minute
+)
+
 // newTarget finds the target the environment names; nil and no error when
 // it names none. stop, when not nil, stops what newTarget started.
 func newTarget(ctx context.Context) (*target, func(), error) {
@@ -108,8 +118,8 @@ func newTarget(ctx context.Context) (*target, func(), error) {
 	t := &target{
 		userScope:     envOr("USERMEMORY_USER_SCOPE", "memory/user"),
 		adminScope:    envOr("USERMEMORY_ADMIN_SCOPE", "memory/admin"),
-		tenant:        envOr("USERMEMORY_TENANT", "blackbox"),
-		otherTenant:   envOr("USERMEMORY_OTHER_TENANT", "blackbox-other"),
+		tenant:        envOr("USERMEMORY_TENANT", defaultTenant),
+		otherTenant:   envOr("USERMEMORY_OTHER_TENANT", defaultOtherTenant),
 		modelDeadline: deadline,
 		tokens:        map[string]string{},
 	}
@@ -142,7 +152,7 @@ func (t *target) deployed(ctx context.Context) error {
 		return errors.New("USERMEMORY_TOKEN_CMD is not set: a command that prints an access token for {tenant}, {user} and {scope}")
 	}
 	if t.modelDeadline == 0 {
-		t.modelDeadline = 3 * time.Minute
+		t.modelDeadline = deployedModelDeadline
 	}
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
@@ -198,7 +208,7 @@ func (t *target) local(_ context.Context, dir string) error {
 	t.api = &factapi.Client{BaseURL: t.apiURL, HTTP: httpc}
 	t.userScope, t.adminScope = info.UserScope, info.AdminScope
 	if t.modelDeadline == 0 {
-		t.modelDeadline = time.Minute
+		t.modelDeadline = localModelDeadline
 	}
 	t.tokenCmd = "go run ./localtest token -state " + shellQuote(dir) +
 		" --tenant {tenant} --user {user} --admin={admin} --audience {audience} --ttl {ttl}"

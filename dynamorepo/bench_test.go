@@ -1,6 +1,9 @@
 package dynamorepo_test
 
 import (
+	"math"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -8,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -30,7 +34,7 @@ func benchRepos(b *testing.B) []struct {
 }
 
 // seed stores n facts for scope through s.
-func seed(b *testing.B, s *memory.Store, n int) {
+func seed(b testing.TB, s *memory.Store, n int) {
 	b.Helper()
 	for i := range n {
 		if _, err := s.UpsertFact(ctx, scope, "key_"+strconv.Itoa(i), "value number "+strconv.Itoa(i)); err != nil {
@@ -60,10 +64,7 @@ func benchStore(b *testing.B, loop func(b *testing.B, s *memory.Store)) {
 func BenchmarkGetFacts(b *testing.B) {
 	benchStore(b, func(b *testing.B, s *memory.Store) {
 		for b.Loop() {
-			facts, err := s.GetFacts(ctx, scope)
-			if err != nil || len(facts) != 20 {
-				b.Fatalf("GetFacts = %d facts, %v", len(facts), err)
-			}
+			getFacts(b, s)
 		}
 	})
 }
@@ -74,9 +75,64 @@ func BenchmarkUpsertFact(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			if _, err := s.UpsertFact(ctx, scope, "key_"+strconv.Itoa(i%20), "value "+strconv.Itoa(i)); err != nil {
-				b.Fatal(err)
-			}
+			upsertFact(b, s, i)
 		}
 	})
+}
+
+// getFacts is one operation of BenchmarkGetFacts: it reads the 20 facts
+// benchStore seeded.
+func getFacts(tb testing.TB, s *memory.Store) {
+	facts, err := s.GetFacts(ctx, scope)
+	if err != nil || len(facts) != 20 {
+		tb.Fatalf("GetFacts = %d facts, %v", len(facts), err)
+	}
+}
+
+// upsertFact is the i-th operation of BenchmarkUpsertFact: it replaces
+// one of the 20 facts benchStore seeded.
+func upsertFact(tb testing.TB, s *memory.Store, i int) {
+	if _, err := s.UpsertFact(ctx, scope, "key_"+strconv.Itoa(i%20), "value "+strconv.Itoa(i)); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestBenchmarksDoubleAllocations holds the allocations per operation
+// that BENCHMARKS.md gives for the in-memory double, the baseline of
+// BenchmarkGetFacts and BenchmarkUpsertFact, to a fresh count of the same
+// operations: the mean over 1,000 of them, rounded, once the values are
+// past strconv's small numbers as in a benchmark's steady state. The
+// double's count does not depend on the machine; the SDK's, and every
+// timing, stay printed with the command that measures them.
+func TestBenchmarksDoubleAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("needs a build without -race: the race detector adds allocations; go test -run TestBenchmarksDoubleAllocations ./dynamorepo/ checks them")
+	}
+	s, err := memory.New(memorytest.NewRepo(), memory.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed(t, s, 20)
+	i := 0
+	for ; i < 1000; i++ {
+		upsertFact(t, s, i)
+	}
+	docblock.CheckFigures(t, filepath.Join("..", "BENCHMARKS.md"), docblock.Figures{
+		`\| GetFacts/double \(in-memory repository, baseline\) \| [0-9,]+ \| [0-9,]+ \| ([0-9]+) \|`: meanAllocs(func() { getFacts(t, s) }),
+		`\| UpsertFact/double \| [0-9,]+ \| [0-9,]+ \| ([0-9]+) \|`:                                  meanAllocs(func() { i++; upsertFact(t, s, i) }),
+	})
+}
+
+// meanAllocs returns the mean number of allocations of 1,000 calls of op,
+// rounded to the nearest whole number (testing.AllocsPerRun truncates,
+// and the upsert's mean, a little over 7, would read 6 or 7 by chance).
+func meanAllocs(op func()) int {
+	const n = 1000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		op()
+	}
+	runtime.ReadMemStats(&after)
+	return int(math.Round(float64(after.Mallocs-before.Mallocs) / n))
 }

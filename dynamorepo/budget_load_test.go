@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/usermemory/usermemory/dynamorepo"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -90,6 +94,10 @@ func extractions(b *dynamorepo.Budget, n, workers int) int {
 func TestBudgetLoadOneLargeTenant(t *testing.T) {
 	const n, workers, limit = 400, 16, 1_000_000
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	block := []string{fmt.Sprintf("The load test runs %d extractions of one tenant, %d at a time, through the real SDK against", n, workers),
+		fmt.Sprintf("moto_server, with one shard and with %d, and asserts the exact counts (the shards are taken", dynamorepo.DefaultBudgetShards),
+		"in turn, so the counts do not depend on timing):", "", "```sh", budgetTestsCommand, "```", ""}
+	perExtraction := map[int]float64{}
 	for _, tc := range []struct {
 		shards  int
 		hottest int
@@ -104,9 +112,11 @@ func TestBudgetLoadOneLargeTenant(t *testing.T) {
 			t.Fatalf("%d shards: %d of %d extractions allowed, want all", tc.shards, got, n)
 		}
 		hot := api.hottest()
-		perExtraction := float64(hot) / n
-		t.Logf("%d shard(s): %d extractions, %d counter items, %d writes on the hottest (%.2f per extraction), %d conditional failures: at DynamoDB's 1,000 writes/s per item, at most %.0f extractions/s for one tenant",
-			tc.shards, n, len(api.writes), hot, perExtraction, api.failures, 1000/perExtraction)
+		perExtraction[tc.shards] = float64(hot) / n
+		line := fmt.Sprintf("%d shard(s): %d extractions, %d counter items, %d writes on the hottest (%.2f per extraction), %d conditional failures: at DynamoDB's 1,000 writes/s per item, at most %.0f extractions/s for one tenant",
+			tc.shards, n, len(api.writes), hot, perExtraction[tc.shards], api.failures, itemWritesPerSecond/perExtraction[tc.shards])
+		t.Log(line)
+		block = append(block, "    "+line)
 		if hot != tc.hottest || len(api.writes) != tc.shards || api.failures != 0 {
 			t.Errorf("%d shards: hottest item took %d writes over %d items with %d conditional failures, want %d over %d with none",
 				tc.shards, hot, len(api.writes), api.failures, tc.hottest, tc.shards)
@@ -119,7 +129,23 @@ func TestBudgetLoadOneLargeTenant(t *testing.T) {
 			t.Errorf("%d shards: usage %+v, want %+v", tc.shards, u, want)
 		}
 	}
+	docblock.Check(t, filepath.Join("..", "docs", "scale.md"), "budget-load", strings.Join(block, "\n"))
+	one, all := perExtraction[1], perExtraction[dynamorepo.DefaultBudgetShards]
+	docblock.CheckFigures(t, filepath.Join("..", "docs", "scale.md"), docblock.Figures{
+		"extractions spread over [0-9]+ items: ([0-9.]+) writes per":       strconv.FormatFloat(all, 'f', -1, 64),
+		"on the busiest item instead of ([0-9.]+), so":                     strconv.FormatFloat(one, 'f', -1, 64),
+		"so ([0-9,]+) extractions/s for one tenant instead":                itemWritesPerSecond / all,
+		"extractions/s for one tenant instead of ([0-9,]+) \\(more shards": itemWritesPerSecond / one,
+	})
 }
+
+// itemWritesPerSecond is DynamoDB's ceiling of writes a second on one
+// item (docs/scale.md).
+const itemWritesPerSecond = 1000
+
+// budgetTestsCommand runs the budget's load tests and rewrites the blocks
+// of docs/scale.md they hold.
+const budgetTestsCommand = "./scripts/with-moto.sh go test -count=1 -run 'TestBudgetLoadOneLargeTenant|TestBudgetShardedLimit' -v ./dynamorepo/"
 
 // TestBudgetShardedLimit checks the limit under concurrent callers: a
 // sharded budget never allows fewer calls than its limit and at most
@@ -128,7 +154,8 @@ func TestBudgetLoadOneLargeTenant(t *testing.T) {
 func TestBudgetShardedLimit(t *testing.T) {
 	const callers = 300
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
+	var said []string
+	cases := []struct {
 		limit, shards       int
 		wantShards, allowed int
 	}{
@@ -136,7 +163,8 @@ func TestBudgetShardedLimit(t *testing.T) {
 		{100, 8, 8, 104}, // 8 shards of ceil(100/8) = 13
 		{96, 8, 8, 96},   // 8 shards of 12: exact
 		{3, 8, 3, 3},     // a limit below the shards uses limit shards of 1
-	} {
+	}
+	for _, tc := range cases {
 		t.Run(fmt.Sprintf("limit %d shards %d", tc.limit, tc.shards), func(t *testing.T) {
 			f := newFixture(t)
 			var errs []error
@@ -146,6 +174,7 @@ func TestBudgetShardedLimit(t *testing.T) {
 				t.Errorf("Shards() = %d, want %d", b.Shards(), tc.wantShards)
 			}
 			got := extractions(b, callers, 16)
+			said = append(said, fmt.Sprintf("%d over %d, %d", tc.limit, tc.shards, got))
 			if got != tc.allowed || got != b.Shards()*b.ShardLimit() {
 				t.Errorf("%d of %d calls allowed, want %d (Shards·ShardLimit = %d)", got, callers, tc.allowed, b.Shards()*b.ShardLimit())
 			}
@@ -167,4 +196,10 @@ func TestBudgetShardedLimit(t *testing.T) {
 			checkRequests(t, f.count, "")
 		})
 	}
+	if len(said) < len(cases) { // a case did not run (no moto_server) or stopped
+		return
+	}
+	docblock.Check(t, filepath.Join("..", "docs", "scale.md"), "budget-limits", fmt.Sprintf(
+		"`TestBudgetShardedLimit` holds the bound under %d concurrent callers; the calls it allows, by limit\nover shards: %s.",
+		callers, strings.Join(said, "; ")))
 }

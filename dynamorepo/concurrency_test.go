@@ -18,6 +18,16 @@ type ack struct {
 	start, end time.Time
 }
 
+// The shape of TestConcurrentUpserts: goroutines, writes of each, the cap,
+// and the keys that several goroutines write (each also writes one of its
+// own).
+const (
+	upsertGoroutines = 32
+	upsertWritesEach = 4
+	upsertMaxFacts   = 8
+	upsertSharedKeys = 4
+)
+
 // TestConcurrentUpserts has 32 goroutines write distinct and overlapping
 // keys of one user through memory.Store, with MaxFacts below the number of
 // distinct keys, and checks the outcome against the documented rule:
@@ -33,10 +43,10 @@ type ack struct {
 // real time and stay distinct at the table's millisecond precision.
 func TestConcurrentUpserts(t *testing.T) {
 	const (
-		goroutines = 32
-		writesEach = 4
-		maxFacts   = 8
-		shared     = 4
+		goroutines = upsertGoroutines
+		writesEach = upsertWritesEach
+		maxFacts   = upsertMaxFacts
+		shared     = upsertSharedKeys
 	)
 	f := newFixture(t)
 	var tick atomic.Int64
@@ -140,12 +150,16 @@ func TestConcurrentUpserts(t *testing.T) {
 	}
 }
 
+// racingExtractions and racingEdits are how many extractions and manual
+// edits TestConcurrentExtractAndUpserts runs at once.
+const racingExtractions, racingEdits = 8, 24
+
 // TestConcurrentExtractAndUpserts runs extractions of several threads and
 // manual edits of one user at once: every manual fact, every extracted fact
 // and every watermark is there afterwards, and each extraction called the
 // model once, whatever the conflicts.
 func TestConcurrentExtractAndUpserts(t *testing.T) {
-	const extractions, upserts = 8, 24
+	const extractions, upserts = racingExtractions, racingEdits
 	f := newFixture(t)
 	model := memorytest.NewModel()
 	for i := range extractions {
@@ -200,6 +214,13 @@ func TestConcurrentExtractAndUpserts(t *testing.T) {
 	}
 }
 
+// The shape of TestConcurrentFirstFacts: new users, distinct keys written
+// for each (also the cap), the numbers of concurrent writers, and the
+// writers of one key of a new user.
+const firstFactUsers, firstFactKeys, sameKeyWriters = 10, 64, 16
+
+var firstFactWriters = []int{16, 64}
+
 // TestConcurrentFirstFacts writes 640 distinct keys through memory.Store,
 // 64 for each of 10 users that have no record yet, from 16 and from 64
 // goroutines at once (each user's 64 writes start together, so that the
@@ -207,8 +228,8 @@ func TestConcurrentExtractAndUpserts(t *testing.T) {
 // must be stored. Then 16 goroutines write one key of a new user with 16
 // values: every write is acknowledged and the stored value is one of them.
 func TestConcurrentFirstFacts(t *testing.T) {
-	const users, keysEach = 10, 64
-	for _, writers := range []int{16, 64} {
+	const users, keysEach = firstFactUsers, firstFactKeys
+	for _, writers := range firstFactWriters {
 		t.Run(fmt.Sprintf("writers=%d", writers), func(t *testing.T) {
 			f := newFixture(t)
 			s := newStore(t, f, memory.Config{MaxFacts: keysEach})
@@ -260,7 +281,7 @@ func TestConcurrentFirstFacts(t *testing.T) {
 		s := newStore(t, f, memory.Config{})
 		sc := memory.Scope{TenantID: "acme", UserID: "new-same"}
 		var wg sync.WaitGroup
-		for w := range 16 {
+		for w := range sameKeyWriters {
 			wg.Go(func() {
 				if _, err := s.UpsertFact(ctx, sc, "home_city", fmt.Sprintf("city %d", w)); err != nil {
 					t.Errorf("UpsertFact: %v", err)
@@ -276,7 +297,7 @@ func TestConcurrentFirstFacts(t *testing.T) {
 		if len(facts) != 1 || facts[0].Key != "home_city" {
 			t.Fatalf("facts = %+v, want home_city alone", facts)
 		}
-		if _, err := fmt.Sscanf(facts[0].Value, "city %d", &n); err != nil || n < 0 || n >= 16 {
+		if _, err := fmt.Sscanf(facts[0].Value, "city %d", &n); err != nil || n < 0 || n >= sameKeyWriters {
 			t.Errorf("home_city = %q, want one of the written values", facts[0].Value)
 		}
 	})

@@ -50,6 +50,18 @@ func set(key, value string) memory.Operation {
 	return memory.Operation{Op: memory.OpSet, Key: key, Value: value, Evidence: userSaid}
 }
 
+// The requests TestStoreRoundTrips expects of each operation (as
+// counter.take writes them), which BENCHMARKS.md's table of round trips
+// gives (TestBenchmarksRoundTrips).
+const (
+	reqRead      = "GetItem:1"              // a read; a redelivered or fenced extraction
+	reqUpdate    = "UpdateItem:1"           // an upsert under the cap, a removal, a clear
+	reqFirstFact = "UpdateItem:2"           // the first fact of a record
+	reqAtCap     = "PutItem:1 UpdateItem:1" // a new key at the cap
+	reqErase     = "PutItem:1"              // an erasure
+	reqExtract   = "GetItem:1 PutItem:1"    // an extraction
+)
+
 // TestStoreRoundTrips runs the core's operations on the repository and
 // asserts the requests each makes.
 func TestStoreRoundTrips(t *testing.T) {
@@ -73,25 +85,25 @@ func TestStoreRoundTrips(t *testing.T) {
 		return rec.Version
 	}
 
-	f.step(t, "GetFacts of no record", "GetItem:1", func() error { _, err := s.GetFacts(ctx, scope); return err })
-	f.step(t, "UpsertFact of the first fact", "UpdateItem:2", func() error { _, err := s.UpsertFact(ctx, scope, "Name", "Ana"); return err })
-	f.step(t, "UpsertFact under the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "home city", "Lisbon"); return err })
-	f.step(t, "UpsertFact of a stored key", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana Sousa"); return err })
-	f.step(t, "UpsertFact to the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "role", "nurse"); return err })
-	f.step(t, "UpsertFact of a stored key at the cap", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "role", "head nurse"); return err })
-	f.step(t, "UpsertFact of a new key at the cap", "PutItem:1 UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "language", "pt"); return err })
+	f.step(t, "GetFacts of no record", reqRead, func() error { _, err := s.GetFacts(ctx, scope); return err })
+	f.step(t, "UpsertFact of the first fact", reqFirstFact, func() error { _, err := s.UpsertFact(ctx, scope, "Name", "Ana"); return err })
+	f.step(t, "UpsertFact under the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "home city", "Lisbon"); return err })
+	f.step(t, "UpsertFact of a stored key", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana Sousa"); return err })
+	f.step(t, "UpsertFact to the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "role", "nurse"); return err })
+	f.step(t, "UpsertFact of a stored key at the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "role", "head nurse"); return err })
+	f.step(t, "UpsertFact of a new key at the cap", reqAtCap, func() error { _, err := s.UpsertFact(ctx, scope, "language", "pt"); return err })
 	// home_city, updated longest ago, was dropped; never the new fact.
 	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa", "role=head nurse"}, facts()); diff != "" {
 		t.Errorf("facts at the cap (-want +got):\n%s", diff)
 	}
-	f.step(t, "GetFacts", "GetItem:1", func() error { _, err := s.GetFacts(ctx, scope); return err })
+	f.step(t, "GetFacts", reqRead, func() error { _, err := s.GetFacts(ctx, scope); return err })
 
 	v := version()
-	f.step(t, "RemoveFact of an absent key", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, "pet") })
+	f.step(t, "RemoveFact of an absent key", reqUpdate, func() error { return s.RemoveFact(ctx, scope, "pet") })
 	if got := version(); got == v {
 		t.Error("RemoveFact of an absent key wrote no tombstone")
 	}
-	f.step(t, "RemoveFact", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, "Role") })
+	f.step(t, "RemoveFact", reqUpdate, func() error { return s.RemoveFact(ctx, scope, "Role") })
 	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa"}, facts()); diff != "" {
 		t.Errorf("facts after RemoveFact (-want +got):\n%s", diff)
 	}
@@ -99,7 +111,7 @@ func TestStoreRoundTrips(t *testing.T) {
 	// An extraction: one read, one conditional write, one model call.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon")}})
 	var res memory.ExtractResult
-	f.step(t, "Extract", "GetItem:1 PutItem:1", func() (err error) {
+	f.step(t, "Extract", reqExtract, func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
 		return err
 	})
@@ -110,7 +122,7 @@ func TestStoreRoundTrips(t *testing.T) {
 		t.Errorf("watermark of th-1 = %+v, want turn count 2", rec.Threads)
 	}
 	// Redelivered: recognised from the watermark with one read, no model call.
-	f.step(t, "Extract redelivered", "GetItem:1", func() (err error) {
+	f.step(t, "Extract redelivered", reqRead, func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
 		return err
 	})
@@ -118,14 +130,14 @@ func TestStoreRoundTrips(t *testing.T) {
 		t.Errorf("redelivered Extract: outcome %s after %d model calls, want duplicate after 1", res.Outcome, model.Calls())
 	}
 
-	f.step(t, "Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
+	f.step(t, "Clear", reqUpdate, func() error { return s.Clear(ctx, scope) })
 	if got := facts(); len(got) != 0 {
 		t.Errorf("facts after Clear = %v", got)
 	}
-	f.step(t, "UpsertFact after Clear", "UpdateItem:1", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
+	f.step(t, "UpsertFact after Clear", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
 
 	var n int
-	f.step(t, "DeleteByUser", "PutItem:1", func() (err error) {
+	f.step(t, "DeleteByUser", reqErase, func() (err error) {
 		n, err = s.DeleteByUser(ctx, scope)
 		return err
 	})
@@ -140,23 +152,23 @@ func TestStoreRoundTrips(t *testing.T) {
 	}
 	sentBefore := rec.ErasedAt.Add(-time.Millisecond)
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
-	f.step(t, "Extract sent before the erasure", "GetItem:1", func() (err error) {
+	f.step(t, "Extract sent before the erasure", reqRead, func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, sentBefore))
 		return err
 	})
 	if res.Outcome != memory.OutcomeFenced || model.Calls() != 1 || len(res.Facts) != 0 {
 		t.Errorf("fenced Extract: outcome %s, %d model calls, facts %v; want fenced, 1, none", res.Outcome, model.Calls(), res.Facts)
 	}
-	f.step(t, "GetFacts of a fence", "GetItem:1", func() (err error) {
+	f.step(t, "GetFacts of a fence", reqRead, func() (err error) {
 		got, err := s.GetFacts(ctx, scope)
 		if err == nil && len(got) != 0 {
 			t.Errorf("GetFacts of a fence = %v", got)
 		}
 		return err
 	})
-	f.step(t, "UpsertFact over a fence", "UpdateItem:2", func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
+	f.step(t, "UpsertFact over a fence", reqFirstFact, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
 	// The fence still holds against the old request once the record is back.
-	f.step(t, "Extract sent before the erasure, over a new record", "GetItem:1", func() (err error) {
+	f.step(t, "Extract sent before the erasure, over a new record", reqRead, func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, sentBefore))
 		return err
 	})

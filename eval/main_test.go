@@ -345,6 +345,7 @@ func TestREADMEStatesTheConstants(t *testing.T) {
 	readme := strings.Join(strings.Fields(string(b)), " ")
 	for _, want := range []string{
 		fmt.Sprintf("after %d model calls that failed in a row", FailuresInARow),
+		fmt.Sprintf("its stop after %d failures", FailuresInARow),
 		fmt.Sprintf("(%d,%03d resamples", score.Resamples/1000, score.Resamples%1000),
 		fmt.Sprintf("(default `%s`, the model the extractor calls when deployed in a US Region", DefaultModelID),
 	} {

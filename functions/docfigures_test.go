@@ -2,6 +2,10 @@ package functions_test
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -249,5 +253,70 @@ func TestPrivacyDocFigures(t *testing.T) {
 		"thread IDs of up to ([0-9]+) characters":                           memory.ThreadKeyLen,
 		"the extractor failed ([0-9]+) times":                               app.Queues["ExtractionQueue"].MaxReceiveCount,
 		"the first ([0-9]+) bits of the SHA-256":                            len(logref.User("t", "u")) * 4,
+	})
+}
+
+// TestBenchmarksCountTheMalformedAnswers holds the number of
+// malformed-answer cases BENCHMARKS.md gives to the cases of
+// bedrock.TestMalformedAnswers, counted in its source: the elements of
+// its table of tests.
+func TestBenchmarksCountTheMalformedAnswers(t *testing.T) {
+	root := httpapitest.Root(t)
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, "bedrock", "bedrock_test.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := -1
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "TestMalformedAnswers" {
+			cases = tableLen(fn.Body)
+		}
+	}
+	if cases < 1 {
+		t.Fatal("bedrock/bedrock_test.go: TestMalformedAnswers has no table of tests")
+	}
+	docblock.CheckFigures(t, filepath.Join(root, "BENCHMARKS.md"), docblock.Figures{
+		"([0-9]+) malformed-answer cases through the real Bedrock client": cases,
+	})
+}
+
+// tableLen returns the number of elements of the composite literal
+// assigned to tests in body, or -1 when there is none.
+func tableLen(body *ast.BlockStmt) int {
+	n := -1
+	ast.Inspect(body, func(node ast.Node) bool {
+		as, ok := node.(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			return true
+		}
+		if id, ok := as.Lhs[0].(*ast.Ident); ok && id.Name == "tests" {
+			if lit, ok := as.Rhs[0].(*ast.CompositeLit); ok && n < 0 {
+				n = len(lit.Elts)
+			}
+		}
+		return true
+	})
+	return n
+}
+
+// TestBenchmarksTargetsAreTheScripts holds the targets BENCHMARKS.md
+// gives the fact API functions to the ones scripts/bench-api.sh prints
+// beside its measures.
+func TestBenchmarksTargetsAreTheScripts(t *testing.T) {
+	root := httpapitest.Root(t)
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "bench-api.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := func(pattern string) string {
+		m := regexp.MustCompile(pattern).FindSubmatch(script)
+		if m == nil {
+			t.Fatalf("scripts/bench-api.sh prints no target matching %q", pattern)
+		}
+		return string(m[1])
+	}
+	docblock.CheckFigures(t, filepath.Join(root, "BENCHMARKS.md"), docblock.Figures{
+		"hello` [0-9.–]+ ms \\(median\\) \\| ≤ ([0-9.]+) \\|": target(`before any AWS call \(target ≤ ([0-9.]+)\)`),
+		"ratio [0-9.–]+ \\(target ≤ ([0-9.]+)\\)":             target(`handler/GetItem ratio .* \(target ≤ ([0-9.]+)\)`),
 	})
 }

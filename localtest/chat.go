@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -17,7 +18,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/functions/setup"
@@ -34,6 +34,10 @@ const localChatModel = "usermemory-local-chat"
 // exampleChatModel is the chat model the hints name for --bedrock: a
 // current model of docs/extractor.md's list, which a test holds them to.
 const exampleChatModel = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+
+// defaultChatWait is how long the chat waits, by default (-wait), for the
+// extractor after an answer that is due for an extraction.
+const defaultChatWait = 15 * time.Second
 
 const chatHelp = `Type a message, or:
   /new          start a new thread (its system prompt shows what was learned)
@@ -60,7 +64,7 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 	useBedrock := fs.Bool("bedrock", false, "answer with Amazon Bedrock (the default AWS credentials and region) instead of the stand-in")
 	modelID := fs.String("model-id", "", "the chat model (or inference profile) ID; required with -bedrock")
 	region := fs.String("region", "", "the Region of the model, with -bedrock (default: the AWS configuration's)")
-	wait := fs.Duration("wait", 15*time.Second, "how long to wait for the extractor after an answer that is due for an extraction")
+	wait := fs.Duration("wait", defaultChatWait, "how long to wait for the extractor after an answer that is due for an extraction")
 	if err := fs.parse(args, false); err != nil {
 		return err
 	}
@@ -330,29 +334,15 @@ func (c *chatSession) approve(_ context.Context, call memory.ToolCall) bool {
 }
 
 // waitForExtractor waits until the queue holds no message, visible or in
-// flight: the extractor has then processed the one just sent.
+// flight: the extractor has then processed the one just sent. Past
+// c.wait it says so and lets the chat go on.
 func (c *chatSession) waitForExtractor(ctx context.Context) error {
-	end := time.Now().Add(c.wait)
-	for {
-		out, err := c.queue.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(c.queueURL),
-			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
-		if err != nil {
-			return err
-		}
-		if out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)] == "0" &&
-			out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)] == "0" {
-			return nil
-		}
-		if time.Now().After(end) {
-			fmt.Fprintf(c.out, "  (the extractor has not finished after %s; /facts shows what it learned so far)\n", c.wait)
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	err := stack.WaitDrained(ctx, c.queue, c.queueURL, c.wait)
+	if errors.Is(err, stack.ErrNotDrained) {
+		fmt.Fprintf(c.out, "  (the extractor has not finished after %s; /facts shows what it learned so far)\n", c.wait)
+		return nil
 	}
+	return err
 }
 
 func (c *chatSession) printFacts(ctx context.Context) error {

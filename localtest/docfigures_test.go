@@ -1,10 +1,16 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,32 +23,45 @@ import (
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/apigw"
+	"github.com/usermemory/usermemory/localtest/lambdapool"
+	"github.com/usermemory/usermemory/localtest/sqsevents"
 	"github.com/usermemory/usermemory/memory"
 )
 
 // TestLocaltestDocFigures holds the figures docs/localtest.md writes by
 // hand to the code: the moto version, the ports, the emulator's size
-// limits, the template's visibility timeout and the functions' bounds.
+// limits, the template's visibility timeout, the functions' bounds, the
+// pool's size, the chat's wait and the event source's long poll.
 // Timings stay in its table with the command that measures them.
 func TestLocaltestDocFigures(t *testing.T) {
 	tpl := httpapitest.LoadSAMTemplate(t)
 	queue := tpl["Resources"].(map[string]any)["ExtractionQueue"].(map[string]any)["Properties"].(map[string]any)
 	docblock.CheckFigures(t, filepath.Join("..", "docs", "localtest.md"), docblock.Figures{
-		"installs `moto\\[server\\]` ([0-9.]+)":        motoserver.Version,
-		"moto ([0-9.]+) does not keep":                 motoserver.Version,
-		"listens on `127.0.0.1:([0-9]+)`":              DefaultAPIPort,
-		"memory page on `127.0.0.1:([0-9]+)`":          DefaultPagePort,
-		"the template's ([0-9]+) s makes":              fmt.Sprint(queue["VisibilityTimeout"]),
-		"body > ([0-9]+) MB":                           apigw.MaxBody >> 20,
-		"body > [0-9]+ MB \\(([0-9,]+) bytes\\)":       apigw.MaxBody,
-		"event < ([0-9,]+) bytes":                      apigw.MaxInvokePayload,
-		"event ≥ ([0-9,]+) bytes":                      apigw.MaxInvokePayload,
-		"Request must be smaller than ([0-9]+) bytes":  apigw.MaxInvokePayload,
-		"\\(6 MiB \\+ ([0-9]+) bytes":                  apigw.MaxInvokePayload - 6<<20,
-		"bound each DynamoDB attempt \\(([0-9]+) s\\)": int(setup.DynamoDBAttemptTimeout / time.Second),
-		"jitter capped at ([0-9]+) s":                  int(retry.DefaultMaxBackoff / time.Second),
-		"([0-9]+) attempts by default":                 retry.DefaultMaxAttempts,
-		"and each request \\(([0-9]+) s\\)":            int(httpapi.AnswerBound / time.Second),
+		"installs `moto\\[server\\]` ([0-9.]+)":         motoserver.Version,
+		"moto ([0-9.]+) does not keep":                  motoserver.Version,
+		"listens on `127.0.0.1:([0-9]+)`":               DefaultAPIPort,
+		"memory page on `127.0.0.1:([0-9]+)`":           DefaultPagePort,
+		"the template's ([0-9]+) s makes":               fmt.Sprint(queue["VisibilityTimeout"]),
+		"come back after ([0-9]+) minutes, as in AWS":   toInt(t, queue["VisibilityTimeout"]) / 60,
+		"\\(all ([0-9]+) relink;":                       functions(tpl),
+		"([0-9,]+) sequential requests":                 flagDefault(t, "bench.go", "n"),
+		"stand-in model, ([0-9]+) extractions":          flagDefault(t, "bench.go", "extractions"),
+		"body > ([0-9]+) MB":                            apigw.MaxBody >> 20,
+		"takes bodies up to ([0-9]+) MB":                apigw.MaxBody >> 20,
+		"a synchronous event up to ([0-9]+) MB":         apigw.MaxInvokePayload >> 20,
+		"a 5 MB binary body makes a ([0-9.]+) MB event": fmt.Sprintf("%.1f", float64(base64.StdEncoding.EncodedLen(5_000_000))/1e6),
+		"body > [0-9]+ MB \\(([0-9,]+) bytes\\)":        apigw.MaxBody,
+		"event < ([0-9,]+) bytes":                       apigw.MaxInvokePayload,
+		"event ≥ ([0-9,]+) bytes":                       apigw.MaxInvokePayload,
+		"Request must be smaller than ([0-9]+) bytes":   apigw.MaxInvokePayload,
+		"\\(6 MiB \\+ ([0-9]+) bytes":                   apigw.MaxInvokePayload - 6<<20,
+		"bound each DynamoDB attempt \\(([0-9]+) s\\)":  int(setup.DynamoDBAttemptTimeout / time.Second),
+		"jitter capped at ([0-9]+) s":                   int(retry.DefaultMaxBackoff / time.Second),
+		"([0-9]+) attempts by default":                  retry.DefaultMaxAttempts,
+		"and each request \\(([0-9]+) s\\)":             int(httpapi.AnswerBound / time.Second),
+		"in a pool of up to ([0-9]+) environments":      lambdapool.DefaultMax,
+		"\\(up to `-wait`, ([0-9]+) s\\)":               int(defaultChatWait / time.Second),
+		"one long-poll wait \\(([0-9]+) s\\)":           int(sqsevents.DefaultPollWait / time.Second),
 	})
 }
 
@@ -64,7 +83,16 @@ func TestReadmeFigures(t *testing.T) {
 	if err := json.Unmarshal(raw, &pkg); err != nil {
 		t.Fatal(err)
 	}
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go ([0-9]+\.[0-9]+)`).FindSubmatch(gomod)
+	if goLine == nil {
+		t.Fatal("go.mod has no go line")
+	}
 	docblock.CheckFigures(t, filepath.Join("..", "README.md"), docblock.Figures{
+		"\\*\\*Needs\\*\\* Go ([0-9.]+) and":                                string(goLine[1]),
 		"installs `moto\\[server\\]` ([0-9.]+)":                             motoserver.Version,
 		"the API on `http://127.0.0.1:([0-9]+)`":                            DefaultAPIPort,
 		"the memory page on `http://127.0.0.1:([0-9]+)`":                    DefaultPagePort,
@@ -78,6 +106,65 @@ func TestReadmeFigures(t *testing.T) {
 		"needs Node.js ([0-9]+) or later":                                   strings.TrimPrefix(pkg.Engines["node"], ">="),
 		"Node ([0-9]+) or later":                                            strings.TrimPrefix(pkg.Engines["node"], ">="),
 	})
+}
+
+// TestBenchmarksLocalStackFigures holds the request and extraction counts
+// of BENCHMARKS.md's "Local stack" table to the bench command's defaults;
+// the timings there are machine-dependent and name that command.
+func TestBenchmarksLocalStackFigures(t *testing.T) {
+	docblock.CheckFigures(t, filepath.Join("..", "BENCHMARKS.md"), docblock.Figures{
+		"through the API emulator, warm, ([0-9,]+) requests": flagDefault(t, "bench.go", "n"),
+		"stand-in model, ([0-9]+) extractions":               flagDefault(t, "bench.go", "extractions"),
+	})
+}
+
+// functions counts the Lambda functions of the template tpl.
+func functions(tpl map[string]any) int {
+	n := 0
+	for _, r := range tpl["Resources"].(map[string]any) {
+		if r.(map[string]any)["Type"] == "AWS::Serverless::Function" {
+			n++
+		}
+	}
+	return n
+}
+
+// flagDefault returns the default a command in file gives its flag name,
+// as the source writes it: the second argument of the call that defines
+// the flag (fs.Int("n", 1000, …)).
+func flagDefault(t *testing.T, file, name string) string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := ""
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) < 2 {
+			return true
+		}
+		if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Value == strconv.Quote(name) {
+			if v, ok := call.Args[1].(*ast.BasicLit); ok {
+				def = v.Value
+			}
+		}
+		return true
+	})
+	if def == "" {
+		t.Fatalf("%s defines no flag %s with a literal default", file, name)
+	}
+	return def
+}
+
+// toInt reads a template value, a number in YAML, as an int.
+func toInt(t *testing.T, v any) int {
+	t.Helper()
+	n, err := strconv.Atoi(fmt.Sprint(v))
+	if err != nil {
+		t.Fatalf("%v is not a whole number: %v", v, err)
+	}
+	return n
 }
 
 // toDays reads a template default in seconds as whole days.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/usermemory/usermemory/localtest/lambdapool"
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
@@ -26,7 +27,7 @@ func up(ctx context.Context, args []string) error {
 	state := fs.String("state", stack.DefaultStateDir(), "folder for binaries, logs, the signing key and the state file")
 	params := paramFlag{}
 	fs.Var(params, "param", "override a template parameter, Name=Value (repeatable)")
-	maxEnv := fs.Int("max-environments", 0, "execution environments per function (0: 4, or the SQS event source's maximum concurrency)")
+	maxEnv := fs.Int("max-environments", 0, fmt.Sprintf("execution environments per function (0: %d, or the SQS event source's maximum concurrency)", lambdapool.DefaultMax))
 	visibility := fs.Duration("visibility-timeout", 0, "replace the queues' visibility timeout (0: the template's)")
 	apiPort := fs.Int("api-port", DefaultAPIPort, "port of the HTTP API on 127.0.0.1 (0: a free port)")
 	pagePort := fs.Int("page-port", DefaultPagePort, "port of the memory page on 127.0.0.1 (0: a free port)")

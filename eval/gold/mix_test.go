@@ -146,6 +146,15 @@ func TestNoInjectionHidesInAToolTurn(t *testing.T) {
 	}
 }
 
+// inWords writes n as the README does: in words up to ten.
+func inWords(n int) string {
+	words := []string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+	if n < len(words) {
+		return words[n]
+	}
+	return fmt.Sprint(n)
+}
+
 // TestREADMEDescribesTheGoldSet holds the README's counts of the gold set
 // to the gold set.
 func TestREADMEDescribesTheGoldSet(t *testing.T) {
@@ -155,9 +164,16 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 	}
 	convs := load(t)
 	real, subjects, langs := 0, map[string]bool{}, map[string]bool{}
+	longest, atLongest := 0, 0 // the long threads: the most turns, and how many have them
 	for _, c := range convs {
 		if gold.LikeRealChat(c) {
 			real++
+		}
+		switch n := len(c.Turns); {
+		case n > longest:
+			longest, atLongest = n, 1
+		case n == longest:
+			atLongest++
 		}
 		for _, e := range append(c.Expect, c.Pending...) {
 			subjects[e.Subject.Name] = true
@@ -170,6 +186,7 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 		fmt.Sprintf("%d of them read like real chats", real),
 		fmt.Sprintf("facts on %d subjects", len(subjects)),
 		fmt.Sprintf("and %d languages", len(langs)),
+		fmt.Sprintf("%s long threads (%d turns)", inWords(atLongest), longest),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)

@@ -216,10 +216,30 @@ type factModel struct {
 	maxChars int
 }
 
+// The shape of factModel's answers: at most factModelOps operations, keys
+// from a pool of keysPerFact × MaxFacts, each a keyPrefix-character
+// label and a body of shortKeyMin to shortKeyMin+shortKeySpan-1
+// characters (or, one time in 8, MaxFactChars/2 to 3×MaxFactChars/2-1),
+// values of valueMin to 2×MaxFactChars-1 characters.
+const (
+	factModelOps = 8
+	keysPerFact  = 3
+	keyPrefix    = len("k00_")
+	shortKeyMin  = 4
+	shortKeySpan = 24
+	valueMin     = 3
+)
+
+// factKeyChars returns the shortest and the longest key factModel draws
+// under maxChars.
+func factKeyChars(maxChars int) (lo, hi int) {
+	return keyPrefix + shortKeyMin, keyPrefix + maxChars/2 + maxChars - 1
+}
+
 func newFactModel(seed uint64, cfg memory.Config) *factModel {
 	m := &factModel{Model: memorytest.NewModel(), rng: rand.New(rand.NewPCG(seed, 1)), maxChars: cfg.MaxFactChars}
-	for i := range 3 * cfg.MaxFacts {
-		n := 4 + m.rng.IntN(24)
+	for i := range keysPerFact * cfg.MaxFacts {
+		n := shortKeyMin + m.rng.IntN(shortKeySpan)
 		if m.rng.IntN(8) == 0 {
 			n = cfg.MaxFactChars/2 + m.rng.IntN(cfg.MaxFactChars)
 		}
@@ -229,7 +249,7 @@ func newFactModel(seed uint64, cfg memory.Config) *factModel {
 }
 
 func (m *factModel) Extract(ctx context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
-	ops := make([]memory.Operation, 1+m.rng.IntN(8))
+	ops := make([]memory.Operation, 1+m.rng.IntN(factModelOps))
 	for i := range ops {
 		key := m.keys[m.rng.IntN(len(m.keys))]
 		if m.rng.IntN(10) == 0 {
@@ -239,7 +259,7 @@ func (m *factModel) Extract(ctx context.Context, req memory.ModelRequest) (memor
 		var n int
 		switch r := m.rng.Float64(); {
 		case r < 0.5:
-			n = 3 + m.rng.IntN(37)
+			n = valueMin + m.rng.IntN(40-valueMin)
 		case r < 0.85:
 			n = 40 + m.rng.IntN(m.maxChars-40)
 		default:
@@ -581,6 +601,14 @@ func reportPercentiles(b *testing.B, took []time.Duration) {
 	b.ReportMetric(p(0.99), "p99-ms")
 }
 
+// TestBenchmarksStateTheSafetyMargin holds the safety margin
+// BENCHMARKS.md's "When a dependency stalls" names to the handler's.
+func TestBenchmarksStateTheSafetyMargin(t *testing.T) {
+	docblock.CheckFigures(t, filepath.Join(httpapitest.Root(t), "BENCHMARKS.md"), docblock.Figures{
+		"the safety margin \\(([0-9]+) s\\)": int(DefaultSafetyMargin / time.Second),
+	})
+}
+
 // TestBenchmarksDescribeTheSimulation holds BENCHMARKS.md's account of
 // figure (b) to the simulation and the bound: each band of turn lengths
 // with its share, the tool results, and the default caps the bound is
@@ -599,6 +627,9 @@ func TestBenchmarksDescribeTheSimulation(t *testing.T) {
 		fmt.Sprintf("thread reaches %d facts", memory.DefaultMaxFacts),
 		fmt.Sprintf("the store cuts both to %d", memory.DefaultMaxFactChars),
 	}
+	keyLo, keyHi := factKeyChars(memory.DefaultMaxFactChars)
+	want = append(want, fmt.Sprintf("sets or deletes 1–%d facts per call, drawn from %d keys of %d–%d characters, with values of %d–%d characters",
+		factModelOps, keysPerFact*memory.DefaultMaxFacts, keyLo, keyHi, valueMin, 2*memory.DefaultMaxFactChars-1))
 	for _, bands := range [][]band{userBands, assistantBands} {
 		below := 0.0
 		for _, b := range bands {

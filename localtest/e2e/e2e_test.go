@@ -32,14 +32,16 @@ var (
 	deadline = 20 * time.Second
 )
 
+// stackOptions start the suite's stack. A short visibility timeout makes
+// redelivery and the redrive to the dead-letter queue take seconds instead
+// of the template's minutes; everything else is the template's. 16
+// environments per function let the concurrent writes of forget_test.go
+// race as they would in Lambda; an environment starts only when a request
+// finds none idle.
+var stackOptions = stack.Options{VisibilityTimeout: 2 * time.Second, PollWait: time.Second, MaxEnvironments: 16}
+
 func TestMain(m *testing.M) {
-	// A short visibility timeout makes redelivery and the redrive to the
-	// dead-letter queue take seconds instead of the template's minutes;
-	// everything else is the template's. 16 environments per function let
-	// the concurrent writes of forget_test.go race as they would in Lambda;
-	// an environment starts only when a request finds none idle.
-	opts := stack.Options{VisibilityTimeout: 2 * time.Second, PollWait: time.Second, MaxEnvironments: 16}
-	os.Exit(stacktest.Main("e2e", opts, func(s *stack.Stack) int {
+	os.Exit(stacktest.Main("e2e", stackOptions, func(s *stack.Stack) int {
 		st = s
 		// The suite's clients record the user IDs, values and turns they
 		// send and receive; scanLogs looks for them in the logs afterwards.
@@ -124,7 +126,7 @@ func sendTurns(t *testing.T, user, thread string, prev, count int, turns ...stri
 // flight: every message sent so far has been handled or has moved on.
 func waitQueueEmpty(t *testing.T, queueURL string) {
 	t.Helper()
-	if err := stacktest.WaitDrained(context.Background(), sqsAPI, queueURL, deadline); err != nil {
+	if err := stack.WaitDrained(context.Background(), sqsAPI, queueURL, deadline); err != nil {
 		t.Fatal(err)
 	}
 }

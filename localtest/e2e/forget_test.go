@@ -135,10 +135,13 @@ func removeKeyWhileHeld(t *testing.T, user, tok, path, deleter string) {
 // (30), so that every key is kept.
 const firstFactWriters = 16
 
+// firstFactUsers is how many new users TestNewUsersConcurrentWritesOfDistinctKeys
+// writes, one after another.
+const firstFactUsers = 4
+
 func TestNewUsersConcurrentWritesOfDistinctKeys(t *testing.T) {
-	const users = 4
 	refused, lost := 0, 0
-	for u := range users {
+	for u := range firstFactUsers {
 		user := newUser("burst")
 		tok := userToken(t, tenant, user)
 		want := map[string]string{}
@@ -176,7 +179,7 @@ func TestNewUsersConcurrentWritesOfDistinctKeys(t *testing.T) {
 		}
 	}
 	if refused != 0 || lost != 0 {
-		t.Errorf("of %d concurrent PUTs of distinct keys for new users, %d were refused with 409 and %d acknowledged writes were lost, want 0 and 0", users*firstFactWriters, refused, lost)
+		t.Errorf("of %d concurrent PUTs of distinct keys for new users, %d were refused with 409 and %d acknowledged writes were lost, want 0 and 0", firstFactUsers*firstFactWriters, refused, lost)
 	}
 }
 

@@ -23,7 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/usermemory/usermemory/functions/logref"
-	"github.com/usermemory/usermemory/localtest/stack/stacktest"
+	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/producer"
 )
 
@@ -309,7 +309,7 @@ func scanLogs(ctx context.Context) error {
 	}
 	// The queue drained, the extractor has written every line it will
 	// write.
-	if err := stacktest.WaitDrained(ctx, sqsAPI, st.Info.QueueURL, time.Minute); err != nil {
+	if err := stack.WaitDrained(ctx, sqsAPI, st.Info.QueueURL, time.Minute); err != nil {
 		return fmt.Errorf("log scan: %w", err)
 	}
 	dir := st.Info.LogDir

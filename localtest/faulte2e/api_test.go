@@ -19,6 +19,20 @@ import (
 // runtime emulator and the function to answer.
 const answerLimit = httpapi.AnswerBound + time.Second
 
+// The faults of the API's tests, which BENCHMARKS.md describes
+// (TestBenchmarksDescribeTheFaults): the stall of
+// TestAPIDuringDynamoDBStall, the limit of the first 200 after a fault,
+// and TestNoAcknowledgedWriteLost's writers, their PUTs, and the stall
+// then throttling they write through.
+const (
+	apiStall        = 8 * time.Second
+	recoveryLimit   = 10 * time.Second
+	stallWriters    = 3
+	putsEach        = 8
+	writersStall    = 5 * time.Second
+	writersThrottle = 3 * time.Second
+)
+
 // check503 fails t unless r is the API's 503: problem+json with
 // CodeUnavailable, Retry-After and a userMessage that, for a write, says
 // it may have been applied and that a retry is safe.
@@ -46,7 +60,7 @@ func TestAPIDuringDynamoDBStall(t *testing.T) {
 	tok := userToken(t, user)
 	api.Put(t, tok, "home_city", "Lisbon")
 	api.Put(t, tok, "language", "Portuguese")
-	const stall = 8 * time.Second
+	const stall = apiStall
 	inject(t, fault.DynamoDB.Name, fault.Spec{Kind: fault.Stall, For: stall})
 	began := time.Now()
 	calls := []struct {
@@ -75,7 +89,7 @@ func TestAPIDuringDynamoDBStall(t *testing.T) {
 		stall, took[0].Round(time.Millisecond), took[1].Round(time.Millisecond), took[2].Round(time.Millisecond), httpapi.AnswerBound)
 
 	time.Sleep(time.Until(began.Add(stall)))
-	after := recovered(t, tok, 10*time.Second)
+	after := recovered(t, tok, recoveryLimit)
 	t.Logf("figure: first 200 after the stall ended: %s", after.Round(time.Millisecond))
 	got := factapi.Values(api.Facts(t, "/v1/me/facts", tok))
 	if c := got["home_city"]; c != "Lisbon" && c != "Porto" {
@@ -97,7 +111,7 @@ func TestAPIDuringDynamoDBStall(t *testing.T) {
 func TestNoAcknowledgedWriteLost(t *testing.T) {
 	user := newUser("writers")
 	tok := userToken(t, user)
-	const writers, perWriter = 3, 8
+	const writers, perWriter = stallWriters, putsEach
 	type outcome struct {
 		key, value string
 		status     int
@@ -123,13 +137,13 @@ func TestNoAcknowledgedWriteLost(t *testing.T) {
 		})
 	}
 	time.Sleep(time.Second)
-	inject(t, fault.DynamoDB.Name, fault.Spec{Kind: fault.Stall, For: 5 * time.Second})
-	time.Sleep(5 * time.Second)
-	inject(t, fault.DynamoDB.Name, fault.Spec{Kind: fault.Throttle, For: 3 * time.Second})
+	inject(t, fault.DynamoDB.Name, fault.Spec{Kind: fault.Stall, For: writersStall})
+	time.Sleep(writersStall)
+	inject(t, fault.DynamoDB.Name, fault.Spec{Kind: fault.Throttle, For: writersThrottle})
 	wg.Wait()
 	close(stop)
-	time.Sleep(3 * time.Second)
-	recovered(t, tok, 10*time.Second)
+	time.Sleep(writersThrottle)
+	recovered(t, tok, recoveryLimit)
 
 	got := factapi.Values(api.Facts(t, "/v1/me/facts", tok))
 	counts := map[int]int{}

@@ -74,20 +74,30 @@ func extractThrough(t *testing.T, name string, spec fault.Spec, n int) {
 // The stall outlasts the SDK's attempts (4 of at most 2 s, with a
 // backoff of milliseconds), so that a record fails rather than waits.
 func TestExtractorUnderDynamoDBStall(t *testing.T) {
-	extractThrough(t, "stall", fault.Spec{Kind: fault.Stall, For: 12 * time.Second}, 6)
+	extractThrough(t, "stall", fault.Spec{Kind: fault.Stall, For: extractorStall}, extractorMessages)
 }
+
+// The faults of the extractor's and the producer's tests, which
+// BENCHMARKS.md describes: the messages sent, the stall and the
+// throttling they meet, and the producer's send timeout.
+const (
+	extractorMessages = 6
+	extractorStall    = 12 * time.Second
+	extractorThrottle = 6 * time.Second
+	sendTimeout       = time.Second
+)
 
 // TestExtractorUnderDynamoDBThrottling: the same under throttling, which
 // the SDK retries first.
 func TestExtractorUnderDynamoDBThrottling(t *testing.T) {
-	extractThrough(t, "throttling", fault.Spec{Kind: fault.Throttle, For: 6 * time.Second}, 6)
+	extractThrough(t, "throttling", fault.Spec{Kind: fault.Throttle, For: extractorThrottle}, extractorMessages)
 }
 
 // TestProducerDuringSQSStall: a gateway's Send to a stalled SQS returns
 // producer.ErrTimeout within its own timeout, and SQS serves again once
 // the stall ends.
 func TestProducerDuringSQSStall(t *testing.T) {
-	const timeout = time.Second
+	const timeout = sendTimeout
 	p := gateway(timeout)
 	inject(t, fault.SQS.Name, fault.Spec{Kind: fault.Stall, For: 5 * time.Second})
 	user := newUser("sqs-stall")

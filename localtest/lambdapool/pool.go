@@ -50,7 +50,7 @@ type Spec struct {
 	// Timeout is the function's timeout; MemoryMB its memory.
 	Timeout  time.Duration
 	MemoryMB int
-	// Max is the most environments run at once; 0 means 4.
+	// Max is the most environments run at once; 0 means [DefaultMax].
 	Max int
 	// Log receives the output of the RIE and the function; nil discards it.
 	Log io.Writer
@@ -93,11 +93,15 @@ type Pool struct {
 	started     atomic.Int64
 }
 
+// DefaultMax is the most execution environments of a pool whose Spec
+// sets no Max.
+const DefaultMax = 4
+
 // New returns a pool for spec. It starts no process until [Pool.Invoke]
 // or [Pool.Warm].
 func New(spec Spec) *Pool {
 	if spec.Max <= 0 {
-		spec.Max = 4
+		spec.Max = DefaultMax
 	}
 	if spec.Log == nil {
 		spec.Log = io.Discard

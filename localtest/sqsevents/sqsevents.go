@@ -41,6 +41,10 @@ type API interface {
 // InvokeFunc runs the function with an event.
 type InvokeFunc func(ctx context.Context, payload []byte) (lambdapool.Result, error)
 
+// DefaultPollWait is the long-polling wait of each receive when the
+// Config sets none.
+const DefaultPollWait = 2 * time.Second
+
 // Config configures a [Poller].
 type Config struct {
 	API      API
@@ -57,7 +61,8 @@ type Config struct {
 	// MaxConcurrency is the most batches in flight at once (the template's
 	// ScalingConfig.MaximumConcurrency); 0 means 5, Lambda's first pollers.
 	MaxConcurrency int
-	// PollWait is the long-polling wait of each receive; 0 means 2 s.
+	// PollWait is the long-polling wait of each receive; 0 means
+	// [DefaultPollWait].
 	PollWait time.Duration
 	Invoke   InvokeFunc
 	// Log receives one line per batch with IDs and counts, never bodies.
@@ -102,7 +107,7 @@ func Start(ctx context.Context, cfg Config) *Poller {
 		cfg.MaxConcurrency = 5
 	}
 	if cfg.PollWait <= 0 {
-		cfg.PollWait = 2 * time.Second
+		cfg.PollWait = DefaultPollWait
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

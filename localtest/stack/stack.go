@@ -87,7 +87,7 @@ type Options struct {
 	// Audience is the local audience; "" means [DefaultAudience].
 	Audience string
 	// MaxEnvironments is the most execution environments per function;
-	// 0 means 4 (and at least the SQS event source's maximum concurrency
+	// 0 means [lambdapool.DefaultMax] (and at least the SQS event source's maximum concurrency
 	// for the function it feeds).
 	MaxEnvironments int
 	// VisibilityTimeout, when not zero, replaces the template's visibility
@@ -95,7 +95,7 @@ type Options struct {
 	// seconds rather than minutes. Leave it zero to run the template as is.
 	VisibilityTimeout time.Duration
 	// PollWait is the long-polling wait of the SQS event source; 0 means
-	// 2 s.
+	// [sqsevents.DefaultPollWait].
 	PollWait time.Duration
 	// Log receives the stack's own lines (requests, batches, builds);
 	// nil means the file logs/stack.log in the state folder.

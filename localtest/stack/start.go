@@ -256,7 +256,7 @@ func (s *Stack) startFunctions(ctx context.Context, st *starting) error {
 		}
 		limit := st.o.MaxEnvironments
 		if limit == 0 {
-			limit = max(4, sources[id])
+			limit = max(lambdapool.DefaultMax, sources[id])
 		}
 		if f.ReservedConcurrency > 0 {
 			limit = min(limit, f.ReservedConcurrency)

@@ -1,7 +1,8 @@
-package stacktest_test
+package stack_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -13,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/internal/motoserver"
-	"github.com/usermemory/usermemory/localtest/stack/stacktest"
+	"github.com/usermemory/usermemory/localtest/stack"
 )
 
 // TestQueueDepthCountsInFlight checks QueueDepth and WaitDrained on
@@ -38,16 +39,26 @@ func TestQueueDepthCountsInFlight(t *testing.T) {
 	if err != nil || len(got.Messages) == 0 {
 		t.Fatalf("receive: %v, %d messages", err, len(got.Messages))
 	}
-	if n := stacktest.Depth(t, q, url); n != 2 {
+	if n := depth(t, q, url); n != 2 {
 		t.Errorf("depth with %d of 2 messages in flight = %d, want 2", len(got.Messages), n)
 	}
-	if err := stacktest.WaitDrained(ctx, q, url, 300*time.Millisecond); err == nil || !strings.Contains(err.Error(), "still holds 2 messages") {
+	if err := stack.WaitDrained(ctx, q, url, 300*time.Millisecond); !errors.Is(err, stack.ErrNotDrained) || !strings.Contains(err.Error(), "still holds 2 messages") {
 		t.Errorf("WaitDrained on a queue of 2 = %v, want the count", err)
 	}
 	if _, err := q.PurgeQueue(ctx, &sqs.PurgeQueueInput{QueueUrl: out.QueueUrl}); err != nil {
 		t.Fatal(err)
 	}
-	if err := stacktest.WaitDrained(ctx, q, url, 5*time.Second); err != nil {
+	if err := stack.WaitDrained(ctx, q, url, 5*time.Second); err != nil {
 		t.Errorf("WaitDrained on an empty queue: %v", err)
 	}
+}
+
+// depth is stack.QueueDepth, failing t on an error.
+func depth(t *testing.T, q *sqs.Client, url string) int {
+	t.Helper()
+	n, err := stack.QueueDepth(context.Background(), q, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
