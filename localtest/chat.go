@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -58,7 +57,7 @@ A fact about your health, religion or politics waits as pending until you /keep 
 // Bedrock with -bedrock).
 func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	fs := newFlags("chat", "[-state DIR] --tenant acme --user ana [--bedrock --model-id ID [--region R]]")
-	state := fs.String("state", stack.DefaultStateDir(), "state folder of the running stack")
+	state := fs.stateDir()
 	tenant := fs.String("tenant", "acme", "tenant ID")
 	user := fs.String("user", "ana", "user ID")
 	useBedrock := fs.Bool("bedrock", false, "answer with Amazon Bedrock (the default AWS credentials and region) instead of the stand-in")
@@ -93,7 +92,7 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 	if err != nil {
 		return err
 	}
-	local := aws.Config{Region: info.Region, Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")}
+	local := info.AWSConfig()
 	// DynamoDB through the stack's serialising endpoint, as the functions.
 	ddb := dynamodb.NewFromConfig(local, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(info.DynamoDBURL) })
 	queue := sqs.NewFromConfig(local, func(o *sqs.Options) { o.BaseEndpoint = aws.String(info.SQSURL) })

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/localtest/stack"
@@ -40,15 +39,12 @@ func Sign(t testing.TB, st *stack.Stack, c token.Claims) string {
 // faults the stack injects, over transport (nil for the SDK's own HTTP
 // client).
 func SQSClient(st *stack.Stack, transport http.RoundTripper) *sqs.Client {
-	o := sqs.Options{
-		Region:       st.Info.Region,
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		BaseEndpoint: aws.String(st.Info.AWSEndpoint),
-	}
-	if transport != nil {
-		o.HTTPClient = &http.Client{Transport: transport}
-	}
-	return sqs.New(o)
+	return sqs.NewFromConfig(st.Info.AWSConfig(), func(o *sqs.Options) {
+		o.BaseEndpoint = aws.String(st.Info.AWSEndpoint)
+		if transport != nil {
+			o.HTTPClient = &http.Client{Transport: transport}
+		}
+	})
 }
 
 // Depth is [stack.QueueDepth] for a test: it fails t on an error.
