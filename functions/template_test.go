@@ -755,6 +755,24 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 	for _, f := range sourcetest.Files(t, dir, 0) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.CompositeLit: // []metric{{"Records", "Count", …}, …}
+				if at, ok := n.Type.(*ast.ArrayType); ok && fmt.Sprint(at.Elt) == "metric" {
+					for _, e := range n.Elts {
+						if row, ok := e.(*ast.CompositeLit); ok && len(row.Elts) > 0 {
+							if v, ok := row.Elts[0].(*ast.BasicLit); ok {
+								name, _ := strconv.Unquote(v.Value)
+								metrics[name] = true
+							}
+						}
+					}
+				}
+			case *ast.CallExpr: // h.directive(line, "outcome", …): one dimension
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "directive" && len(n.Args) > 1 {
+					if v, ok := n.Args[1].(*ast.BasicLit); ok {
+						dim, _ := strconv.Unquote(v.Value)
+						dimensionSets = append(dimensionSets, []string{dim})
+					}
+				}
 			case *ast.KeyValueExpr:
 				key, _ := n.Key.(*ast.BasicLit)
 				if key == nil {
@@ -772,8 +790,13 @@ func extractorMetrics(t *testing.T) (namespace string, metrics map[string]bool, 
 						for _, e := range outer.Elts {
 							var set []string
 							for _, d := range e.(*ast.CompositeLit).Elts {
-								s, _ := strconv.Unquote(d.(*ast.BasicLit).Value)
-								set = append(set, s)
+								if lit, ok := d.(*ast.BasicLit); ok {
+									s, _ := strconv.Unquote(lit.Value)
+									set = append(set, s)
+								}
+							}
+							if len(set) == 0 {
+								continue // a dimension named by a variable: read at the call
 							}
 							sort.Strings(set)
 							dimensionSets = append(dimensionSets, set)
