@@ -320,3 +320,43 @@ func TestBenchmarksTargetsAreTheScripts(t *testing.T) {
 		"ratio [0-9.–]+ \\(target ≤ ([0-9.]+)\\)":             target(`handler/GetItem ratio .* \(target ≤ ([0-9.]+)\)`),
 	})
 }
+
+// TestExtractorDocTemplateFigures holds the figures docs/extractor.md
+// takes from template.yaml (its constants are held by the extractor's
+// TestExtractorDocFigures): the extractor's timeout, event and queue, the
+// caps' bounds, the alarms, PENDING_DAYS and the queues' names.
+func TestExtractorDocTemplateFigures(t *testing.T) {
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	params := asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])
+	bound := func(name, key string) any { return asMap(params[name])[key] }
+	fn := app.Functions["ExtractorFunction"]
+	q, dlq := app.Queues["ExtractionQueue"], app.Queues["ExtractionDeadLetterQueue"]
+	var batch int
+	for _, ev := range app.SQSEvents {
+		if ev.Function == "ExtractorFunction" {
+			batch = ev.BatchSize
+		}
+	}
+	alarm := func(id, key string) int { return toInt(t, app.Properties[id][key]) }
+	checkFigures(t, "extractor.md", docblock.Figures{
+		"`Timeout` is ([0-9]+) s":                                        int(fn.Timeout / time.Second),
+		"`MaxFacts` \\(at most ([0-9]+)\\) and":                          bound("MaxFacts", "MaxValue"),
+		"`MaxFactChars` \\(at most ([0-9]+)\\): every pair":              bound("MaxFactChars", "MaxValue"),
+		"full record could pass ([0-9]+) KB":                             memory.ItemBudget / 1024,
+		"`BatchSize` up to ([0-9]+)":                                     batch,
+		"`VisibilityTimeout` to at least ([0-9]+) ×":                     int(q.VisibilityTimeout / fn.Timeout),
+		"stay under the fence's ([0-9]+) days":                           fn.Env[setup.EnvFenceDays],
+		"FIFO DLQ with `maxReceiveCount` ([0-9]+)":                       q.MaxReceiveCount,
+		"\\(([0-9]+) and [0-9]+ characters\\): CloudFormation's":         len(q.Name),
+		"\\([0-9]+ and ([0-9]+) characters\\): CloudFormation's":         len(dlq.Name),
+		"\\| `PENDING_DAYS` \\| `PendingDays` \\| ([0-9]+) to":           bound("PendingDays", "MinValue"),
+		"\\| `PendingDays` \\| [0-9]+ to ([0-9]+) \\|":                   bound("PendingDays", "MaxValue"),
+		"\\| `PendingDays` \\| [0-9]+ to [0-9]+ \\| ([0-9]+) \\|":        app.Parameters["PendingDays"],
+		"`ExtractorModelFailedAlarm` .* any in ([0-9]+) minutes: access": alarm("ExtractorModelFailedAlarm", "Period") / 60,
+		"more than ([0-9]+) in [0-9]+ minutes: the model's answers":      alarm("ExtractorBadAnswerAlarm", "Threshold"),
+		"more than [0-9]+ in ([0-9]+) minutes: the model's answers":      alarm("ExtractorBadAnswerAlarm", "Period") / 60,
+		"any in ([0-9]+) minutes: a gateway sends":                       alarm("ExtractorMalformedAlarm", "Period") / 60,
+		"any in ([0-9]+) minutes: a tenant's daily budget":               alarm("ExtractorRefusedAlarm", "Period") / 60,
+		"over `UnsupportedAlarmPercent` \\(([0-9]+) %\\)":                app.Parameters["UnsupportedAlarmPercent"],
+	})
+}
