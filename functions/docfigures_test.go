@@ -1,6 +1,8 @@
 package functions_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -8,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
 // checkFigures holds the figures of docs/<name> to the code.
@@ -358,5 +362,87 @@ func TestExtractorDocTemplateFigures(t *testing.T) {
 		"any in ([0-9]+) minutes: a gateway sends":                       alarm("ExtractorMalformedAlarm", "Period") / 60,
 		"any in ([0-9]+) minutes: a tenant's daily budget":               alarm("ExtractorRefusedAlarm", "Period") / 60,
 		"over `UnsupportedAlarmPercent` \\(([0-9]+) %\\)":                app.Parameters["UnsupportedAlarmPercent"],
+	})
+}
+
+// apiExample returns the JSON example of docs/api.md that follows the
+// text lead, decoded into v.
+func apiExample(t *testing.T, lead string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", "api.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(raw), lead)
+	m := regexp.MustCompile("(?s)```json\n(.*?)```").FindStringSubmatch(after)
+	if !ok || m == nil {
+		t.Fatalf("docs/api.md has no JSON example after %q", lead)
+	}
+	if err := json.Unmarshal([]byte(m[1]), v); err != nil {
+		t.Fatalf("docs/api.md's example after %q: %v", lead, err)
+	}
+}
+
+// TestAPIDocErasureExample holds the erasure answer docs/api.md shows to
+// the one the store and the handler's body give: the same facts removed,
+// at the same time, under the template's default retention periods.
+func TestAPIDocErasureExample(t *testing.T) {
+	var doc httpapi.ErasedBody
+	apiExample(t, "`DELETE /v1/users/{userId}` answers what went and what remains:", &doc)
+	at, err := time.Parse(time.RFC3339, doc.ErasedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := memory.New(memorytest.NewRepo(), memory.Config{}, memory.WithClock(func() time.Time { return at }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, sc := context.Background(), memory.Scope{TenantID: "acme", UserID: "ana"}
+	for i := range doc.RemovedFacts {
+		if _, err := store.UpsertFact(ctx, sc, fmt.Sprintf("fact_%d", i), "a value"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil)).Functions["EraseUserFunction"].Env
+	r, err := setup.RetentionFromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := store.Erase(ctx, sc, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := httpapi.NewErasedBody(e); got != doc {
+		t.Errorf("docs/api.md's erasure answer is %+v; the code answers %+v", doc, got)
+	}
+}
+
+// TestAPIDocExportExample holds the pendingUntil of docs/api.md's export
+// example to the one the store gives its pending fact, and the references
+// the document shows to functions/logref.
+func TestAPIDocExportExample(t *testing.T) {
+	var doc struct{ Pending []httpapi.PendingFact }
+	apiExample(t, "The memory page's \"Download my data\" button saves it as a file.", &doc)
+	if len(doc.Pending) != 1 {
+		t.Fatalf("docs/api.md's export example has %d pending facts, want 1", len(doc.Pending))
+	}
+	p := doc.Pending[0]
+	at, err := time.Parse(time.RFC3339, p.UpdatedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := memory.New(memorytest.NewRepo(), memory.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := memory.Fact{Key: p.Key, Value: p.Value, UpdatedAt: at, Origin: memory.Origin(p.Origin), Category: p.Category}
+	if got := httpapi.Time(store.PendingUntil(f)); got != p.PendingUntil {
+		t.Errorf("docs/api.md's pending fact waits until %s; the store says %s", p.PendingUntil, got)
+	}
+	ref := logref.User("acme", "u-123")
+	checkFigures(t, "api.md", docblock.Figures{
+		"the first ([0-9]+) hex digits of SHA-256":       len(ref),
+		"sha256sum \\| cut -c1-([0-9]+)`":                len(ref),
+		`action = "erase" and targetRef = "([0-9a-f]+)"`: ref,
 	})
 }
