@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
@@ -396,13 +398,15 @@ func FuzzRefusalWritesNothing(f *testing.F) {
 	})
 }
 
+// putDecodeValue is the value of the PUT BenchmarkPutDecode decodes.
+var putDecodeValue = strings.Repeat("Lisboa é ", 44)
+
 // BenchmarkPutDecode measures what the strict check adds to decoding a
-// PUT: "decode" is Handler.Decode of a PUT whose value is 400 characters
-// (the default maxFactChars), "unmarshal" the json.Unmarshal of the same
-// body alone, which decoding did before the check, as the baseline of the
-// same run.
+// PUT: "decode" is Handler.Decode of a PUT whose value is putDecodeValue,
+// "unmarshal" the json.Unmarshal of the same body alone, which decoding
+// did before the check, as the baseline of the same run.
 func BenchmarkPutDecode(b *testing.B) {
-	body := `{"value":"` + strings.Repeat("Lisboa é ", 44) + `"}`
+	body := `{"value":"` + putDecodeValue + `"}`
 	f := newStrictFixture(b)
 	ev := putEvent(userTok(), "home_city", body, false)
 	b.Run("decode", func(b *testing.B) {
@@ -421,5 +425,14 @@ func BenchmarkPutDecode(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+// TestAPIDocNamesTheBenchmarkedValue holds the length of the value
+// docs/api.md says BenchmarkPutDecode decodes to putDecodeValue (the
+// timings beside it are machine-dependent and carry their command).
+func TestAPIDocNamesTheBenchmarkedValue(t *testing.T) {
+	docblock.CheckFigures(t, filepath.Join(httpapitest.Root(t), "docs", "api.md"), docblock.Figures{
+		"of a PUT with a ([0-9]+)-character value": utf8.RuneCountInString(putDecodeValue),
 	})
 }
