@@ -7,9 +7,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +136,7 @@ func TestRunbookFigures(t *testing.T) {
 }
 
 // words spells the small counts the documents write in words.
-var words = []string{"zero", "one", "two", "three", "four", "five"}
+var words = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
 
 // TestAPIDocFigures holds the limits, defaults and error codes
 // docs/api.md writes in its prose (docs/errors.md's table is held by
@@ -222,6 +224,99 @@ func TestDecisionsDocFigures(t *testing.T) {
 		"and `MaxPending` \\(([0-9]+)\\)":                                       memory.DefaultMaxPending,
 		"`MaxFacts` is now at most ([0-9]+):":                                   asMap(tpl["MaxFacts"])["MaxValue"],
 	})
+	checkFigures(t, "decisions.md", watermarkFigures(t, toInt(t, q.Attributes["MessageRetentionPeriod"])/86400))
+	checkFigures(t, "decisions.md", recordFigures(t, toInt(t, app.Functions["EraseUserFunction"].Env[setup.EnvFenceDays]),
+		toInt(t, asMap(tpl["DeadLetterRetentionSeconds"])["MaxValue"])/86400, toInt(t, q.Attributes["MessageRetentionPeriod"])/86400))
+}
+
+// watermarkFigures are the figures of docs/decisions.md's reasons for the
+// watermarks' hash and count: the bits of memory.ThreadKey, the chance of
+// a collision, and the days the watermarks cover at the cost profile's
+// threads a day (docs/cost.md, held by scripts/cost), against the source
+// queue's queueDays.
+func watermarkFigures(t *testing.T, queueDays int) docblock.Figures {
+	hashed := memory.ThreadKey(strings.Repeat("x", memory.ThreadKeyLen+1))
+	bits := (len(hashed) - 1) * 6
+	threads := memory.DefaultMaxThreads
+	chance := float64(threads) / math.Pow(2, float64(bits))
+	const users, threadsAYear = 10_000_000, 1_000 // the paragraph's assumptions
+	perYear := chance * users * threadsAYear
+	mant, exp := scientific(chance)
+	yearMant, yearExp := scientific(perYear)
+	cost, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", "cost.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`answers a day spread over ([0-9]+) threads`).FindSubmatch(cost)
+	if m == nil {
+		t.Fatal("docs/cost.md no longer says over how many threads a day its profile spreads")
+	}
+	perDay := toInt(t, string(m[1]))
+	return docblock.Figures{
+		"first ([0-9]+) bits of its SHA-256":                 bits,
+		"\\*\\*Why ([0-9]+) bits\\.":                         bits,
+		"do; ([0-9]+) fill [0-9]+ base64 characters":         bits,
+		"do; [0-9]+ fill ([0-9]+) base64 characters":         len(hashed) - 1,
+		"each new thread meets at most ([0-9]+) keys":        threads,
+		"a chance of ([0-9]+) / 2":                           threads,
+		"a chance of [0-9]+ / 2([⁰¹²³⁴⁵⁶⁷⁸⁹]+)":              superscript(bits),
+		"/ 2[⁰¹²³⁴⁵⁶⁷⁸⁹]+ ≈ ([0-9.]+) ×":                     fmt.Sprintf("%.1f", mant),
+		"/ 2[⁰¹²³⁴⁵⁶⁷⁸⁹]+ ≈ [0-9.]+ × 10⁻([⁰¹²³⁴⁵⁶⁷⁸⁹]+)":    superscript(-exp),
+		"have about ([0-9.]+) × 10⁻[⁰¹²³⁴⁵⁶⁷⁸⁹]+ collisions": fmt.Sprintf("%.1f", yearMant),
+		"have about [0-9.]+ × 10⁻([⁰¹²³⁴⁵⁶⁷⁸⁹]+) collisions": superscript(-yearExp),
+		"collisions a year, one in ([a-z]+) billion years":   words[int(1/perYear/1e9)],
+		"\\*\\*Why ([0-9]+) watermarks still":                threads,
+		"go first, so ([0-9]+) cover":                        threads,
+		"cover ([0-9]+) days of the cost profile's":          threads / perDay,
+		"the cost profile's ([0-9]+) threads a day":          perDay,
+		"past the source queue's ([0-9]+) days":              queueDays,
+		"for anyone under ([0-9]+) threads a day":            threads / queueDays,
+		"So the default stays ([0-9]+)":                      threads,
+	}
+}
+
+// recordFigures are the figures of docs/decisions.md on the erasure
+// fence's margin and on the largest record: the former bounds' record,
+// the budget's share, the widest config of memory.MaxMaxFactChars.
+func recordFigures(t *testing.T, fenceDays, maxDLQDays, queueDays int) docblock.Figures {
+	t.Helper()
+	former := memory.Config{MaxFacts: 100, MaxFactChars: 200}.WithDefaults() // the template's bounds before evidence
+	largest := memory.Config{MaxFacts: toInt(t, asMap(asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])["MaxFacts"])["MaxValue"]),
+		MaxFactChars: toInt(t, asMap(asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])["MaxFactChars"])["MaxValue"])}.WithDefaults()
+	widest := memory.Config{MaxFactChars: memory.MaxMaxFactChars}
+	for widest.MaxFacts = 1; widest.Validate() == nil; widest.MaxFacts++ {
+	}
+	widest.MaxFacts--
+	quarter := map[bool]string{true: "quarter", false: "fraction"}
+	return docblock.Figures{
+		"A message can live ([0-9]+) days in the extraction queue": queueDays,
+		"retention\"\\): ([0-9]+) days, and":                       queueDays + maxDLQDays,
+		"days, and ([a-z]+) of margin":                             words[fenceDays-queueDays-maxDLQDays],
+		"counts evidence \\(([0-9]+) runes of 4 bytes a fact\\)":   memory.MaxEvidenceChars,
+		"`MaxFactChars` 200\\) allowed ([0-9,]+) bytes":            former.MaxRecordBytes(),
+		"over the ([0-9]+) KB budget":                              memory.ItemBudget / 1024,
+		"bytes, ([0-9]+)% of the budget":                           fmt.Sprintf("%.0f", 100*float64(largest.MaxRecordBytes())/memory.ItemBudget),
+		"the longest keys \\(([0-9]+) facts of":                    widest.MaxFacts,
+		"\\([0-9]+ facts of ([0-9,]+) characters":                  widest.MaxFactChars,
+		"a ([a-z]+) under DynamoDB's":                              quarter[4*(dynamorepo.MaxItemBytes-memory.ItemBudget) == dynamorepo.MaxItemBytes],
+	}
+}
+
+// scientific returns x as m × 10^e with 1 ≤ m < 10.
+func scientific(x float64) (float64, int) {
+	e := int(math.Floor(math.Log10(x)))
+	return x / math.Pow(10, float64(e)), e
+}
+
+// superscript writes n with superscript digits, as the documents write
+// powers.
+func superscript(n int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var b strings.Builder
+	for _, c := range strconv.Itoa(n) {
+		b.WriteString(string([]rune(digits)[c-'0']))
+	}
+	return b.String()
 }
 
 // TestPrivacyDocFigures holds the figures docs/privacy.md writes beside
