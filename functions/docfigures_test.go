@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,6 +26,7 @@ import (
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
+	"github.com/usermemory/usermemory/schema"
 )
 
 // checkFigures holds the figures of docs/<name> to the code.
@@ -464,7 +466,28 @@ func TestExtractorDocTemplateFigures(t *testing.T) {
 		"any in ([0-9]+) minutes: a gateway sends":                       alarm("ExtractorMalformedAlarm", "Period") / 60,
 		"any in ([0-9]+) minutes: a tenant's daily budget":               alarm("ExtractorRefusedAlarm", "Period") / 60,
 		"over `UnsupportedAlarmPercent` \\(([0-9]+) %\\)":                app.Parameters["UnsupportedAlarmPercent"],
+		"\\(([0-9]+) is suggested\\)":                                    q.MaxReceiveCount,
+		"Counts are integers in \\[0, 2([⁰¹²³⁴⁵⁶⁷⁸⁹]+)−1\\]":             superscript(countBits(t)),
 	})
+}
+
+// countBits returns n where every count of the extraction message's
+// schema is at most 2ⁿ−1.
+func countBits(t *testing.T) int {
+	t.Helper()
+	ms := regexp.MustCompile(`"maximum": ([0-9]+)`).FindAllSubmatch(schema.ExtractionMessageV1(), -1)
+	if len(ms) == 0 {
+		t.Fatal("the extraction message's schema sets no maximum")
+	}
+	exp := 0
+	for _, m := range ms {
+		n, err := strconv.ParseUint(string(m[1]), 10, 64)
+		if err != nil || n&(n+1) != 0 || (exp != 0 && n != 1<<exp-1) {
+			t.Fatalf("the schema's maximum %s is not 2ⁿ−1 like the others", m[1])
+		}
+		exp = bits.Len64(n)
+	}
+	return exp
 }
 
 // apiExample returns the JSON example of docs/api.md that follows the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -110,4 +111,32 @@ func fewestEvidenceChars(t *testing.T) int {
 	}
 	t.Fatal("memory.EvidenceFound finds no quote of letters up to MaxEvidenceChars")
 	return 0
+}
+
+// TestExtractorDocDescribesTheFigures holds the description of the
+// figure tests in docs/extractor.md ("Figures") to their constants and to
+// the Makefile's run of BenchmarkServiceOverhead.
+func TestExtractorDocDescribesTheFigures(t *testing.T) {
+	makefile, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`-bench ServiceOverhead -benchtime ([0-9]+)x`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("the Makefile runs BenchmarkServiceOverhead no fixed number of times")
+	}
+	ordinals := []string{"", "", "second", "third", "fourth", "fifth", "sixth", "seventh"}
+	docblock.CheckFigures(t, filepath.Join("..", "..", "docs", "extractor.md"), docblock.Figures{
+		"with 1–([0-9]+) turns per call":                            maxTurnsPerMessage,
+		"and every ([a-z]+) message is delivered twice":             ordinals[redeliverEvery],
+		"sends a seeded ([0-9,]+)-turn thread":                      promptThreadTurns,
+		"pastes up to ([0-9,]+) characters":                         userBands[len(userBands)-1].hi,
+		"`BenchmarkServiceOverhead` makes ([0-9]+) due":             string(m[1]),
+		"The record's deadline is the invocation's less ([0-9]+) s": int(finishReserve / time.Second),
+		"the invocation's deadline minus ([0-9]+) s":                int(finishReserve / time.Second),
+		"\\(`setup.DynamoDBAttemptTimeout`, ([0-9]+) s\\)":          int(setup.DynamoDBAttemptTimeout / time.Second),
+		"it stops at ([0-9,]+), is asked for again":                 bedrock.FirstMaxTokens,
+		"down from 2 × `MaxFacts` \\(([0-9]+)\\)":                   2 * memory.DefaultMaxFacts,
+		"\\(extractEveryTurns ([0-9]+): three user turns":           memory.DefaultExtractEveryTurns,
+	})
 }

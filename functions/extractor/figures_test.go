@@ -153,6 +153,14 @@ func newFigureHandler(tb testing.TB, repo memory.Repository, model memory.Model,
 // crossed a multiple of N (or ended the first answer), counted here
 // apart from the store's rule, and within the bound ceil(T/N)+1; the
 // table is printed with -v and BENCHMARKS.md's block model-calls holds it.
+// The gateway of TestFigureModelCallsPerThread sends 1 to
+// maxTurnsPerMessage turns a message, and every redeliverEvery-th message
+// twice.
+const (
+	maxTurnsPerMessage = 3
+	redeliverEvery     = 5
+)
+
 func TestFigureModelCallsPerThread(t *testing.T) {
 	t.Logf("%6s %4s %9s %11s %12s %9s %14s", "T", "N", "messages", "deliveries", "model calls", "due", "ceil(T/N)+1")
 	headline := "" // BENCHMARKS.md's first table states the default run.
@@ -166,7 +174,7 @@ func TestFigureModelCallsPerThread(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(T), uint64(N)))
 			messages, due := 0, 0
 			for g.count < T {
-				k := min(1+rng.IntN(3), T-g.count)
+				k := min(1+rng.IntN(maxTurnsPerMessage), T-g.count)
 				turns := make([]producer.Turn, k)
 				for i := range turns {
 					role := []string{"user", "assistant", "tool"}[(g.count+i)%3]
@@ -176,7 +184,7 @@ func TestFigureModelCallsPerThread(t *testing.T) {
 				if prev := g.count; prev == 0 || (prev+k)/N > prev/N {
 					due++
 				}
-				g.answer(turns, messages%5 == 0)
+				g.answer(turns, messages%redeliverEvery == 0)
 			}
 			bound := (T+N-1)/N + 1
 			calls := model.Calls()
@@ -338,6 +346,9 @@ const (
 	toolMax   = 8000
 )
 
+// promptThreadTurns is the length of TestFigurePromptSize's thread.
+const promptThreadTurns = 1000
+
 // callTurns returns the turns of one call of a simulated thread, the first
 // numbered first: a user turn, sometimes a tool result, and the assistant's
 // answer. Lengths are drawn from rng: questions mostly short, now and then
@@ -417,7 +428,7 @@ func TestFigurePromptSize(t *testing.T) {
 			g.whole, g.dueOnly = mode.whole, true // Figure (a) counts the messages not due.
 			rng := rand.New(rand.NewPCG(2026, 12))
 			var runs []extraction
-			for len(runs) == 0 || runs[len(runs)-1].turns < 1000 {
+			for len(runs) == 0 || runs[len(runs)-1].turns < promptThreadTurns {
 				calls := model.Calls()
 				g.answer(callTurns(rng, g.count+1), false)
 				if model.Calls() == calls {
