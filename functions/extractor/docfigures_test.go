@@ -140,3 +140,29 @@ func TestExtractorDocDescribesTheFigures(t *testing.T) {
 		"\\(extractEveryTurns ([0-9]+): three user turns":           memory.DefaultExtractEveryTurns,
 	})
 }
+
+// TestExtractorDocCountsTheMetrics holds the metric counts of
+// docs/extractor.md ("Metrics") to the directives of a record's EMF line,
+// and the step MaxTokensFor rounds to, read from its answers.
+func TestExtractorDocCountsTheMetrics(t *testing.T) {
+	byOutcome, byKind := recordMetrics(result{}, 0)
+	step := 0
+	for n := 1; n < 4*bedrock.MaxMaxTokens; n += 7 {
+		step = gcd(step, int(bedrock.MaxTokensFor(n)))
+	}
+	docblock.CheckFigures(t, filepath.Join("..", "..", "docs", "extractor.md"), docblock.Figures{
+		"would make ([0-9]+) metrics × outcomes × tenants":      len(byOutcome),
+		"screening counts per outcome ([0-9]+) × outcomes more": len(byKind),
+		"these make ([0-9]+) × outcomes \\+ [0-9]+":             len(byOutcome),
+		"these make [0-9]+ × outcomes \\+ ([0-9]+)":             len(byKind),
+		"\\(10 %\\), rounded up to ([0-9]+), at most":           step,
+	})
+}
+
+// gcd returns the greatest common divisor of a and b.
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
