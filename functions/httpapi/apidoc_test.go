@@ -19,7 +19,7 @@ type docRoute struct {
 
 // routeRow matches a row of the table: route, function, scope, and
 // either the success status or "as <route>".
-var routeRow = regexp.MustCompile("(?m)^\\| ((?:GET|PUT|POST|DELETE) /\\S+)[^|]*(?:\\\\\\|[^|]*)*\\| [a-z]+ \\| (user|admin) \\| (?:as ((?:GET|PUT|POST|DELETE) \\S+) \\||([0-9]{3}))")
+var routeRow = regexp.MustCompile(`(?m)^\| ((?:GET|PUT|POST|DELETE) /\S+)[^|]*(?:\\\|[^|]*)*\| [a-z]+ \| (user|admin) \| (?:as ((?:GET|PUT|POST|DELETE) \S+) \||([0-9]{3}))`)
 
 // scopeOf maps the table's scope column to the scope's default name.
 var scopeOf = map[string]string{"user": setup.DefaultUserScope, "admin": setup.DefaultAdminScope}
