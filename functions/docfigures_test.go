@@ -7,11 +7,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -569,5 +571,38 @@ func TestAPIDocExportExample(t *testing.T) {
 		"the first ([0-9]+) hex digits of SHA-256":       len(ref),
 		"sha256sum \\| cut -c1-([0-9]+)`":                len(ref),
 		`action = "erase" and targetRef = "([0-9a-f]+)"`: ref,
+	})
+}
+
+// TestExtractorDocListsTheGeographies holds the Regions docs/extractor.md
+// lists for each inference-profile prefix to template.yaml's mapping
+// InferenceGeography, and the SQS group ID limit it states to the length
+// past which schema.GroupID hashes.
+func TestExtractorDocListsTheGeographies(t *testing.T) {
+	mapping := asMap(asMap(httpapitest.LoadSAMTemplate(t)["Mappings"])["InferenceGeography"])
+	byPrefix := map[string][]string{}
+	for region, v := range mapping {
+		p := fmt.Sprint(asMap(v)["Prefix"])
+		byPrefix[p] = append(byPrefix[p], region)
+	}
+	var groups []string
+	for _, p := range slices.Sorted(maps.Keys(byPrefix)) {
+		slices.Sort(byPrefix[p])
+		groups = append(groups, strings.Join(byPrefix[p], ", ")+" → `"+p+".`")
+	}
+	n := 1
+	for !strings.HasPrefix(schema.GroupID(strings.Repeat("t", n), "u"), "sha256:") {
+		n++
+	}
+	want := "mapping `InferenceGeography` (" + strings.Join(groups, "; ") + ")"
+	raw, err := os.ReadFile(filepath.Join(httpapitest.Root(t), "docs", "extractor.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(string(raw)), " "), want) {
+		t.Errorf("docs/extractor.md does not say %q", want)
+	}
+	checkFigures(t, "extractor.md", docblock.Figures{
+		"over SQS's ([0-9]+)-character limit": len(strings.Repeat("t", n-1) + "/u"),
 	})
 }
