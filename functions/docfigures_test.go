@@ -26,6 +26,7 @@ import (
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/httpapitest"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 	"github.com/usermemory/usermemory/schema"
@@ -97,18 +98,7 @@ func TestRunbookFigures(t *testing.T) {
 		return p[key]
 	}
 	minutes := func(id string) int { return toInt(t, alarm(id, "Period")) / 60 }
-	// least is the "at least" of a metric-math alarm: IF(x >= N, …).
-	least := func(id string) string {
-		for _, m := range alarm(id, "Metrics").([]any) {
-			if e, ok := asMap(m)["Expression"].(string); ok {
-				if n := regexp.MustCompile(`^IF\(\w+ >= (\d+),`).FindStringSubmatch(e); n != nil {
-					return n[1]
-				}
-			}
-		}
-		t.Fatalf("%s has no IF(x >= N, …) expression", id)
-		return ""
-	}
+	least := func(id string) string { return alarmLeast(t, app, id) }
 	metricPeriod := func(id string) int {
 		return toInt(t, asMap(asMap(alarm(id, "Metrics").([]any)[0])["MetricStat"])["Period"]) / 60
 	}
@@ -137,6 +127,22 @@ func TestRunbookFigures(t *testing.T) {
 		"in (two) [0-9]+-minute periods":                                 words[toInt(t, alarm("ApiLatencyAlarm", "DatapointsToAlarm"))],
 		"periods of (three)":                                             words[toInt(t, alarm("ApiLatencyAlarm", "EvaluationPeriods"))],
 	})
+}
+
+// alarmLeast returns the "at least" of the metric-math alarm id of app:
+// the N of its expression IF(x >= N, …).
+func alarmLeast(t *testing.T, app *samtemplate.App, id string) string {
+	t.Helper()
+	metrics, _ := app.Properties[id]["Metrics"].([]any)
+	for _, m := range metrics {
+		if e, ok := asMap(m)["Expression"].(string); ok {
+			if n := regexp.MustCompile(`^IF\(\w+ >= (\d+),`).FindStringSubmatch(e); n != nil {
+				return n[1]
+			}
+		}
+	}
+	t.Fatalf("%s has no IF(x >= N, …) expression", id)
+	return ""
 }
 
 // words spells the small counts the documents write in words.
@@ -468,6 +474,7 @@ func TestExtractorDocTemplateFigures(t *testing.T) {
 		"any in ([0-9]+) minutes: a gateway sends":                       alarm("ExtractorMalformedAlarm", "Period") / 60,
 		"any in ([0-9]+) minutes: a tenant's daily budget":               alarm("ExtractorRefusedAlarm", "Period") / 60,
 		"over `UnsupportedAlarmPercent` \\(([0-9]+) %\\)":                app.Parameters["UnsupportedAlarmPercent"],
+		"of the facts proposed in an hour, at least ([0-9]+),":           alarmLeast(t, app, "ExtractorUnsupportedAlarm"),
 		"\\(([0-9]+) is suggested\\)":                                    q.MaxReceiveCount,
 		"Counts are integers in \\[0, 2([⁰¹²³⁴⁵⁶⁷⁸⁹]+)−1\\]":             superscript(countBits(t)),
 	})

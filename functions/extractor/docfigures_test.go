@@ -156,6 +156,9 @@ func TestExtractorDocCountsTheMetrics(t *testing.T) {
 		"these make ([0-9]+) × outcomes \\+ [0-9]+":             len(byOutcome),
 		"these make [0-9]+ × outcomes \\+ ([0-9]+)":             len(byKind),
 		"\\(10 %\\), rounded up to ([0-9]+), at most":           step,
+		"plus the answer at ([0-9]+) bytes a token":             bedrock.BytesPerToken,
+		"At ([0-9]+) bytes a token the measure":                 bedrock.BytesPerToken,
+		"`bedrock.FirstMaxTokens` \\(([0-9,]+), so that":        bedrock.FirstMaxTokens,
 	})
 }
 
