@@ -551,16 +551,29 @@ func TestAPIDocErasureExample(t *testing.T) {
 	}
 }
 
-// TestAPIDocExportExample holds the pendingUntil of docs/api.md's export
-// example to the one the store gives its pending fact, and the references
-// the document shows to functions/logref.
+// TestAPIDocExportExample holds docs/api.md's export example to the
+// code: its format, the key of its thread, and the pendingUntil the store
+// gives its pending fact; and the references the document shows to
+// functions/logref.
 func TestAPIDocExportExample(t *testing.T) {
-	var doc struct{ Pending []httpapi.PendingFact }
+	var doc struct {
+		Format  int
+		Pending []httpapi.PendingFact
+		Threads []struct{ ThreadKey string }
+	}
 	apiExample(t, "The memory page's \"Download my data\" button saves it as a file.", &doc)
 	if len(doc.Pending) != 1 {
 		t.Fatalf("docs/api.md's export example has %d pending facts, want 1", len(doc.Pending))
 	}
 	p := doc.Pending[0]
+	if doc.Format != memory.ExportFormat {
+		t.Errorf("docs/api.md's export example has format %d; memory.ExportFormat is %d", doc.Format, memory.ExportFormat)
+	}
+	for _, th := range doc.Threads {
+		if k := memory.ThreadKey(p.SourceThreadID); th.ThreadKey != k {
+			t.Errorf("docs/api.md's export example keys the thread %s as %q; memory.ThreadKey gives %q", p.SourceThreadID, th.ThreadKey, k)
+		}
+	}
 	at, err := time.Parse(time.RFC3339, p.UpdatedAt)
 	if err != nil {
 		t.Fatal(err)
