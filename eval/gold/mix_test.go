@@ -156,14 +156,16 @@ func inWords(n int) string {
 }
 
 // TestREADMEDescribesTheGoldSet holds the README's counts of the gold set
-// to the gold set.
+// to the gold set: conversations, real chats, subjects, languages, the
+// long threads and those that switch between two languages (covers
+// code_switching).
 func TestREADMEDescribesTheGoldSet(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	convs := load(t)
-	real, subjects, langs := 0, map[string]bool{}, map[string]bool{}
+	real, switching, subjects, langs := 0, 0, map[string]bool{}, map[string]bool{}
 	longest, atLongest := 0, 0 // the long threads: the most turns, and how many have them
 	for _, c := range convs {
 		if gold.LikeRealChat(c) {
@@ -174,6 +176,9 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 			longest, atLongest = n, 1
 		case n == longest:
 			atLongest++
+		}
+		if slices.Contains(c.Covers, "code_switching") {
+			switching++
 		}
 		for _, e := range append(c.Expect, c.Pending...) {
 			subjects[e.Subject.Name] = true
@@ -187,6 +192,7 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 		fmt.Sprintf("facts on %d subjects", len(subjects)),
 		fmt.Sprintf("and %d languages", len(langs)),
 		fmt.Sprintf("%s long threads (%d turns)", inWords(atLongest), longest),
+		fmt.Sprintf("and %s that switch between two", inWords(switching)),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)
