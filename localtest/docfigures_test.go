@@ -118,6 +118,19 @@ func TestBenchmarksLocalStackFigures(t *testing.T) {
 	})
 }
 
+// TestLocalStackTargets holds the goals docs/localtest.md's and
+// BENCHMARKS.md's tables of the local stack give to the constants bench
+// prints its measurements against (targetUp and the others).
+func TestLocalStackTargets(t *testing.T) {
+	for _, doc := range []string{filepath.Join("..", "docs", "localtest.md"), filepath.Join("..", "BENCHMARKS.md")} {
+		docblock.CheckFigures(t, doc, docblock.Figures{
+			"up` to ready[^|]* \\| [^|]+ \\| ≤ ([0-9.]+) s \\|": targetUp.Seconds(),
+			"\\| p50 ≤ ([0-9.]+) ms":                            targetReadP50.Milliseconds(),
+			"\\| p50 ≤ ([0-9.]+) s \\|":                         targetExtractionP50.Seconds(),
+		})
+	}
+}
+
 // functions counts the Lambda functions of the template tpl.
 func functions(tpl map[string]any) int {
 	n := 0
