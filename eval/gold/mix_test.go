@@ -10,6 +10,7 @@ import (
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/gold/goldtest"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -146,15 +147,6 @@ func TestNoInjectionHidesInAToolTurn(t *testing.T) {
 	}
 }
 
-// inWords writes n as the README does: in words up to ten.
-func inWords(n int) string {
-	words := []string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
-	if n < len(words) {
-		return words[n]
-	}
-	return fmt.Sprint(n)
-}
-
 // TestREADMEDescribesTheGoldSet holds the README's counts of the gold set
 // to the gold set: conversations, real chats, subjects, languages, the
 // long threads and those that switch between two languages (covers
@@ -191,8 +183,8 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 		fmt.Sprintf("%d of them read like real chats", real),
 		fmt.Sprintf("facts on %d subjects", len(subjects)),
 		fmt.Sprintf("and %d languages", len(langs)),
-		fmt.Sprintf("%s long threads (%d turns)", inWords(atLongest), longest),
-		fmt.Sprintf("and %s that switch between two", inWords(switching)),
+		fmt.Sprintf("%s long threads (%d turns)", docblock.InWords(atLongest), longest),
+		fmt.Sprintf("and %s that switch between two", docblock.InWords(switching)),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)
