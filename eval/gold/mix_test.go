@@ -149,8 +149,9 @@ func TestNoInjectionHidesInAToolTurn(t *testing.T) {
 
 // TestREADMEDescribesTheGoldSet holds the README's counts of the gold set
 // to the gold set: conversations, real chats, subjects, languages, the
-// long threads and those that switch between two languages (covers
-// code_switching).
+// long threads, those that switch between two languages (covers
+// code_switching), what makes a real chat, and the day of the
+// conversations.
 func TestREADMEDescribesTheGoldSet(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -185,6 +186,8 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 		fmt.Sprintf("and %d languages", len(langs)),
 		fmt.Sprintf("%s long threads (%d turns)", docblock.InWords(atLongest), longest),
 		fmt.Sprintf("and %s that switch between two", docblock.InWords(switching)),
+		fmt.Sprintf("read like real chats: %s user turns or more", docblock.InWords(gold.RealChatUserTurns)),
+		fmt.Sprintf("(`gold.Day`, %s,", gold.Day.Format("Monday 2006-01-02")),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)
