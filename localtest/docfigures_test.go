@@ -20,6 +20,7 @@ import (
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/docblock"
+	"github.com/usermemory/usermemory/internal/funclen"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/apigw"
@@ -105,6 +106,8 @@ func TestReadmeFigures(t *testing.T) {
 		"usermemory-client-([0-9.]+)\\.tgz":                                 pkg.Version,
 		"needs Node.js ([0-9]+) or later":                                   strings.TrimPrefix(pkg.Engines["node"], ">="),
 		"Node ([0-9]+) or later":                                            strings.TrimPrefix(pkg.Engines["node"], ">="),
+		"needs the user's approval \\(code ([0-9]+)\\)\\]":                  memory.CodeApprovalRequired,
+		"`funclen` \\(no function over ([0-9]+) lines\\)":                   funclen.MaxLines,
 	})
 }
 
