@@ -52,18 +52,20 @@ func TestDocsAreGenerated(t *testing.T) {
 	}
 }
 
-// TestProseFigures holds the figures docs/scale.md and docs/runbook.md
-// write in their prose, outside the generated part, to the same
-// computation at the default profile: the reads a second and the
+// TestProseFigures holds the figures docs/scale.md, docs/runbook.md and
+// docs/cost.md write in their prose, outside the generated part, to the
+// same computation at the default profile: the reads a second and the
 // extractor concurrency at a million daily users, the model calls a
-// minute, and the calls a day of one user.
+// minute, the calls a day of one user, and the long message the producer
+// trims.
 func TestProseFigures(t *testing.T) {
 	endpoint := motoserver.Endpoint(t)
 	p := defaultProfile()
 	var u perUser
-	var perDay int
+	var perDay, longBefore, longAfter int
 	err := measure(context.Background(), endpoint, p, func(_ memory.Config, r reportInput) {
 		u, perDay = peakPerUser(p, r), r.extractionsPerDay
+		longBefore, longAfter = r.longBefore, r.longAfter
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +81,15 @@ func TestProseFigures(t *testing.T) {
 	})
 	docblock.CheckFigures(t, filepath.Join(root, "runbook.md"), docblock.Figures{
 		"about ([0-9]+) a day per active user": perDay,
+	})
+	docblock.CheckFigures(t, filepath.Join(root, "cost.md"), docblock.Figures{
+		"`TRANSCRIPT_CHARS` \\(([0-9,]+)\\) characters": memory.DefaultTranscriptChars,
+		"([a-z]+) turns of [0-9,]+ characters went as":  docblock.InWords(longTurns),
+		"turns of ([0-9,]+) characters went as":         longTurnChars,
+		"went as ([0-9,]+) bytes":                       longBefore,
+		"went as [0-9,]+ bytes \\(([0-9]+) SQS chunks":  units(longBefore, sqsChunkBytes),
+		"now go as ([0-9,]+) bytes":                     longAfter,
+		"now go as [0-9,]+ bytes \\(([0-9]+) chunk\\)":  units(longAfter, sqsChunkBytes),
 	})
 }
 

@@ -174,8 +174,8 @@ func writeMeasured(w io.Writer, p profile, r reportInput, m month) {
 		r.systemChars, r.transcriptChars, r.toolChars, r.inTokens, charsPerToken)
 	fmt.Fprintf(w, "| answer of one extraction | %.0f output tokens (one SET, and %.0f for the tool call) |\n", r.outTokens, toolCallOverheadTokens)
 	fmt.Fprintf(w, "| SQS message, profile (average of %d) | %.0f B |\n", len(r.msgBytes), m.avgBytes)
-	fmt.Fprintf(w, "| SQS message, six turns of 30,000 chars | before trimming %d B (%0.f chunks), after %d B (%.0f chunk) |\n",
-		r.longBefore, units(r.longBefore, sqsChunkBytes), r.longAfter, units(r.longAfter, sqsChunkBytes))
+	fmt.Fprintf(w, "| SQS message, %d turns of %d chars | before trimming %d B (%0.f chunks), after %d B (%.0f chunk) |\n",
+		longTurns, longTurnChars, r.longBefore, units(r.longBefore, sqsChunkBytes), r.longAfter, units(r.longAfter, sqsChunkBytes))
 }
 
 // writeMonth writes the month of one active user, priced.
