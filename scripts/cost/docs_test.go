@@ -235,6 +235,14 @@ func TestCostDocFigures(t *testing.T) {
 		"\\*\\*Logs.\\*\\* ([0-9]+) bytes per fact API":              apiLogBytes,
 		"line\\), ([0-9]+) per extractor invocation":                 extractorLogBytes,
 		"plus about ([0-9]+) for the record's":                       emfLineBytes,
+		"thread IDs are UUIDs, ([0-9]+) characters":                  len(threadID(0)),
+		"With ([0-9]+)-character thread IDs":                         len(threadID(0)),
+		"thread IDs, the ([0-9]+) watermarks `MaxThreads` keeps":     memory.DefaultMaxThreads,
+		"when it is at most ([0-9]+) bytes, else":                    memory.ThreadKeyLen,
+		"else `#` and ([0-9]+) bits of its SHA-256":                  6 * (memory.ThreadKeyLen - 1),
+		"bits of its SHA-256 \\(([0-9]+) bytes\\)":                   memory.ThreadKeyLen,
+		"the reasons to keep ([0-9]+) watermarks":                    memory.DefaultMaxThreads,
+		"the default stays ([0-9]+) \\(docs/decisions.md":            memory.DefaultMaxThreads,
 	})
 }
 
