@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/setup"
@@ -59,6 +60,7 @@ func TestLocaltestDocFigures(t *testing.T) {
 		"bound each DynamoDB attempt \\(([0-9]+) s\\)":  int(setup.DynamoDBAttemptTimeout / time.Second),
 		"jitter capped at ([0-9]+) s":                   int(retry.DefaultMaxBackoff / time.Second),
 		"([0-9]+) attempts by default":                  retry.DefaultMaxAttempts,
+		"SDK version in go.mod makes ([0-9]+)":          dynamodb.New(dynamodb.Options{}).Options().Retryer.MaxAttempts(),
 		"and each request \\(([0-9]+) s\\)":             int(httpapi.AnswerBound / time.Second),
 		"in a pool of up to ([0-9]+) environments":      lambdapool.DefaultMax,
 		"\\(up to `-wait`, ([0-9]+) s\\)":               int(defaultChatWait / time.Second),
