@@ -190,14 +190,22 @@ func writeMonth(w io.Writer, p profile, cfg memory.Config, m month) {
 	fmt.Fprintf(w, "| **total** | | **%.4f** |\n", m.total)
 }
 
+// elsewhere prices the month m of profile p on AgentCore Memory (ac,
+// for its eventGB of events) and on mem0's Pro plan shared (m0), both
+// for the same retrievals.
+func elsewhere(p profile, r reportInput, m month) (retrievals, eventGB, ac, m0 float64) {
+	retrievals = float64(p.answersPerDay)*p.days + m.visits
+	eventGB = m.messages * math.Max(m.avgBytes, agentCoreMinEvent) / 1e9
+	ac = eventGB*agentCorePerGB + float64(r.facts)*agentCorePerRecord + retrievals*agentCorePerRetrieve
+	m0 = mem0ProMonthly / (mem0ProRetrievals / retrievals)
+	return retrievals, eventGB, ac, m0
+}
+
 // writeElsewhere writes what the same profile costs on AgentCore Memory
 // and mem0, and what trimming saves on SQS.
 func writeElsewhere(w io.Writer, p profile, r reportInput, m month) {
 	days := p.days
-	retrievals := float64(p.answersPerDay)*days + m.visits
-	eventGB := m.messages * math.Max(m.avgBytes, agentCoreMinEvent) / 1e9
-	ac := eventGB*agentCorePerGB + float64(r.facts)*agentCorePerRecord + retrievals*agentCorePerRetrieve
-	m0 := mem0ProMonthly / (mem0ProRetrievals / retrievals)
+	retrievals, eventGB, ac, m0 := elsewhere(p, r, m)
 	fmt.Fprintf(w, "\n## The same profile elsewhere\n\n")
 	fmt.Fprintf(w, "| service | billed for | USD a month |\n|---|---|---:|\n")
 	fmt.Fprintf(w, "| usermemory (above) | | %.4f |\n", m.total)
