@@ -31,7 +31,7 @@ func TestDeletionCost(t *testing.T) {
 	before := size()
 	var removedAt time.Time
 	for i := range 10 {
-		f.step(t, "RemoveFact", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("fact_key_%02d", i)) })
+		f.step(t, "RemoveFact", reqUpdate, func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("fact_key_%02d", i)) })
 		if i == 0 {
 			removedAt = mustGet(t, f.repo, scope).Tombstones["fact_key_00"]
 			f.count.take()
@@ -39,7 +39,7 @@ func TestDeletionCost(t *testing.T) {
 	}
 	afterRemovals := size()
 	for i := range 10 { // keys never stored: a tombstone alone
-		f.step(t, "RemoveFact of an absent key", "UpdateItem:1", func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("gone_key_%02d", i)) })
+		f.step(t, "RemoveFact of an absent key", reqUpdate, func() error { return s.RemoveFact(ctx, scope, fmt.Sprintf("gone_key_%02d", i)) })
 	}
 	afterAbsent := size()
 
@@ -47,7 +47,7 @@ func TestDeletionCost(t *testing.T) {
 	// other one applies; one read, one write.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("fact_key_00", "back"), set("pet", "cat")}})
 	var res memory.ExtractResult
-	f.step(t, "Extract after tombstones", "GetItem:1 PutItem:1", func() (err error) {
+	f.step(t, "Extract after tombstones", reqReadSave, func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, removedAt))
 		return err
 	})
@@ -60,13 +60,13 @@ func TestDeletionCost(t *testing.T) {
 	// and saves the whole record.
 	cfg := memory.Config{MaxTombstones: 10}
 	bounded := newStore(t, f, cfg, memory.WithClock(func() time.Time { return t0.Add(time.Hour) }))
-	f.step(t, "RemoveFact at the tombstone bound", "PutItem:1 UpdateItem:1", func() error { return bounded.RemoveFact(ctx, scope, "fact_key_10") })
+	f.step(t, "RemoveFact at the tombstone bound", reqRefusedSave, func() error { return bounded.RemoveFact(ctx, scope, "fact_key_10") })
 
-	f.step(t, "Clear", "UpdateItem:1", func() error { return s.Clear(ctx, scope) })
+	f.step(t, "Clear", reqUpdate, func() error { return s.Clear(ctx, scope) })
 	cleared := mustGet(t, f.repo, scope).ClearedAt
 	f.count.take()
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("pet", "cat")}})
-	f.step(t, "Extract sent before the clear", "GetItem:1", func() (err error) {
+	f.step(t, "Extract sent before the clear", reqRead, func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, cleared))
 		return err
 	})
@@ -74,7 +74,7 @@ func TestDeletionCost(t *testing.T) {
 		t.Errorf("Extract sent before the clear: outcome %q, want cleared", res.Outcome)
 	}
 	other := memory.Scope{TenantID: "acme", UserID: "never"}
-	f.step(t, "Clear of no record", "UpdateItem:1", func() error { return s.Clear(ctx, other) })
+	f.step(t, "Clear of no record", reqUpdate, func() error { return s.Clear(ctx, other) })
 
 	def := memory.Config{}.WithDefaults()
 	one, two := def, def

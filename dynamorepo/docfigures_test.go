@@ -69,24 +69,37 @@ func TestRunbookNamesTheItemCeiling(t *testing.T) {
 }
 
 // TestBenchmarksRoundTrips holds the rows of BENCHMARKS.md's table of
-// round trips that TestStoreRoundTrips measures to the requests it
-// expects of each operation (reqRead and the others), which that test
-// asserts against moto_server.
+// round trips to the requests the tests that measure them expect of each
+// operation (reqRead and the others), which TestStoreRoundTrips,
+// TestDeletionCost, TestGlassBoxOnDynamoDB and
+// TestFirstFactRacesTheCreation assert against moto_server.
 func TestBenchmarksRoundTrips(t *testing.T) {
 	row := func(operation, requests string) string {
 		return "\\| " + regexp.QuoteMeta(operation) + " \\| " + requests
 	}
+	const (
+		firstFact = "upsertFact, first fact (no record, or over an erasure fence)"
+		extract   = "extraction, with or without tombstones (a SET of a removed key left out)"
+		ended     = "upsertFact or removeFact once a fact of the record ended (`endsAt` passed)"
+		pending   = "put with an end date (`validUntil`); keep or discard a pending fact"
+	)
 	docblock.CheckFigures(t, filepath.Join("..", "BENCHMARKS.md"), docblock.Figures{
 		row("getFacts", "([0-9]+) GetItem \\|"): requests(t, reqRead, "GetItem"),
-		row("upsertFact, record has facts and is under the cap (or key already stored)", "([0-9]+) UpdateItem \\|"):                requests(t, reqUpdate, "UpdateItem"),
-		row("upsertFact, first fact (no record, or over an erasure fence)", "([0-9]+) UpdateItem"):                                 requests(t, reqFirstFact, "UpdateItem"),
-		row("upsertFact, new key at the cap", "([0-9]+) \\(UpdateItem refused"):                                                    requests(t, reqAtCap, ""),
-		row("removeFact, stored key or not (the tombstone is written either way)", "([0-9]+) UpdateItem \\|"):                      requests(t, reqUpdate, "UpdateItem"),
-		row("clear, with or without a record", "([0-9]+) UpdateItem \\|"):                                                          requests(t, reqUpdate, "UpdateItem"),
-		row("deleteByUser (erasure)", "([0-9]+) PutItem"):                                                                          requests(t, reqErase, "PutItem"),
-		row("extraction, with or without tombstones (a SET of a removed key left out)", "([0-9]+) GetItem \\+"):                    requests(t, reqExtract, "GetItem"),
-		row("extraction, with or without tombstones (a SET of a removed key left out)", "[0-9]+ GetItem \\+ ([0-9]+) PutItem \\|"): requests(t, reqExtract, "PutItem"),
-		row("extraction redelivered, or sent before an erasure or a clear", "([0-9]+) GetItem, no model call"):                     requests(t, reqRead, "GetItem"),
+		row("upsertFact, record has facts and is under the cap (or key already stored)", "([0-9]+) UpdateItem \\|"): requests(t, reqUpdate, "UpdateItem"),
+		row(firstFact, "([0-9]+) UpdateItem"):                                                                                    requests(t, reqFirstFact, "UpdateItem"),
+		row(firstFact, "[0-9]+ UpdateItem [^|]*; ([0-9]+) when a concurrent writer created"):                                     requests(t, reqFirstFactRaced, "UpdateItem"),
+		row("upsertFact, new key at the cap", "([0-9]+) \\(UpdateItem refused"):                                                  requests(t, reqRefusedSave, ""),
+		row("removeFact, stored key or not (the tombstone is written either way)", "([0-9]+) UpdateItem \\|"):                    requests(t, reqUpdate, "UpdateItem"),
+		row("removeFact, new tombstone at `maxTombstones` (the oldest fold into `clearedAt`)", "([0-9]+) \\(UpdateItem refused"): requests(t, reqRefusedSave, ""),
+		row("clear, with or without a record", "([0-9]+) UpdateItem \\|"):                                                        requests(t, reqUpdate, "UpdateItem"),
+		row("deleteByUser (erasure)", "([0-9]+) PutItem"):                                                                        requests(t, reqErase, "PutItem"),
+		row(extract, "([0-9]+) GetItem \\+"):                                                                                     requests(t, reqReadSave, "GetItem"),
+		row(extract, "[0-9]+ GetItem \\+ ([0-9]+) PutItem \\|"):                                                                  requests(t, reqReadSave, "PutItem"),
+		row("extraction redelivered, or sent before an erasure or a clear", "([0-9]+) GetItem, no model call"):                   requests(t, reqRead, "GetItem"),
+		row(ended, "([0-9]+) \\(UpdateItem refused"):                                                                             requests(t, reqRefusedSave, ""),
+		row(pending, "([0-9]+) GetItem \\+"):                                                                                     requests(t, reqReadSave, "GetItem"),
+		row(pending, "[0-9]+ GetItem \\+ ([0-9]+) PutItem"):                                                                      requests(t, reqReadSave, "PutItem"),
+		row(pending, "[^|]*\\(discard with nothing pending: ([0-9]+) GetItem\\)"):                                                requests(t, reqRead, "GetItem"),
 	})
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/usermemory/usermemory/eval/gold/goldtest"
 	"github.com/usermemory/usermemory/eval/score"
 	"github.com/usermemory/usermemory/internal/awslive"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/internal/samtemplate"
 	"github.com/usermemory/usermemory/memory"
@@ -328,8 +329,10 @@ func TestREADMEStandInFigures(t *testing.T) {
 }
 
 // TestREADMEStatesTheConstants holds the README's numbers of the live
-// run's stop and of the bootstrap, and its -model default, to the code's,
-// and that default to template.yaml's in a US Region.
+// run's stop and of the bootstrap, its -model default, the stand-in's
+// token count and extraction beat, the end dates' tolerance and the
+// baselines to the code's, and that default to template.yaml's in a US
+// Region.
 func TestREADMEStatesTheConstants(t *testing.T) {
 	tmpl, err := samtemplate.Load(filepath.Join("..", "template.yaml"))
 	if err != nil {
@@ -348,6 +351,10 @@ func TestREADMEStatesTheConstants(t *testing.T) {
 		fmt.Sprintf("its stop after %d failures", FailuresInARow),
 		fmt.Sprintf("(%d,%03d resamples", score.Resamples/1000, score.Resamples%1000),
 		fmt.Sprintf("(default `%s`, the model the extractor calls when deployed in a US Region", DefaultModelID),
+		fmt.Sprintf("its tokens are the request's bytes / %d.", fakebedrock.BytesPerToken),
+		fmt.Sprintf("`go run ./eval`, extractEveryTurns %d, default template", memory.DefaultExtractEveryTurns),
+		fmt.Sprintf("within %s day of it (`gold.EndTolerance`)", docblock.InWords(gold.EndTolerance)),
+		fmt.Sprintf("the %s baselines below it", docblock.InWords(len(score.Baselines(goldSet(t))))),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)

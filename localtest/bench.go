@@ -25,6 +25,21 @@ import (
 	"github.com/usermemory/usermemory/producer"
 )
 
+// The local stack's goals, which bench prints each measurement against
+// (docs/localtest.md and BENCHMARKS.md give them): goals, not figures
+// measured.
+const (
+	targetUp            = 10 * time.Second        // `go run ./localtest up` to ready
+	targetReadP50       = 20 * time.Millisecond   // GET /v1/me/facts, warm, median
+	targetExtractionP50 = 1500 * time.Millisecond // SendMessage to facts readable, median
+)
+
+// againstTarget writes got against the goal target: "(target ≤ 10s:
+// 0.33 of it)".
+func againstTarget(got, target time.Duration) string {
+	return fmt.Sprintf("(target ≤ %s: %.2f of it)", target, got.Seconds()/target.Seconds())
+}
+
 // bench starts `go run ./localtest up` as a person would, times it to
 // ready, measures the running stack from outside and stops it.
 func bench(ctx context.Context, args []string) error {
@@ -115,7 +130,8 @@ func benchUp(ctx context.Context, state string) (stack.Info, func(), error) {
 		stop()
 		return stack.Info{}, nil, err
 	}
-	fmt.Printf("up to ready: %.1f s from the command (go run included), %s inside the process\n", ready.Seconds(), reported)
+	fmt.Printf("up to ready: %.1f s from the command (go run included), %s inside the process %s\n",
+		ready.Seconds(), reported, againstTarget(ready, targetUp))
 	return info, stop, nil
 }
 
@@ -151,8 +167,8 @@ func (b *benchRun) reads(n int) error {
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	fmt.Printf("GET /v1/me/facts through the API emulator, warm, %d sequential requests: p50 %s, p99 %s\n",
-		n, pct(lat, 50), pct(lat, 99))
+	fmt.Printf("GET /v1/me/facts through the API emulator, warm, %d sequential requests: p50 %s, p99 %s; p50 %s\n",
+		n, pct(lat, 50), pct(lat, 99), againstTarget(pct(lat, 50), targetReadP50))
 	return nil
 }
 
@@ -179,8 +195,8 @@ func (b *benchRun) extractions(ctx context.Context, n int) error {
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	fmt.Printf("SendMessage to facts readable through the API, stand-in model, %d extractions: p50 %s, p99 %s\n",
-		n, pct(lat, 50), pct(lat, 99))
+	fmt.Printf("SendMessage to facts readable through the API, stand-in model, %d extractions: p50 %s, p99 %s; p50 %s\n",
+		n, pct(lat, 50), pct(lat, 99), againstTarget(pct(lat, 50), targetExtractionP50))
 	return nil
 }
 

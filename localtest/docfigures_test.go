@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/docblock"
+	"github.com/usermemory/usermemory/internal/funclen"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/apigw"
@@ -58,6 +60,7 @@ func TestLocaltestDocFigures(t *testing.T) {
 		"bound each DynamoDB attempt \\(([0-9]+) s\\)":  int(setup.DynamoDBAttemptTimeout / time.Second),
 		"jitter capped at ([0-9]+) s":                   int(retry.DefaultMaxBackoff / time.Second),
 		"([0-9]+) attempts by default":                  retry.DefaultMaxAttempts,
+		"SDK version in go.mod makes ([0-9]+)":          dynamodb.New(dynamodb.Options{}).Options().Retryer.MaxAttempts(),
 		"and each request \\(([0-9]+) s\\)":             int(httpapi.AnswerBound / time.Second),
 		"in a pool of up to ([0-9]+) environments":      lambdapool.DefaultMax,
 		"\\(up to `-wait`, ([0-9]+) s\\)":               int(defaultChatWait / time.Second),
@@ -105,6 +108,8 @@ func TestReadmeFigures(t *testing.T) {
 		"usermemory-client-([0-9.]+)\\.tgz":                                 pkg.Version,
 		"needs Node.js ([0-9]+) or later":                                   strings.TrimPrefix(pkg.Engines["node"], ">="),
 		"Node ([0-9]+) or later":                                            strings.TrimPrefix(pkg.Engines["node"], ">="),
+		"needs the user's approval \\(code ([0-9]+)\\)\\]":                  memory.CodeApprovalRequired,
+		"`funclen` \\(no function over ([0-9]+) lines\\)":                   funclen.MaxLines,
 	})
 }
 
@@ -116,6 +121,19 @@ func TestBenchmarksLocalStackFigures(t *testing.T) {
 		"through the API emulator, warm, ([0-9,]+) requests": flagDefault(t, "bench.go", "n"),
 		"stand-in model, ([0-9]+) extractions":               flagDefault(t, "bench.go", "extractions"),
 	})
+}
+
+// TestLocalStackTargets holds the goals docs/localtest.md's and
+// BENCHMARKS.md's tables of the local stack give to the constants bench
+// prints its measurements against (targetUp and the others).
+func TestLocalStackTargets(t *testing.T) {
+	for _, doc := range []string{filepath.Join("..", "docs", "localtest.md"), filepath.Join("..", "BENCHMARKS.md")} {
+		docblock.CheckFigures(t, doc, docblock.Figures{
+			"up` to ready[^|]* \\| [^|]+ \\| ≤ ([0-9.]+) s \\|": targetUp.Seconds(),
+			"\\| p50 ≤ ([0-9.]+) ms":                            targetReadP50.Milliseconds(),
+			"\\| p50 ≤ ([0-9.]+) s \\|":                         targetExtractionP50.Seconds(),
+		})
+	}
 }
 
 // functions counts the Lambda functions of the template tpl.

@@ -51,8 +51,15 @@ func natural(c Conversation) bool {
 	for _, u := range users {
 		total += width(u)
 	}
-	return len(users) >= 4 && total >= 200 && !slices.Contains(c.Covers, "long_thread")
+	return len(users) >= realChatUserTurns && total >= realChatUserChars && !slices.Contains(c.Covers, "long_thread")
 }
+
+// The least a conversation that reads like a real chat has: user turns,
+// and characters of user text over them.
+const (
+	realChatUserTurns = 4
+	realChatUserChars = 200
+)
 
 // statedInMiddle reports whether the first user turn that holds an
 // accepted value of an expected fact is neither the first user turn nor

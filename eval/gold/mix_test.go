@@ -10,6 +10,7 @@ import (
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/gold/goldtest"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -146,24 +147,18 @@ func TestNoInjectionHidesInAToolTurn(t *testing.T) {
 	}
 }
 
-// inWords writes n as the README does: in words up to ten.
-func inWords(n int) string {
-	words := []string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
-	if n < len(words) {
-		return words[n]
-	}
-	return fmt.Sprint(n)
-}
-
 // TestREADMEDescribesTheGoldSet holds the README's counts of the gold set
-// to the gold set.
+// to the gold set: conversations, real chats, subjects, languages, the
+// long threads, those that switch between two languages (covers
+// code_switching), what makes a real chat, and the day of the
+// conversations.
 func TestREADMEDescribesTheGoldSet(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	convs := load(t)
-	real, subjects, langs := 0, map[string]bool{}, map[string]bool{}
+	real, switching, subjects, langs := 0, 0, map[string]bool{}, map[string]bool{}
 	longest, atLongest := 0, 0 // the long threads: the most turns, and how many have them
 	for _, c := range convs {
 		if gold.LikeRealChat(c) {
@@ -174,6 +169,9 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 			longest, atLongest = n, 1
 		case n == longest:
 			atLongest++
+		}
+		if slices.Contains(c.Covers, "code_switching") {
+			switching++
 		}
 		for _, e := range append(c.Expect, c.Pending...) {
 			subjects[e.Subject.Name] = true
@@ -186,7 +184,10 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 		fmt.Sprintf("%d of them read like real chats", real),
 		fmt.Sprintf("facts on %d subjects", len(subjects)),
 		fmt.Sprintf("and %d languages", len(langs)),
-		fmt.Sprintf("%s long threads (%d turns)", inWords(atLongest), longest),
+		fmt.Sprintf("%s long threads (%d turns)", docblock.InWords(atLongest), longest),
+		fmt.Sprintf("and %s that switch between two", docblock.InWords(switching)),
+		fmt.Sprintf("read like real chats: %s user turns or more", docblock.InWords(gold.RealChatUserTurns)),
+		fmt.Sprintf("(`gold.Day`, %s,", gold.Day.Format("Monday 2006-01-02")),
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md does not say %q", want)

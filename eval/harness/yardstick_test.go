@@ -3,12 +3,14 @@ package harness_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/harness"
 	"github.com/usermemory/usermemory/eval/score"
+	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -89,6 +91,19 @@ func (nothing) Extract(context.Context, memory.ModelRequest) (memory.ModelAnswer
 // first extraction of its thread reads.
 func firstUserTurn(conv gold.Conversation) string { return conv.Turns[0].Text }
 
+// The recalls TestKeepingNothingScoresBadly holds a memory that keeps
+// nothing under, and one that quotes the user above.
+const recallFloor, recallCeiling = 0.15, 0.8
+
+// TestREADMEStatesTheYardstick holds what the README says of
+// TestKeepingNothingScoresBadly to its recalls.
+func TestREADMEStatesTheYardstick(t *testing.T) {
+	docblock.CheckFigures(t, filepath.Join("..", "..", "README.md"), docblock.Figures{
+		"scoring a recall below ([0-9.]+) where":    recallFloor,
+		"quoting the user score above ([0-9.]+)\\)": recallCeiling,
+	})
+}
+
 // TestKeepingNothingScoresBadly holds the yardstick to what a memory is
 // for: a model that keeps nothing, or whose SETs are all refused for want
 // of the user's words, scores a recall below 0.15 (the known facts alone
@@ -96,18 +111,17 @@ func firstUserTurn(conv gold.Conversation) string { return conv.Turns[0].Text }
 // above 0.8; so the yardstick is not passed by keeping nothing, and every
 // unsupported SET is counted.
 func TestKeepingNothingScoresBadly(t *testing.T) {
-	const floor, ceiling = 0.15, 0.8
 	none := runGold(t, nil)
 	unsupported := runGold(t, func(gold.Conversation) string { return "words the user never wrote" })
 	quoted := runGold(t, firstUserTurn)
 	t.Logf("recall: no SET %.3f, only unsupported %.3f, quoting %.3f; F1 %.3f, %.3f, %.3f", none.Recall, unsupported.Recall, quoted.Recall, none.F1, unsupported.F1, quoted.F1)
 	for name, x := range map[string]score.Totals{"no SET": none, "only unsupported SETs": unsupported} {
-		if x.Recall >= floor || x.F1 >= quoted.F1/2 {
-			t.Errorf("%s: recall %.3f, F1 %.3f; want a recall below %.2f and an F1 below half the quoting model's %.3f", name, x.Recall, x.F1, floor, quoted.F1)
+		if x.Recall >= recallFloor || x.F1 >= quoted.F1/2 {
+			t.Errorf("%s: recall %.3f, F1 %.3f; want a recall below %.2f and an F1 below half the quoting model's %.3f", name, x.Recall, x.F1, recallFloor, quoted.F1)
 		}
 	}
-	if quoted.Recall <= ceiling {
-		t.Errorf("the model that quotes the user: recall %.3f, want above %.2f (%+v)", quoted.Recall, ceiling, quoted.Counts)
+	if quoted.Recall <= recallCeiling {
+		t.Errorf("the model that quotes the user: recall %.3f, want above %.2f (%+v)", quoted.Recall, recallCeiling, quoted.Counts)
 	}
 	if none.Sets != 0 || unsupported.Sets == 0 || unsupported.Unsupported != unsupported.Sets || unsupported.UnsupportedRate() != 1 {
 		t.Errorf("SETs: none %d; unsupported %d of %d (rate %v), want all", none.Sets, unsupported.Unsupported, unsupported.Sets, unsupported.UnsupportedRate())

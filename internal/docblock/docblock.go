@@ -78,3 +78,13 @@ func Thousands(n int) string {
 	}
 	return s
 }
+
+// InWords writes n as the docs write a small count: in words up to ten,
+// in digits above.
+func InWords(n int) string {
+	words := []string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+	if n >= 0 && n < len(words) {
+		return words[n]
+	}
+	return strconv.Itoa(n)
+}

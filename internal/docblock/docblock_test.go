@@ -21,3 +21,11 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+func TestInWords(t *testing.T) {
+	for n, want := range map[int]string{0: "no", 3: "three", 10: "ten", 11: "11", -1: "-1"} {
+		if got := docblock.InWords(n); got != want {
+			t.Errorf("InWords(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -616,9 +616,12 @@ func (s *Server) answer(req *request, step Step, tool string, body []byte, took 
 	}
 }
 
-// tokens is the stand-in's deterministic token count: a token per 4 bytes,
-// at least one.
-func tokens(n int) int { return n/4 + 1 }
+// BytesPerToken is the bytes the stand-in counts as one token.
+const BytesPerToken = 4
+
+// tokens is the stand-in's deterministic token count: a token per
+// BytesPerToken bytes, at least one.
+func tokens(n int) int { return n/BytesPerToken + 1 }
 
 // userText joins the text blocks of the request's user messages.
 func userText(req *request) string {

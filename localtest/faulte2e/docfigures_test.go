@@ -31,6 +31,8 @@ func TestBenchmarksDescribeTheFaults(t *testing.T) {
 		"a record reported as failed comes back ([0-9]+) s after":                  s(visibility),
 	})
 	docblock.CheckFigures(t, filepath.Join("..", "..", "docs", "localtest.md"), docblock.Figures{
-		"during an ([0-9]+) s DynamoDB stall a GET": s(apiStall),
+		"during an ([0-9]+) s DynamoDB stall a GET":                  s(apiStall),
+		"never half; ([a-z]+) writers through a stall":               docblock.InWords(stallWriters),
+		"([a-z]+) throttled model calls are retried within the call": docblock.InWords(modelThrottles),
 	})
 }

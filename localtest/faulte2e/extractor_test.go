@@ -130,13 +130,17 @@ func hasFact(t *testing.T, user, key, value string) bool {
 	return factapi.Values(body.Facts)[key] == value
 }
 
-// TestExtractorThroughBedrockThrottling throttles the model's next two
-// calls at the proxy in front of the stand-in: the model client retries
+// modelThrottles is how many model calls TestExtractorThroughBedrockThrottling
+// throttles.
+const modelThrottles = 2
+
+// TestExtractorThroughBedrockThrottling throttles the model's next
+// modelThrottles calls at the proxy in front of the stand-in: the model client retries
 // them within the call, and the fact is stored without a redelivery.
 func TestExtractorThroughBedrockThrottling(t *testing.T) {
 	in := st.Fault(fault.Bedrock.Name)
 	before := in.Status().Faulted
-	inject(t, fault.Bedrock.Name, fault.Spec{Kind: fault.Throttle, Requests: 2})
+	inject(t, fault.Bedrock.Name, fault.Spec{Kind: fault.Throttle, Requests: modelThrottles})
 	_, _, failedBefore := st.EventSourceStats()
 	user := newUser("model-throttle")
 	m := producer.Message{TenantID: tenant, UserID: user, ThreadID: "th-1", TurnCount: 2,
@@ -149,8 +153,8 @@ func TestExtractorThroughBedrockThrottling(t *testing.T) {
 			t.Fatal("the fact was not stored within a minute")
 		}
 	}
-	if n := in.Status().Faulted - before; n != 2 {
-		t.Errorf("%d model calls throttled, want 2", n)
+	if n := in.Status().Faulted - before; n != modelThrottles {
+		t.Errorf("%d model calls throttled, want %d", n, modelThrottles)
 	}
 	if _, _, failed := st.EventSourceStats(); failed != failedBefore {
 		t.Errorf("%d records reported as failed; the model's retries should have absorbed the throttling", failed-failedBefore)

@@ -52,18 +52,24 @@ func TestDocsAreGenerated(t *testing.T) {
 	}
 }
 
-// TestProseFigures holds the figures docs/scale.md and docs/runbook.md
-// write in their prose, outside the generated part, to the same
-// computation at the default profile: the reads a second and the
+// TestProseFigures holds the figures docs/scale.md, docs/runbook.md and
+// docs/cost.md write in their prose, outside the generated part, to the
+// same computation at the default profile: the reads a second and the
 // extractor concurrency at a million daily users, the model calls a
-// minute, and the calls a day of one user.
+// minute, the calls a day of one user, and the long message the producer
+// trims.
 func TestProseFigures(t *testing.T) {
 	endpoint := motoserver.Endpoint(t)
 	p := defaultProfile()
 	var u perUser
-	var perDay int
+	var perDay, longBefore, longAfter int
+	var m month
+	var ac, m0 float64
 	err := measure(context.Background(), endpoint, p, func(_ memory.Config, r reportInput) {
 		u, perDay = peakPerUser(p, r), r.extractionsPerDay
+		longBefore, longAfter = r.longBefore, r.longAfter
+		m = priceMonth(p, r)
+		_, _, ac, m0 = elsewhere(p, r, m)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +86,64 @@ func TestProseFigures(t *testing.T) {
 	docblock.CheckFigures(t, filepath.Join(root, "runbook.md"), docblock.Figures{
 		"about ([0-9]+) a day per active user": perDay,
 	})
+	docblock.CheckFigures(t, filepath.Join(root, "cost.md"), docblock.Figures{
+		"`TRANSCRIPT_CHARS` \\(([0-9,]+)\\) characters":         memory.DefaultTranscriptChars,
+		"([a-z]+) turns of [0-9,]+ characters went as":          docblock.InWords(longTurns),
+		"turns of ([0-9,]+) characters went as":                 longTurnChars,
+		"went as ([0-9,]+) bytes":                               longBefore,
+		"went as [0-9,]+ bytes \\(([0-9]+) SQS chunks":          units(longBefore, sqsChunkBytes),
+		"now go as ([0-9,]+) bytes":                             longAfter,
+		"now go as [0-9,]+ bytes \\(([0-9]+) chunk\\)":          units(longAfter, sqsChunkBytes),
+		"\\*\\*The model is ([a-z ]+) of the bill":              fraction(modelShare(m)),
+		"costs about ([a-z0-9]+) cents per active user a month": docblock.InWords(int(math.Round(100 * m.total))),
+		"AgentCore Memory about ([a-z0-9]+) times more":         docblock.InWords(int(math.Round(ac / m.total))),
+		"retrievals a month serve, about \\$([0-9]+)":           int(math.Round(m0)),
+		"shared by as many users as its ([0-9,]+) retrievals":   mem0ProRetrievals,
+	})
+	docblock.CheckFigures(t, filepath.Join("..", "..", "BENCHMARKS.md"), docblock.Figures{
+		"a few ([a-z ]+) per active user a month for [0-9]+ answers": magnitude(m.total),
+		"per active user a month for ([0-9]+) answers a day":         p.answersPerDay,
+		"against ([a-z ]+) \\(AgentCore Memory\\)":                   magnitude(ac),
+		"and ([a-z ]+) \\(mem0 Pro\\) for the same use":              magnitude(m0),
+	})
+}
+
+// modelShare returns the share of the month m that the model's tokens
+// cost.
+func modelShare(m month) float64 {
+	model := 0.0
+	for _, l := range m.lines {
+		if strings.HasPrefix(l.part, "Bedrock") {
+			model += l.cost
+		}
+	}
+	return model / m.total
+}
+
+// fraction writes a share as the docs do: the nearest of a few simple
+// fractions.
+func fraction(x float64) string {
+	names := []string{"a quarter", "a third", "half", "two thirds", "three quarters", "four fifths", "nine tenths"}
+	values := []float64{1. / 4, 1. / 3, 1. / 2, 2. / 3, 3. / 4, 4. / 5, 9. / 10}
+	best := 0
+	for i, v := range values {
+		if math.Abs(v-x) < math.Abs(values[best]-x) {
+			best = i
+		}
+	}
+	return names[best]
+}
+
+// magnitude writes an amount in dollars as BENCHMARKS.md compares them:
+// cents, tenths of a dollar or dollars.
+func magnitude(usd float64) string {
+	switch {
+	case usd < 0.1:
+		return "cents"
+	case usd < 1:
+		return "tenths of a dollar"
+	}
+	return "dollars"
 }
 
 // bindsAt reads "about N daily users" or "about N million daily users".
@@ -202,6 +266,9 @@ func TestCostDocFigures(t *testing.T) {
 		"\\| DynamoDB on-demand reads \\| \\$([0-9.]+) per million":  usd(dynamoPerRRU*1e6, 3),
 		"\\| DynamoDB storage \\| \\$([0-9.]+) per GB-month":         usd(dynamoPerGBMonth, 2),
 		"\\| SQS FIFO \\| \\$([0-9.]+) per million":                  usd(sqsFIFOPerRequest*1e6, 2),
+		"every ([0-9]+) KB chunk of a payload is billed":             sqsChunkBytes / 1024,
+		"\\(billed by the body's ([0-9]+) KB chunks\\)":              sqsChunkBytes / 1024,
+		"a strongly consistent read of up to ([0-9]+) KB is one":     readUnitBytes / 1024,
 		"Nova Micro \\| \\$([0-9.]+) per million input":              usd(novaMicroPerIn*1e6, 3),
 		"input tokens, \\$([0-9.]+) per million output":              usd(novaMicroPerOut*1e6, 2),
 		"\\| CloudWatch Logs \\| \\$([0-9.]+) per GB ingested":       usd(logsPerGB, 2),
@@ -221,6 +288,14 @@ func TestCostDocFigures(t *testing.T) {
 		"\\*\\*Logs.\\*\\* ([0-9]+) bytes per fact API":              apiLogBytes,
 		"line\\), ([0-9]+) per extractor invocation":                 extractorLogBytes,
 		"plus about ([0-9]+) for the record's":                       emfLineBytes,
+		"thread IDs are UUIDs, ([0-9]+) characters":                  len(threadID(0)),
+		"With ([0-9]+)-character thread IDs":                         len(threadID(0)),
+		"thread IDs, the ([0-9]+) watermarks `MaxThreads` keeps":     memory.DefaultMaxThreads,
+		"when it is at most ([0-9]+) bytes, else":                    memory.ThreadKeyLen,
+		"else `#` and ([0-9]+) bits of its SHA-256":                  6 * (memory.ThreadKeyLen - 1),
+		"bits of its SHA-256 \\(([0-9]+) bytes\\)":                   memory.ThreadKeyLen,
+		"the reasons to keep ([0-9]+) watermarks":                    memory.DefaultMaxThreads,
+		"the default stays ([0-9]+) \\(docs/decisions.md":            memory.DefaultMaxThreads,
 	})
 }
 

@@ -473,14 +473,20 @@ func extractRequest(sc memory.Scope, m producer.Message) memory.ExtractRequest {
 	return req
 }
 
+// The long message of trimmed: turns of pasted text, sent whole.
+const (
+	longTurns     = 6
+	longTurnChars = 30000
+)
+
 // trimmed measures the waste the producer trims: the body of a message
 // whose turns are long (a pasted document) before (whole turns, through a
 // producer without a transcript budget) and after (what the extractor
 // reads, through pr).
 func trimmed(pr *producer.Producer, sent producer.Option) (before, after int, err error) {
-	long := producer.Message{TenantID: "acme", UserID: "u-0123456789abcdef", ThreadID: "th-long", PreviousTurnCount: 4, TurnCount: 6}
-	for i := range 6 {
-		long.Turns = append(long.Turns, producer.Turn{Role: []string{"user", "assistant"}[i%2], Text: text(30000)})
+	long := producer.Message{TenantID: "acme", UserID: "u-0123456789abcdef", ThreadID: "th-long", PreviousTurnCount: longTurns - 2, TurnCount: longTurns}
+	for i := range longTurns {
+		long.Turns = append(long.Turns, producer.Turn{Role: []string{"user", "assistant"}[i%2], Text: text(longTurnChars)})
 	}
 	whole, err := producer.New(nopSQS{}, "https://q/1/q.fifo", producer.WithTranscriptChars(0), sent).Build(long)
 	if err != nil {

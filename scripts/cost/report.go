@@ -18,7 +18,7 @@ const (
 	dynamoPerWRU         = 0.625 / 1e6  // on-demand write request unit
 	dynamoPerRRU         = 0.125 / 1e6  // on-demand read request unit
 	dynamoPerGBMonth     = 0.25         // standard table class storage
-	sqsFIFOPerRequest    = 0.50 / 1e6   // per 64 KB chunk of a request
+	sqsFIFOPerRequest    = 0.50 / 1e6   // per sqsChunkBytes chunk of a request
 	novaMicroPerIn       = 0.035 / 1e6  // per input token
 	novaMicroPerOut      = 0.14 / 1e6   // per output token
 	logsPerGB            = 0.50         // CloudWatch Logs ingestion
@@ -31,6 +31,21 @@ const (
 	mem0ProMonthly       = 249.0        // mem0 Platform Pro plan a month
 	mem0ProRetrievals    = 50000.0      // retrieval calls it includes a month
 )
+
+// What one billed unit covers, in bytes, from the same pages.
+const (
+	sqsChunkBytes  = 64 * 1024 // SQS: every 64 KB chunk of a payload is one request
+	readUnitBytes  = 4 * 1024  // DynamoDB: a strongly consistent read of up to 4 KB is one RRU
+	writeUnitBytes = 1024      // DynamoDB: a write of up to 1 KB is one WRU
+)
+
+// units returns the billed units of a payload of n bytes at per bytes a
+// unit.
+func units(n, per int) float64 { return math.Ceil(float64(n) / float64(per)) }
+
+// sqsRequests returns the SQS requests one message of n bytes is billed
+// for: the send and the receive of the body in chunks, and the delete.
+func sqsRequests(n int) float64 { return 2*units(n, sqsChunkBytes) + 1 }
 
 // Assumptions that are not measured here (stated in the table).
 const (
@@ -93,8 +108,8 @@ func priceMonth(p profile, r reportInput) month {
 	days := p.days
 	m := month{visits: p.pageVisitsWeek * days / 7, messages: float64(p.answersPerDay) * days,
 		extractions: float64(r.extractionsPerDay) * days,
-		rru:         math.Ceil(float64(r.steady) / 4096), // a strongly consistent GetItem
-		wru:         math.Ceil(float64(r.steady) / 1024), // an UpdateItem or PutItem
+		rru:         units(r.steady, readUnitBytes),  // a strongly consistent GetItem
+		wru:         units(r.steady, writeUnitBytes), // an UpdateItem or PutItem
 	}
 	gatewayReads := 0.0
 	if p.httpReads {
@@ -108,13 +123,13 @@ func priceMonth(p profile, r reportInput) month {
 	reads := dayR*days + getR*(gatewayReads+m.visits) + putR*m.visits
 	writes := dayW*days + getW*(gatewayReads+m.visits) + putW*m.visits
 
-	sqsRequests := 0.0
+	sqsReqs := 0.0
 	totalBytes := 0
 	for _, b := range r.msgBytes {
-		sqsRequests += 2*math.Ceil(float64(b)/65536) + 1 // send, receive (the body), delete
+		sqsReqs += sqsRequests(b)
 		totalBytes += b
 	}
-	sqsRequests *= days
+	sqsReqs *= days
 	m.avgBytes = float64(totalBytes) / float64(len(r.msgBytes))
 
 	lambdaInv := m.messages + apiRequests
@@ -127,15 +142,15 @@ func priceMonth(p profile, r reportInput) month {
 		{"DynamoDB reads", fmt.Sprintf("%.0f RRU (%.0f per consistent GetItem of %d B)", reads, m.rru, r.steady), reads * dynamoPerRRU},
 		{"DynamoDB writes", fmt.Sprintf("%.0f WRU (%.0f per write of %d B)", writes, m.wru, r.steady), writes * dynamoPerWRU},
 		{"DynamoDB storage", fmt.Sprintf("%d B item", r.steady), (float64(r.steady) + itemOverheadBytes) / 1e9 * dynamoPerGBMonth},
-		{"SQS FIFO", fmt.Sprintf("%.0f requests in 64 KB chunks (messages of %.0f B on average)", sqsRequests, m.avgBytes), sqsRequests * sqsFIFOPerRequest},
+		{"SQS FIFO", fmt.Sprintf("%.0f requests in %d KB chunks (messages of %.0f B on average)", sqsReqs, sqsChunkBytes/1024, m.avgBytes), sqsReqs * sqsFIFOPerRequest},
 		{"Bedrock input tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", m.extractions, r.inTokens), m.extractions * r.inTokens * novaMicroPerIn},
 		{"Bedrock output tokens", fmt.Sprintf("%.0f extractions × %.0f tokens", m.extractions, r.outTokens), m.extractions * r.outTokens * novaMicroPerOut},
 		{"CloudWatch Logs", fmt.Sprintf("%.2f MB ingested (with the extractor's embedded-metric lines)", logGB*1000), logGB * logsPerGB},
 	}
 	if p.budget {
-		// A counter item is under 1 KB: one write unit a write.
+		// A counter item is under writeUnitBytes: one write unit a write.
 		budgetW := float64(r.budgetDynamo["UpdateItem"]+r.budgetDynamo["PutItem"]) * days
-		m.lines = append(m.lines, priced{"DynamoDB, the tenant's budget counter", fmt.Sprintf("%.0f WRU (%s a day, 1 WRU each: a counter item is under 1 KB)", budgetW, sortedOps(r.budgetDynamo)), budgetW * dynamoPerWRU})
+		m.lines = append(m.lines, priced{"DynamoDB, the tenant's budget counter", fmt.Sprintf("%.0f WRU (%s a day, 1 WRU each: a counter item is under %d KB)", budgetW, sortedOps(r.budgetDynamo), writeUnitBytes/1024), budgetW * dynamoPerWRU})
 	}
 	for _, l := range m.lines {
 		m.total += l.cost
@@ -151,7 +166,7 @@ func writeMeasured(w io.Writer, p profile, r reportInput, m month) {
 	fmt.Fprintf(w, "| record item, %d facts and %d thread watermarks (MaxThreads) | %d B (watermarks: %d B, %.0f%% of the item) |\n",
 		r.facts, r.maxThreads, r.steady, r.steady-r.factsOnly, 100*float64(r.steady-r.factsOnly)/float64(r.steady))
 	fmt.Fprintf(w, "| units of one write / one consistent read | %.0f WRU / %.0f RRU with the watermarks, %.0f WRU / %.0f RRU without |\n",
-		m.wru, m.rru, math.Ceil(float64(r.factsOnly)/1024), math.Ceil(float64(r.factsOnly)/4096))
+		m.wru, m.rru, units(r.factsOnly, writeUnitBytes), units(r.factsOnly, readUnitBytes))
 	fmt.Fprintf(w, "| DynamoDB requests, one day (%d messages, %d extractions) | %s |\n", p.answersPerDay, r.extractionsPerDay, sortedOps(r.dayDynamo))
 	fmt.Fprintf(w, "| DynamoDB requests, GET facts | %s |\n", sortedOps(r.getDynamo))
 	fmt.Fprintf(w, "| DynamoDB requests, PUT one fact | %s |\n", sortedOps(r.putDynamo))
@@ -159,8 +174,8 @@ func writeMeasured(w io.Writer, p profile, r reportInput, m month) {
 		r.systemChars, r.transcriptChars, r.toolChars, r.inTokens, charsPerToken)
 	fmt.Fprintf(w, "| answer of one extraction | %.0f output tokens (one SET, and %.0f for the tool call) |\n", r.outTokens, toolCallOverheadTokens)
 	fmt.Fprintf(w, "| SQS message, profile (average of %d) | %.0f B |\n", len(r.msgBytes), m.avgBytes)
-	fmt.Fprintf(w, "| SQS message, six turns of 30,000 chars | before trimming %d B (%0.f chunks), after %d B (%.0f chunk) |\n",
-		r.longBefore, math.Ceil(float64(r.longBefore)/65536), r.longAfter, math.Ceil(float64(r.longAfter)/65536))
+	fmt.Fprintf(w, "| SQS message, %d turns of %d chars | before trimming %d B (%0.f chunks), after %d B (%.0f chunk) |\n",
+		longTurns, longTurnChars, r.longBefore, units(r.longBefore, sqsChunkBytes), r.longAfter, units(r.longAfter, sqsChunkBytes))
 }
 
 // writeMonth writes the month of one active user, priced.
@@ -175,14 +190,22 @@ func writeMonth(w io.Writer, p profile, cfg memory.Config, m month) {
 	fmt.Fprintf(w, "| **total** | | **%.4f** |\n", m.total)
 }
 
+// elsewhere prices the month m of profile p on AgentCore Memory (ac,
+// for its eventGB of events) and on mem0's Pro plan shared (m0), both
+// for the same retrievals.
+func elsewhere(p profile, r reportInput, m month) (retrievals, eventGB, ac, m0 float64) {
+	retrievals = float64(p.answersPerDay)*p.days + m.visits
+	eventGB = m.messages * math.Max(m.avgBytes, agentCoreMinEvent) / 1e9
+	ac = eventGB*agentCorePerGB + float64(r.facts)*agentCorePerRecord + retrievals*agentCorePerRetrieve
+	m0 = mem0ProMonthly / (mem0ProRetrievals / retrievals)
+	return retrievals, eventGB, ac, m0
+}
+
 // writeElsewhere writes what the same profile costs on AgentCore Memory
 // and mem0, and what trimming saves on SQS.
 func writeElsewhere(w io.Writer, p profile, r reportInput, m month) {
 	days := p.days
-	retrievals := float64(p.answersPerDay)*days + m.visits
-	eventGB := m.messages * math.Max(m.avgBytes, agentCoreMinEvent) / 1e9
-	ac := eventGB*agentCorePerGB + float64(r.facts)*agentCorePerRecord + retrievals*agentCorePerRetrieve
-	m0 := mem0ProMonthly / (mem0ProRetrievals / retrievals)
+	retrievals, eventGB, ac, m0 := elsewhere(p, r, m)
 	fmt.Fprintf(w, "\n## The same profile elsewhere\n\n")
 	fmt.Fprintf(w, "| service | billed for | USD a month |\n|---|---|---:|\n")
 	fmt.Fprintf(w, "| usermemory (above) | | %.4f |\n", m.total)
@@ -190,8 +213,8 @@ func writeElsewhere(w io.Writer, p profile, r reportInput, m month) {
 		m.messages, eventGB, agentCoreMinEvent, r.facts, retrievals, ac)
 	fmt.Fprintf(w, "| mem0 Platform, Pro plan shared | %.0f retrievals of the plan's %.0f a month | %.4f |\n", retrievals, mem0ProRetrievals, m0)
 	fmt.Fprintf(w, "\nSQS before and after trimming, for a month of such long messages (%d a day): %.4f USD before, %.4f after.\n",
-		p.answersPerDay, float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longBefore)/65536)+1)*sqsFIFOPerRequest,
-		float64(p.answersPerDay)*days*(2*math.Ceil(float64(r.longAfter)/65536)+1)*sqsFIFOPerRequest)
+		p.answersPerDay, float64(p.answersPerDay)*days*sqsRequests(r.longBefore)*sqsFIFOPerRequest,
+		float64(p.answersPerDay)*days*sqsRequests(r.longAfter)*sqsFIFOPerRequest)
 }
 
 // writeStack writes what the whole stack costs whatever its users: the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -122,8 +121,8 @@ func peakPerUser(p profile, r reportInput) perUser {
 		extractions:    perSec(float64(r.extractionsPerDay)),
 		callTokens:     r.inTokens + r.outTokens,
 		reservedTokens: r.inTokens + float64(r.maxTokens),
-		wru:            math.Ceil(float64(r.steady) / 1024),
-		rru:            math.Ceil(float64(r.steady) / 4096),
+		wru:            units(r.steady, writeUnitBytes),
+		rru:            units(r.steady, readUnitBytes),
 	}
 	if p.httpReads {
 		u.reads = u.messages
