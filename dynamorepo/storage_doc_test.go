@@ -58,6 +58,9 @@ func TestStorageFiguresInTheDocs(t *testing.T) {
 		"where \"YYYY-MM-DD\" would take ([0-9]+)":                                                len(time.DateOnly),
 		"empty when nothing waits \\(([0-9]+) bytes\\)":                                           ItemSize(map[string]types.AttributeValue{attrPending: it[attrPending]}),
 	})
+	docblock.CheckFigures(t, filepath.Join("..", "docs", "cost.md"), docblock.Figures{
+		"SHA-256 \\(13 bytes\\); ([0-9]+) bytes instead of 54": mark,
+	})
 	if len(uuid) != 36 {
 		t.Fatalf("the UUID has %d characters", len(uuid))
 	}

@@ -167,6 +167,9 @@ func writeMeasured(w io.Writer, p profile, r reportInput, m month) {
 		r.facts, r.maxThreads, r.steady, r.steady-r.factsOnly, 100*float64(r.steady-r.factsOnly)/float64(r.steady))
 	fmt.Fprintf(w, "| units of one write / one consistent read | %.0f WRU / %.0f RRU with the watermarks, %.0f WRU / %.0f RRU without |\n",
 		m.wru, m.rru, units(r.factsOnly, writeUnitBytes), units(r.factsOnly, readUnitBytes))
+	perWatermark := float64(r.steady-r.factsOnly) / float64(r.maxThreads)
+	fmt.Fprintf(w, "| watermarks with which a write is back to 2 WRU | %.0f or fewer (%.1f B a watermark) |\n",
+		math.Floor((2*writeUnitBytes-float64(r.factsOnly))/perWatermark), perWatermark)
 	fmt.Fprintf(w, "| DynamoDB requests, one day (%d messages, %d extractions) | %s |\n", p.answersPerDay, r.extractionsPerDay, sortedOps(r.dayDynamo))
 	fmt.Fprintf(w, "| DynamoDB requests, GET facts | %s |\n", sortedOps(r.getDynamo))
 	fmt.Fprintf(w, "| DynamoDB requests, PUT one fact | %s |\n", sortedOps(r.putDynamo))
