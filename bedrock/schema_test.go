@@ -83,18 +83,7 @@ const (
 func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 	const maxOps, maxChars = 3, 16
 	tool := memory.OperationsTool(maxOps, maxChars, true)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.InputSchema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("urn:tool", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("urn:tool")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := compileTool(t, tool)
 
 	long := strings.Repeat("é", maxChars+1)
 	// Every SET quotes the user's turn (ev), unless the case is about its
@@ -325,18 +314,7 @@ func compileTool(t *testing.T, tool memory.ToolDefinition) *jsonschema.Schema {
 // every operation has its evidence, end dates are dates, categories are
 // in the enum.
 func TestStandInAnswersMatchTheSchema(t *testing.T) {
-	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(memory.OperationsTool(8, 200, true).InputSchema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("urn:tool", sdoc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("urn:tool")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := compileTool(t, memory.OperationsTool(8, 200, true))
 	today := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 	for _, said := range []string{
 		"Hi, I'm Ana from Lisbon, answer in Portuguese",
