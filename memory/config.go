@@ -72,15 +72,20 @@ const (
 // Per-item overheads used by [Config.MaxRecordBytes], in bytes: the
 // attribute names and the numbers and strings a stored fact or thread
 // watermark carries besides its key and value, rounded up. A watermark is
-// the string "<turn count>:<unix ms>" under a key of at most ThreadKeyLen
-// bytes: 1 byte for the map entry, and two integers of at most 20
-// characters each (an int64 with its sign) around the colon.
+// the string "<turn count>:<unix ms>", or "<digest>:<unix ms>" for an
+// uncounted extraction (a [TurnsDigest] of TurnsDigestLen bytes), under a
+// key of at most ThreadKeyLen bytes: 1 byte for the map entry, and two
+// parts of at most 20 characters each (an int64 with its sign) around the
+// colon.
 const (
 	factOverhead      = 16 + 8*8 + MaxIDLen + len(OriginRememberTool) + len(CategoryUnionMembership) + 4*MaxThreadTitleChars + 4*MaxEvidenceChars
 	threadOverhead    = 1 + 20 + 1 + 20
 	tombstoneOverhead = 16 + 8
 	recordOverhead    = 1024
 )
+
+// A digest watermark fits the room threadOverhead keeps for a turn count.
+var _ [20 - TurnsDigestLen]struct{}
 
 // Config is the configuration of a [Store]. The zero value of a field means
 // its default; [Config.Validate] checks the bounds once, at start.

@@ -44,9 +44,12 @@ type Forgotten struct {
 // Watermark is the extraction watermark of one thread in an [Export]:
 // ThreadKey is [ThreadKey] of the thread's ID (the ID itself when short,
 // else a hash of it: the service keeps no more).
+// Digest, when not empty, is the watermark of an uncounted extraction
+// (the [TurnsDigest] of its turns); TurnCount is then 0.
 type Watermark struct {
 	ThreadKey string
 	TurnCount int
+	Digest    string
 	At        time.Time
 }
 
@@ -65,7 +68,7 @@ func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Threads)) {
 		m := rec.Threads[k]
-		out.Threads = append(out.Threads, Watermark{ThreadKey: k, TurnCount: m.TurnCount, At: m.At})
+		out.Threads = append(out.Threads, Watermark{ThreadKey: k, TurnCount: m.TurnCount, Digest: m.Digest, At: m.At})
 	}
 	return out, nil
 }

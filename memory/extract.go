@@ -34,15 +34,21 @@ type ExtractRequest struct {
 	ThreadTitle string
 	// PreviousTurnCount and TurnCount are the thread's turn counts before
 	// the call that ended and now; TurnCount is the extraction watermark.
+	// Both are 0 when Uncounted.
 	PreviousTurnCount int
 	TurnCount         int
+	// Uncounted marks a request without turn counts (its caller judged the
+	// extraction due): its watermark is [TurnsDigest] of Turns, and it is
+	// a duplicate only when the thread's watermark is that digest.
+	Uncounted bool
 	// Turns are the turns since the last extraction, oldest first.
 	Turns []Turn
 	// ContextTurns are the turns just before Turns, oldest first, already
 	// read: the model gets the newest of them within Config.ContextChars,
 	// marked as context, so that it sees what a new turn answers ("yes" to
 	// a question asked before). They never count in the turn counts, never
-	// move the watermark and never make an extraction due or a duplicate.
+	// enter the digest, never move the watermark and never make an
+	// extraction due or a duplicate.
 	ContextTurns []Turn
 	// SentAt is when the request was made (for a queued message, when the
 	// queue accepted it). A request made at or before the user's erasure
@@ -126,7 +132,9 @@ type ExtractResult struct {
 //
 // The stored facts stay as they are, and are returned, when extraction is
 // switched off, when there is no turn, when the turns were extracted
-// already, when the user was erased or cleared their facts at or after the
+// already (the thread's watermark is a turn count at or above the
+// request's, or, for an uncounted request, the [TurnsDigest] of the same
+// turns), when the user was erased or cleared their facts at or after the
 // time the request was made (no model call, no write, the watermark stays:
 // a redelivery meets the same fence), when the
 // usage gate refuses (silently), when the model call fails (reported,
@@ -185,10 +193,33 @@ func (req ExtractRequest) check() error {
 	if !ValidID(req.ThreadID) {
 		return badRequest(CodeInvalidID, "invalid thread ID", "")
 	}
+	if req.Uncounted && (req.PreviousTurnCount != 0 || req.TurnCount != 0) {
+		return badRequest(CodeInvalidTurnCount, "an uncounted request has no turn counts", "")
+	}
 	if req.PreviousTurnCount < 0 || req.TurnCount < req.PreviousTurnCount {
 		return badRequest(CodeInvalidTurnCount, "turn counts must satisfy 0 ≤ previousTurnCount ≤ turnCount", "")
 	}
 	return nil
+}
+
+// mark returns the watermark the extraction of req sets at: its turn
+// count, or for an uncounted request the [TurnsDigest] of its turns.
+func (req ExtractRequest) mark(at time.Time) ThreadMark {
+	if req.Uncounted {
+		return ThreadMark{Digest: TurnsDigest(req.Turns), At: at}
+	}
+	return ThreadMark{TurnCount: req.TurnCount, At: at}
+}
+
+// extractedBy reports whether the watermark m, stored for the thread,
+// already covers the turns of the request whose own watermark is own: a
+// digest equal to the request's digest, or a turn count at or above the
+// request's. A count never equals a digest: across the two kinds, never.
+func extractedBy(m, own ThreadMark) bool {
+	if m.Digest != "" || own.Digest != "" {
+		return m.Digest == own.Digest
+	}
+	return m.TurnCount >= own.TurnCount
 }
 
 // metaOf returns the Meta of the model call of req: the request's, of
@@ -237,7 +268,7 @@ func (s *Store) merge(ctx context.Context, rec Record, req ExtractRequest, chang
 		var n mergeCounts
 		next.Facts, next.Pending, n = mergeOperations(rec.Facts, rec.Pending, kept, sourceOf(req), now, s.cfg.MaxFacts)
 		res.Sets, res.Deletes, res.Pending = n.sets, n.deletes, n.pending
-		next.Threads = markThread(rec.Threads, ThreadKey(req.ThreadID), ThreadMark{TurnCount: req.TurnCount, At: now}, s.cfg.MaxThreads)
+		next.Threads = markThread(rec.Threads, ThreadKey(req.ThreadID), req.mark(now), s.cfg.MaxThreads)
 		final = next
 		return next, true
 	})
@@ -267,7 +298,7 @@ func (s *Store) visible(rec Record, o Outcome) []Fact {
 
 // skip reports whether rec makes the extraction of req moot: the user was
 // erased or cleared their facts at or after the time req was made, or the
-// thread was extracted up to its count.
+// thread's watermark covers its turns ([extractedBy]).
 func (s *Store) skip(rec Record, req ExtractRequest) (Outcome, bool) {
 	if fences(rec.ErasedAt, req.SentAt) {
 		return OutcomeFenced, true
@@ -275,7 +306,7 @@ func (s *Store) skip(rec Record, req ExtractRequest) (Outcome, bool) {
 	if fences(rec.ClearedAt, req.SentAt) {
 		return OutcomeCleared, true
 	}
-	if m, ok := rec.Threads[ThreadKey(req.ThreadID)]; ok && m.TurnCount >= req.TurnCount {
+	if m, ok := rec.Threads[ThreadKey(req.ThreadID)]; ok && extractedBy(m, req.mark(time.Time{})) {
 		return OutcomeDuplicate, true
 	}
 	return "", false

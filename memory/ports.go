@@ -13,8 +13,9 @@ type Record struct {
 	// nothing is stored for the user.
 	Version string
 	// Threads maps the key of a thread ([ThreadKey] of its ID: the ID, or
-	// a hash of a long one) to the turn count up to which it was
-	// extracted: a redelivered request for those turns is recognised
+	// a hash of a long one) to its watermark: the turn count up to which
+	// it was extracted, or the digest of the turns of its last uncounted
+	// extraction. A redelivered request for those turns is recognised
 	// before any model call.
 	Threads map[string]ThreadMark
 	// ErasedAt is the time of the user's last erasure, zero when there was
@@ -43,10 +44,17 @@ type Record struct {
 	Expires time.Time
 }
 
-// ThreadMark is the extraction watermark of one thread.
+// ThreadMark is the extraction watermark of one thread: a turn count, set
+// by a counted extraction, or a digest, set by an uncounted one; At is
+// when it was set.
 type ThreadMark struct {
+	// TurnCount is the thread's turn count extracted up to; 0 when Digest
+	// is set.
 	TurnCount int
-	At        time.Time
+	// Digest, when not empty, is the [TurnsDigest] of the turns of the
+	// thread's last extraction, an uncounted one.
+	Digest string
+	At     time.Time
 }
 
 // Repository stores the records of users, keyed by [Scope]. Every method
