@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -20,26 +21,27 @@ import (
 // unknown members refused, so that a keyword added to the schema that the
 // checker does not apply stops every check instead of being skipped.
 type rule struct {
-	Schema               string           `json:"$schema"`
-	ID                   string           `json:"$id"`
-	Title                string           `json:"title"`
-	Description          string           `json:"description"`
-	Defs                 map[string]*rule `json:"$defs"`
-	Ref                  string           `json:"$ref"`
-	Type                 string           `json:"type"`
-	Const                any              `json:"const"`
-	Enum                 []any            `json:"enum"`
-	Pattern              string           `json:"pattern"`
-	Format               string           `json:"format"`
-	MinLength            *int             `json:"minLength"`
-	MaxLength            *int             `json:"maxLength"`
-	Minimum              *float64         `json:"minimum"`
-	Maximum              *float64         `json:"maximum"`
-	MaxItems             *int             `json:"maxItems"`
-	Required             []string         `json:"required"`
-	Properties           map[string]*rule `json:"properties"`
-	AdditionalProperties *bool            `json:"additionalProperties"`
-	Items                *rule            `json:"items"`
+	Schema               string              `json:"$schema"`
+	ID                   string              `json:"$id"`
+	Title                string              `json:"title"`
+	Description          string              `json:"description"`
+	Defs                 map[string]*rule    `json:"$defs"`
+	Ref                  string              `json:"$ref"`
+	Type                 string              `json:"type"`
+	Const                any                 `json:"const"`
+	Enum                 []any               `json:"enum"`
+	Pattern              string              `json:"pattern"`
+	Format               string              `json:"format"`
+	MinLength            *int                `json:"minLength"`
+	MaxLength            *int                `json:"maxLength"`
+	Minimum              *float64            `json:"minimum"`
+	Maximum              *float64            `json:"maximum"`
+	MaxItems             *int                `json:"maxItems"`
+	Required             []string            `json:"required"`
+	DependentRequired    map[string][]string `json:"dependentRequired"`
+	Properties           map[string]*rule    `json:"properties"`
+	AdditionalProperties *bool               `json:"additionalProperties"`
+	Items                *rule               `json:"items"`
 
 	re *regexp.Regexp // Pattern, compiled
 	// reLo and reHi bound the length, in characters, of a string Pattern
@@ -190,13 +192,17 @@ var dateTime = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$`)
 })
 
-// checkObject applies the rules of an object: its required members, no
-// member but its properties, and each member's own rules, in name order.
+// checkObject applies the rules of an object: its required members, the
+// members each member requires (dependentRequired), no member but its
+// properties, and each member's own rules, in name order.
 func (r *rule) checkObject(obj map[string]any, pointer string, v []Violation) []Violation {
 	for _, name := range r.Required {
 		if _, ok := obj[name]; !ok {
 			v = append(v, Violation{pointer, "required", "has " + name})
 		}
+	}
+	if len(r.DependentRequired) > 0 {
+		v = r.checkDependent(obj, pointer, v)
 	}
 	names := make([]string, 0, len(obj))
 	for name := range obj {
@@ -214,6 +220,22 @@ func (r *rule) checkObject(obj map[string]any, pointer string, v []Violation) []
 	}
 	if unknown && r.AdditionalProperties != nil && !*r.AdditionalProperties {
 		v = append(v, Violation{pointer, "additionalProperties", "no member but those of the schema"})
+	}
+	return v
+}
+
+// checkDependent applies dependentRequired: each member present requires
+// the members it lists, in name order.
+func (r *rule) checkDependent(obj map[string]any, pointer string, v []Violation) []Violation {
+	for _, name := range slices.Sorted(maps.Keys(r.DependentRequired)) {
+		if _, ok := obj[name]; !ok {
+			continue
+		}
+		for _, dep := range r.DependentRequired[name] {
+			if _, ok := obj[dep]; !ok {
+				v = append(v, Violation{pointer, "dependentRequired", "has " + dep + " with " + name})
+			}
+		}
 	}
 	return v
 }

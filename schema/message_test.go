@@ -23,7 +23,7 @@ func jsonMembers(t reflect.Type) map[string]bool {
 }
 
 // TestGoTypeMatchesSchema holds the Go types to the schema: every JSON
-// member of ExtractionMessage, Turn and Meta is a property of the schema at the same
+// member of ExtractionMessage (its JSON form, Wire), Turn and Meta is a property of the schema at the same
 // place and vice versa (a turn, of turns or contextTurns, at $defs/turn), and the members a Go type always writes are the
 // schema's required ones.
 func TestGoTypeMatchesSchema(t *testing.T) {
@@ -57,7 +57,7 @@ func TestGoTypeMatchesSchema(t *testing.T) {
 		goType reflect.Type
 		obj    object
 	}{
-		{reflect.TypeFor[schema.ExtractionMessage](), top},
+		{reflect.TypeFor[schema.Wire](), top},
 		{reflect.TypeFor[schema.Turn](), turn},
 		{reflect.TypeFor[schema.Meta](), meta},
 	}

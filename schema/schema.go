@@ -9,7 +9,8 @@
 // unknown keywords refused, so that a rule added to the schema that the
 // check does not know stops it rather than being skipped. The Go code
 // states only what a JSON Schema cannot: turnCount at least
-// previousTurnCount, a sentAt that is set, UTF-8 in a Go string.
+// previousTurnCount, no count in a message marked uncounted, a sentAt
+// that is set, UTF-8 in a Go string.
 //
 // Why not the JSON Schema library at run time, santhosh-tekuri/jsonschema
 // v6, which only the tests link (through package schematest, to hold the

@@ -19,8 +19,9 @@ import (
 // Violation is one rule of the message that a message breaks: where, as a
 // JSON pointer (RFC 6901, "" for the whole message), the keyword of the
 // rule, as the schema names it ("pattern", "required",
-// "additionalProperties"…, or "duplicate", "utf8" and "order" for the
-// rules the schema cannot state), and the rule in words. It never holds a
+// "additionalProperties"…, or "duplicate", "utf8", "order" and
+// "uncounted" for the rules the schema cannot state), and the rule in
+// words. It never holds a
 // value of the message: a pointer names only members of the schema and
 // array indices (an unknown or repeated member is reported at the object
 // that holds it).
@@ -90,10 +91,12 @@ func (e *InvalidError) Explain() string {
 }
 
 // Validate reports whether m is a valid extraction message of version 1:
-// m as JSON meets extraction-message.v1.json (read by the schema-driven
+// m as JSON ([ExtractionMessage.MarshalJSON]) meets
+// extraction-message.v1.json (read by the schema-driven
 // check), and m keeps the rules a JSON Schema cannot state: a sentAt that
-// is set, turnCount at least previousTurnCount, and threadTitle and text
-// in valid UTF-8 (a Go string may hold any bytes; JSON may not). It
+// is set, turnCount at least previousTurnCount, no count set in an
+// uncounted message, and threadTitle and text in valid UTF-8 (a Go string
+// may hold any bytes; JSON may not). It
 // returns nil or an *InvalidError listing every violation. Size is the
 // producer's check.
 func (m ExtractionMessage) Validate() error {
@@ -101,7 +104,7 @@ func (m ExtractionMessage) Validate() error {
 	if m.SentAt.IsZero() {
 		v = append(v, sentAtFormat)
 	}
-	body, err := json.Marshal(m, jsontext.AllowInvalidUTF8(true))
+	body, err := m.MarshalJSON()
 	var value any
 	if err == nil {
 		err = json.Unmarshal(body, &value)
@@ -123,7 +126,10 @@ var sentAtFormat = Violation{"/sentAt", "format", "an RFC 3339 date-time"}
 // sentAt that is set, which a decoded message always has.
 func (m ExtractionMessage) goRules() []Violation {
 	var v []Violation
-	if m.TurnCount < m.PreviousTurnCount {
+	switch {
+	case m.Uncounted && (m.PreviousTurnCount != 0 || m.TurnCount != 0):
+		v = append(v, Violation{"", "uncounted", "no turn count in an uncounted message"})
+	case m.TurnCount < m.PreviousTurnCount:
 		v = append(v, Violation{"/turnCount", "order", "at least previousTurnCount"})
 	}
 	if !utf8.ValidString(m.ThreadTitle) {
@@ -169,7 +175,9 @@ func invalid(v []Violation) error {
 // schema cannot state. It is stricter than the JSON Schema in a few named
 // ways (2.0 as a count, a repeated member, a leap second, a lower-case
 // "t" or "z" in sentAt, turnCount below previousTurnCount), each held to
-// the library in the tests. SentAt comes back in UTC.
+// the library in the tests. SentAt comes back in UTC. A message without
+// the two counts comes back Uncounted; one with only one of them is
+// refused (dependentRequired).
 func DecodeExtractionMessageV1(body []byte) (ExtractionMessage, error) {
 	var value any
 	if err := json.Unmarshal(body, &value); err != nil {
@@ -179,10 +187,11 @@ func DecodeExtractionMessageV1(body []byte) (ExtractionMessage, error) {
 		return ExtractionMessage{}, err
 	}
 	// The rules beyond the schema hold for a message that meets it.
-	var m ExtractionMessage
-	if err := json.Unmarshal(body, &m, json.RejectUnknownMembers(true)); err != nil {
+	var w wire
+	if err := json.Unmarshal(body, &w, json.RejectUnknownMembers(true)); err != nil {
 		return ExtractionMessage{}, decodeError(err, body)
 	}
+	m := w.message()
 	if err := invalid(m.goRules()); err != nil {
 		return ExtractionMessage{}, err
 	}

@@ -71,6 +71,9 @@ func Check(sch *jsonschema.Schema, body []byte) Verdict {
 			if len(kw) > 0 {
 				last = kw[len(kw)-1]
 			}
+			if len(kw) > 1 && kw[len(kw)-2] == "dependentRequired" {
+				last = "dependentRequired" // the path ends with the member that requires
+			}
 			seen[schema.Violation{Pointer: pointer(e.InstanceLocation), Keyword: last}.String()] = true
 		}
 		for _, c := range e.Causes {
