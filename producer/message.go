@@ -34,12 +34,28 @@ type Meta = schema.Meta
 // of it when that is over the 128 characters SQS allows.
 func GroupID(tenantID, userID string) string { return schema.GroupID(tenantID, userID) }
 
-// DeduplicationID returns the FIFO MessageDeduplicationId of a message: the
-// hex SHA-256 of tenant, user, thread and turn count, 64 characters. The
-// same answer sent twice within SQS's five-minute window is delivered once.
+// DeduplicationID returns the FIFO MessageDeduplicationId of a counted
+// message: the hex SHA-256 of tenant, user, thread and turn count, each
+// followed by a zero byte, 64 characters. The same answer sent twice
+// within SQS's five-minute window is delivered once.
 func DeduplicationID(tenantID, userID, threadID string, turnCount int) string {
+	return deduplicationID(tenantID, userID, threadID, strconv.Itoa(turnCount))
+}
+
+// DigestDeduplicationID returns the FIFO MessageDeduplicationId of an
+// uncounted message: the construction of [DeduplicationID] with digest,
+// the memory.TurnsDigest of the turns it sends ("#" included), in place
+// of the turn count. The same turns sent twice within SQS's five-minute
+// window are delivered once.
+func DigestDeduplicationID(tenantID, userID, threadID, digest string) string {
+	return deduplicationID(tenantID, userID, threadID, digest)
+}
+
+// deduplicationID is the hex SHA-256 of the four parts, each followed by
+// a zero byte.
+func deduplicationID(tenantID, userID, threadID, mark string) string {
 	h := sha256.New()
-	for _, s := range []string{tenantID, userID, threadID, strconv.Itoa(turnCount)} {
+	for _, s := range []string{tenantID, userID, threadID, mark} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}

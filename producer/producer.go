@@ -16,6 +16,16 @@
 //	p := producer.New(sqs.NewFromConfig(cfg), queueURL)
 //	err := p.Send(ctx, producer.Message{TenantID: "acme", UserID: "u-123",
 //		ThreadID: "th-9", PreviousTurnCount: 0, TurnCount: 2, Turns: turns})
+//
+// A gateway that does not count turns, and calls Send only when its own
+// rule says an extraction is due, sends an uncounted message (Uncounted
+// set, no counts): the extractor takes it as due, and its watermark and
+// deduplication ID come from the digest of the turns sent
+// (memory.TurnsDigest, [DigestDeduplicationID]), so that the same turns
+// sent again are read once.
+//
+//	err := p.Send(ctx, producer.Message{TenantID: "acme", UserID: "u-123",
+//		ThreadID: "th-9", Uncounted: true, Turns: turns})
 package producer
 
 import (
@@ -167,10 +177,13 @@ func (p *Producer) Send(ctx context.Context, m Message) error {
 // first, oldest first, when the message is over the limit. Turn counts
 // are left as they are: they count the thread, not the message, and
 // context turns are never in them; nor are they in the deduplication ID.
+// The deduplication ID of an uncounted message is [DigestDeduplicationID]
+// of the turns the body carries, after all of the above.
 //
 // Errors: one wrapping [ErrInvalid] for a queue URL without ".fifo" or a
 // message that [schema.ExtractionMessage.Validate] refuses (an ID that is
-// not memory.ValidID, a negative or decreasing turn count, an unknown
+// not memory.ValidID, a negative or decreasing turn count, a turn count
+// in an uncounted message, an unknown
 // role, text that is not UTF-8, an invalid cheapModelId or Meta value),
 // naming the rules broken; one wrapping [ErrTooLarge] when no turn fits.
 func (p *Producer) Build(m Message) (*sqs.SendMessageInput, error) {
@@ -196,15 +209,19 @@ func (p *Producer) Build(m Message) (*sqs.SendMessageInput, error) {
 	} else {
 		m.Turns = append(make([]Turn, 0, len(turns)), turns...)
 	}
-	body, err := p.fit(m)
+	body, sent, err := p.fit(m)
 	if err != nil {
 		return nil, err
+	}
+	dedup := DeduplicationID(m.TenantID, m.UserID, m.ThreadID, m.TurnCount)
+	if m.Uncounted {
+		dedup = DigestDeduplicationID(m.TenantID, m.UserID, m.ThreadID, memory.TurnsDigest(toMemory(sent)))
 	}
 	in := &sqs.SendMessageInput{
 		QueueUrl:               aws.String(p.queueURL),
 		MessageBody:            aws.String(string(body)),
 		MessageGroupId:         aws.String(GroupID(m.TenantID, m.UserID)),
-		MessageDeduplicationId: aws.String(DeduplicationID(m.TenantID, m.UserID, m.ThreadID, m.TurnCount)),
+		MessageDeduplicationId: aws.String(dedup),
 	}
 	if len(p.attrs) > 0 {
 		in.MessageAttributes = p.attrs
@@ -239,20 +256,20 @@ func (p *Producer) size(body []byte) int {
 }
 
 // fit returns the JSON of m with the oldest turns dropped, and the newest
-// cut, as far as needed to fit the limit.
-func (p *Producer) fit(m Message) ([]byte, error) {
+// cut, as far as needed to fit the limit, and the turns it holds.
+func (p *Producer) fit(m Message) ([]byte, []Turn, error) {
 	body, err := json.Marshal(m)
 	if err != nil {
-		return nil, fmt.Errorf("producer: encode: %w", err)
+		return nil, nil, fmt.Errorf("producer: encode: %w", err)
 	}
 	over := p.size(body) - p.maxBytes
 	if over <= 0 {
-		return body, nil
+		return body, m.Turns, nil
 	}
 	// Drop the context first, then the oldest turns, never the newest.
 	hadContext := len(m.ContextTurns) > 0
 	if m.ContextTurns, over, err = dropOldest(m.ContextTurns, over, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if hadContext && len(m.ContextTurns) == 0 {
 		m.ContextTurns = nil // omitted
@@ -260,16 +277,16 @@ func (p *Producer) fit(m Message) ([]byte, error) {
 	}
 	m.Turns, _, err = dropOldest(m.Turns, over, 1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if body, err = json.Marshal(m); err != nil {
-		return nil, fmt.Errorf("producer: encode: %w", err)
+		return nil, nil, fmt.Errorf("producer: encode: %w", err)
 	}
 	if p.size(body) <= p.maxBytes {
-		return body, nil
+		return body, m.Turns, nil
 	}
 	if len(m.Turns) == 0 {
-		return nil, fmt.Errorf("%w: %d bytes without any turn, over the limit of %d", ErrTooLarge, p.size(body), p.maxBytes)
+		return nil, nil, fmt.Errorf("%w: %d bytes without any turn, over the limit of %d", ErrTooLarge, p.size(body), p.maxBytes)
 	}
 	return p.cutNewest(m)
 }
@@ -302,8 +319,8 @@ func contextTurns(turns []Turn) []Turn {
 }
 
 // cutNewest cuts the text of the only turn left to the longest beginning
-// that fits, marked with "…".
-func (p *Producer) cutNewest(m Message) ([]byte, error) {
+// that fits, marked with "…", and returns the JSON and the turn cut.
+func (p *Producer) cutNewest(m Message) ([]byte, []Turn, error) {
 	text := m.Turns[0].Text
 	encode := func(runes int) ([]byte, error) {
 		m.Turns = []Turn{{Role: m.Turns[0].Role, Text: firstRunes(text, runes) + "…"}}
@@ -315,7 +332,7 @@ func (p *Producer) cutNewest(m Message) ([]byte, error) {
 		mid := (lo + hi + 1) / 2
 		body, err := encode(mid)
 		if err != nil {
-			return nil, fmt.Errorf("producer: encode: %w", err)
+			return nil, nil, fmt.Errorf("producer: encode: %w", err)
 		}
 		if p.size(body) <= p.maxBytes {
 			lo = mid
@@ -325,12 +342,12 @@ func (p *Producer) cutNewest(m Message) ([]byte, error) {
 	}
 	body, err := encode(lo)
 	if err != nil {
-		return nil, fmt.Errorf("producer: encode: %w", err)
+		return nil, nil, fmt.Errorf("producer: encode: %w", err)
 	}
 	if lo == 0 || p.size(body) > p.maxBytes {
-		return nil, fmt.Errorf("%w: no room for a turn within the limit of %d bytes", ErrTooLarge, p.maxBytes)
+		return nil, nil, fmt.Errorf("%w: no room for a turn within the limit of %d bytes", ErrTooLarge, p.maxBytes)
 	}
-	return body, nil
+	return body, m.Turns, nil
 }
 
 // firstRunes returns the first n runes of s.

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/producer"
 	"github.com/usermemory/usermemory/schema"
 )
@@ -90,8 +91,14 @@ func TestSharedVectors(t *testing.T) {
 	for _, v := range f.Messages {
 		got, body, err := buildVector(f, v)
 		if err == nil {
-			if _, err := schema.DecodeExtractionMessageV1([]byte(body)); err != nil {
+			m, err := schema.DecodeExtractionMessageV1([]byte(body))
+			if err != nil {
 				t.Errorf("%s: the extractor refuses the body: %v", v.Name, err)
+			}
+			// The deduplication ID of an uncounted message is that of the
+			// digest the extractor takes of the turns it reads.
+			if err == nil && m.Uncounted && got.DeduplicationID != producer.DigestDeduplicationID(m.TenantID, m.UserID, m.ThreadID, memoryDigest(m.Turns)) {
+				t.Errorf("%s: deduplication ID %s, not that of the digest of the body's turns", v.Name, got.DeduplicationID)
 			}
 		}
 		switch {
@@ -107,11 +114,24 @@ func TestSharedVectors(t *testing.T) {
 	}
 }
 
+// memoryDigest returns memory.TurnsDigest of turns.
+func memoryDigest(turns []producer.Turn) string {
+	out := make([]memory.Turn, len(turns))
+	for i, t := range turns {
+		out[i] = memory.Turn{Role: t.Role, Text: t.Text}
+	}
+	return memory.TurnsDigest(out)
+}
+
 // buildVector runs Build on the input of v and returns the result as the
 // file holds it, and the body.
 func buildVector(f vectorFile, v messageVector) (*builtVector, string, error) {
 	var m producer.Message
 	if err := json.Unmarshal(v.Message, &m); err != nil {
+		if inv := (*schema.InvalidError)(nil); errors.As(err, &inv) {
+			// One count without the other, which a Message cannot hold.
+			return nil, "", fmt.Errorf("%w: %v", producer.ErrInvalid, err)
+		}
 		return nil, "", fmt.Errorf("vector input: %w", err)
 	}
 	opts := []producer.Option{producer.WithClock(func() time.Time { return f.Now })}
@@ -357,7 +377,58 @@ func vectorCases() []vectorCase {
 	}
 	cases = append(cases, titleCases(ana)...)
 	cases = append(cases, randomCases(60)...)
-	return append(cases, randomTitleCases(30)...)
+	cases = append(cases, randomTitleCases(30)...)
+	cases = append(cases, uncountedCases(ana, tool)...)
+	return append(cases, randomUncountedCases(30)...)
+}
+
+// uncountedOf returns m without turn counts.
+func uncountedOf(m producer.Message) producer.Message {
+	m.PreviousTurnCount, m.TurnCount, m.Uncounted = 0, 0, true
+	return m
+}
+
+// uncountedCases lists the inputs without turn counts: the body leaves
+// both out, and the deduplication ID is DigestDeduplicationID of the
+// turns the body carries, after the transcript budget and the size limit;
+// one count alone is refused.
+func uncountedCases(ana []producer.Turn, tool producer.Turn) []vectorCase {
+	u := func(prev, count int, ts ...producer.Turn) producer.Message { return uncountedOf(base(prev, count, ts...)) }
+	return []vectorCase{
+		{name: "uncounted: the reference's arguments", m: with(u(0, 0, ana...), func(m *producer.Message) {
+			m.CheapModelID = "us.amazon.nova-micro-v1:0"
+			m.Meta = &producer.Meta{RequestID: "req-1", TraceID: "Root=1-5759e988-bd862e3fe1be46a994272793"}
+		}), sentAt: "2026-11-29T22:00:00Z"},
+		{name: "uncounted: the same turns with a title, context and another time: the same deduplication ID",
+			m: with(titled(u(0, 0, ana...), "Trip"), func(m *producer.Message) { m.ContextTurns = turns("Do you like cats?", "Yes!") })},
+		{name: "uncounted: another thread, another deduplication ID", m: with(u(0, 0, ana...), func(m *producer.Message) { m.ThreadID = "th-2" })},
+		{name: "uncounted: the turns in another order", m: u(0, 0, ana[1], ana[0])},
+		{name: "uncounted: tool and blank turns are not sent, nor in the digest", m: u(0, 0, ana[0], tool, producer.Turn{Role: "user", Text: " \t"}, ana[1])},
+		{name: "uncounted: texts trimmed before the digest", m: u(0, 0, turns("  Hi, I'm Ana from Lisbon, answer in Portuguese\n", "\u3000Olá Ana! ")...)},
+		{name: "uncounted: only tool turns, the newest is kept", m: u(0, 0, tool, producer.Turn{Role: "tool", Text: "fetch: done"})},
+		{name: "uncounted: a tool turn with no text", m: u(0, 0, producer.Turn{Role: "tool", Text: ""})},
+		{name: "uncounted: the digest of what the transcript budget keeps", transcriptChars: intp(200), m: u(0, 0, turns(
+			"first turn, dropped", strings.Repeat("abcdé ", 30), "short", "newest: "+strings.Repeat("x", 40))...)},
+		{name: "uncounted: turns whole with transcriptChars 0", transcriptChars: intp(0), m: u(0, 0, ana[0], tool, ana[1])},
+		{name: "uncounted: over the size limit, the oldest turns go", maxBytes: 1024, m: u(0, 0, manyTurns(60)...)},
+		{name: "uncounted: over the size limit, the newest turn is cut", maxBytes: 1024, m: u(0, 0, turns(strings.Repeat("ü", 400), strings.Repeat("<é>", 400))...)},
+		{name: "uncounted: no turn at all", m: u(0, 0)},
+		{name: "uncounted: previousTurnCount alone", m: u(0, 0, ana...), extra: map[string]any{"previousTurnCount": 2}},
+		{name: "uncounted: turnCount alone", m: u(0, 0, ana...), extra: map[string]any{"turnCount": 2}},
+		{name: "uncounted: previousTurnCount 0 alone", m: u(0, 0, ana...), extra: map[string]any{"previousTurnCount": 0}},
+		{name: "uncounted: an unknown role", m: u(0, 0, producer.Turn{Role: "system", Text: "hi"})},
+		{name: "uncounted: an invalid thread", m: with(u(0, 0, ana...), func(m *producer.Message) { m.ThreadID = "th/1" })},
+	}
+}
+
+// randomUncountedCases returns n uncounted messages drawn with a fixed
+// seed as randomCases draws its messages.
+func randomUncountedCases(n int) []vectorCase {
+	cases := randomCasesSeeded(n, 30, "random uncounted ")
+	for i := range cases {
+		cases[i].m = uncountedOf(cases[i].m)
+	}
+	return cases
 }
 
 // titled returns m with the thread title title.
@@ -432,8 +503,12 @@ func firstRunes(s string, n int) string {
 // reverse; characters of 1 to 4 UTF-8 bytes; characters Go escapes),
 // with random roles, context turns, transcript budgets and size limits:
 // what the hand-written cases may have missed.
-func randomCases(n int) []vectorCase {
-	r := rand.New(rand.NewPCG(18, 2026))
+func randomCases(n int) []vectorCase { return randomCasesSeeded(n, 18, "random ") }
+
+// randomCasesSeeded is randomCases with the seed seed and names that
+// start with name.
+func randomCasesSeeded(n int, seed uint64, name string) []vectorCase {
+	r := rand.New(rand.NewPCG(seed, 2026))
 	pieces := []string{"a", "Ana ", " ", "\t", "\n", "é", "日本", "😀", "<", "&", "\u2028", "\u0085", "\u00a0",
 		"\ufeff", "\u3000", "\"", "\\", "\x01", strings.Repeat("x", 70)}
 	roles := []string{"user", "assistant", "tool"}
@@ -458,7 +533,7 @@ func randomCases(n int) []vectorCase {
 		if r.IntN(2) == 0 {
 			m.ContextTurns = draw(r.IntN(6))
 		}
-		c := vectorCase{name: fmt.Sprint("random ", i+1), m: m}
+		c := vectorCase{name: fmt.Sprint(name, i+1), m: m}
 		if r.IntN(2) == 0 {
 			c.transcriptChars = intp([]int{0, 80, 150, 300, 600}[r.IntN(5)])
 		}
