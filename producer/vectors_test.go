@@ -393,7 +393,9 @@ func uncountedOf(m producer.Message) producer.Message {
 // turns the body carries, after the transcript budget and the size limit;
 // one count alone is refused.
 func uncountedCases(ana []producer.Turn, tool producer.Turn) []vectorCase {
-	u := func(prev, count int, ts ...producer.Turn) producer.Message { return uncountedOf(base(prev, count, ts...)) }
+	u := func(prev, count int, ts ...producer.Turn) producer.Message {
+		return uncountedOf(base(prev, count, ts...))
+	}
 	return []vectorCase{
 		{name: "uncounted: the reference's arguments", m: with(u(0, 0, ana...), func(m *producer.Message) {
 			m.CheapModelID = "us.amazon.nova-micro-v1:0"
