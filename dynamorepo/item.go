@@ -95,18 +95,29 @@ type factItem struct {
 
 // mark is a stored thread watermark: the string "<turn count>:<unix ms>",
 // 15 bytes for a turn count under 10 and 16 for one under 100, at a time
-// of this century (TestMarkBytesInTheDocs). Items
-// written before it held a map {n: turn count, t: unix ms}, 17 bytes with
-// the same figures; they still read, and the next Save of the whole record
-// writes the string.
+// of this century (TestMarkBytesInTheDocs); or, for an uncounted
+// extraction, "<digest>:<unix ms>", the digest being memory.TurnsDigest
+// ("#" and 12 characters, so never a number: TestDigestMarks measures
+// it). Items written before it held a map {n: turn count, t: unix ms}, 17
+// bytes with the same figures; they still read, and the next Save of the
+// whole record writes the string.
 type mark struct {
 	TurnCount int64
+	Digest    string // set for an uncounted extraction; TurnCount is then 0
 	At        int64
+}
+
+// String returns the stored form of m.
+func (m mark) String() string {
+	if m.Digest != "" {
+		return m.Digest + ":" + strconv.FormatInt(m.At, 10)
+	}
+	return strconv.FormatInt(m.TurnCount, 10) + ":" + strconv.FormatInt(m.At, 10)
 }
 
 // MarshalDynamoDBAttributeValue returns the string form of m.
 func (m mark) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
-	return str(strconv.FormatInt(m.TurnCount, 10) + ":" + strconv.FormatInt(m.At, 10)), nil
+	return str(m.String()), nil
 }
 
 // UnmarshalDynamoDBAttributeValue sets m from its string form, or from the
@@ -115,10 +126,17 @@ func (m *mark) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
 		n, t, ok := strings.Cut(v.Value, ":")
-		turns, err1 := strconv.ParseInt(n, 10, 64)
-		at, err2 := strconv.ParseInt(t, 10, 64)
-		if !ok || err1 != nil || err2 != nil || turns < 0 || strings.HasPrefix(n, "+") || strings.HasPrefix(t, "+") {
-			return fmt.Errorf("holds the watermark %q, not <turn count>:<unix ms>", v.Value)
+		at, err := strconv.ParseInt(t, 10, 64)
+		if !ok || err != nil || strings.HasPrefix(t, "+") {
+			return fmt.Errorf("holds the watermark %q, not <turn count or digest>:<unix ms>", v.Value)
+		}
+		if memory.IsTurnsDigest(n) {
+			*m = mark{Digest: n, At: at}
+			return nil
+		}
+		turns, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || turns < 0 || strings.HasPrefix(n, "+") {
+			return fmt.Errorf("holds the watermark %q, not <turn count or digest>:<unix ms>", v.Value)
 		}
 		*m = mark{TurnCount: turns, At: at}
 		return nil
@@ -140,9 +158,14 @@ func (m *mark) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
 }
 
 // later reports whether m wins over o when two watermarks fall on one key:
-// the higher turn count, then the later time.
+// of two turn counts, the higher, then the later time; else (a digest
+// does not compare with a count or another digest) the later time, then
+// the greater stored form, so that the winner never depends on an order.
 func (m mark) later(o mark) bool {
-	return m.TurnCount > o.TurnCount || m.TurnCount == o.TurnCount && m.At > o.At
+	if m.Digest == "" && o.Digest == "" {
+		return m.TurnCount > o.TurnCount || m.TurnCount == o.TurnCount && m.At > o.At
+	}
+	return m.At > o.At || m.At == o.At && m.String() > o.String()
 }
 
 // addMark sets threads[key] to m unless the key holds a watermark m does
@@ -285,7 +308,10 @@ func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.At
 		if id == "" {
 			return nil, errors.New("dynamorepo: a thread watermark with an empty thread ID cannot be stored")
 		}
-		addMark(it.Threads, memory.ThreadKey(id), mark{TurnCount: int64(m.TurnCount), At: m.At.UnixMilli()})
+		if m.Digest != "" && !memory.IsTurnsDigest(m.Digest) {
+			return nil, errors.New("dynamorepo: a thread watermark whose digest is not memory.TurnsDigest's cannot be stored")
+		}
+		addMark(it.Threads, memory.ThreadKey(id), mark{TurnCount: int64(m.TurnCount), Digest: m.Digest, At: m.At.UnixMilli()})
 	}
 	for key, at := range rec.Tombstones {
 		if key == "" {
@@ -376,7 +402,7 @@ func threadMarks(stored map[string]mark) map[string]memory.ThreadMark {
 	}
 	marks := make(map[string]memory.ThreadMark, len(keyed))
 	for key, m := range keyed {
-		marks[key] = memory.ThreadMark{TurnCount: int(m.TurnCount), At: integer(m.At).time()}
+		marks[key] = memory.ThreadMark{TurnCount: int(m.TurnCount), Digest: m.Digest, At: integer(m.At).time()}
 	}
 	return marks
 }

@@ -157,7 +157,8 @@ func testSaveAndGet(t *testing.T, r memory.Repository) {
 			{Key: "língua", Value: "português ✓", UpdatedAt: t1, Origin: memory.OriginManual},
 			{Key: "a.b", Value: "a key with a dot", UpdatedAt: t2, Origin: memory.OriginRememberTool},
 		},
-		Threads:    map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: t0}},
+		Threads: map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: t0},
+			"th-8": {Digest: memory.TurnsDigest([]memory.Turn{{Role: memory.RoleUser, Text: "I'm Ana"}}), At: t1}},
 		ClearedAt:  t0,
 		Tombstones: map[string]time.Time{"pet": t1, "x.y": t2},
 	}
