@@ -126,7 +126,9 @@ type result struct {
 	userRef  string
 	receives int
 	sentFrom string
-	extract  memory.ExtractResult
+	// uncounted says the message carried no turn counts (logged).
+	uncounted bool
+	extract   memory.ExtractResult
 }
 
 // Handle processes the records of a batch in order and returns the ones
@@ -169,6 +171,16 @@ func (h *Handler) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEve
 	return resp, nil
 }
 
+// due reports whether m asks for an extraction: an uncounted message
+// always does (its sender's caller judged it due), unless extraction is
+// switched off; a counted one when memory.Store.IsExtractDue says so.
+func (h *Handler) due(m schema.ExtractionMessage) bool {
+	if m.Uncounted {
+		return !h.store.Config().ExtractionDisabled
+	}
+	return h.store.IsExtractDue(m.PreviousTurnCount, m.TurnCount)
+}
+
 // timeShort reports whether less than the safety margin is left.
 func (h *Handler) timeShort(ctx context.Context) bool {
 	d, ok := ctx.Deadline()
@@ -206,9 +218,9 @@ func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) 
 		r.outcome, r.reason, r.failed = outcomeMalformed, "group ID does not match tenantId/userId", true
 		return r
 	}
-	r.tenant, r.userRef = m.TenantID, logref.User(m.TenantID, m.UserID)
+	r.tenant, r.userRef, r.uncounted = m.TenantID, logref.User(m.TenantID, m.UserID), m.Uncounted
 
-	if !h.store.IsExtractDue(m.PreviousTurnCount, m.TurnCount) {
+	if !h.due(m) {
 		r.outcome = outcomeNotDue
 		if h.store.Config().ExtractionDisabled {
 			r.outcome = string(memory.OutcomeDisabled)

@@ -58,7 +58,7 @@ func sentAt(rec events.SQSMessage, m schema.ExtractionMessage) (time.Time, strin
 
 // extractRequest returns the extraction m asks for, all but its SentAt:
 // the scope from the message envelope only, the thread and its title, the
-// counts, the turns and the context turns, the model override and the
+// counts or their absence, the turns and the context turns, the model override and the
 // trace IDs. It is the one copy of the message into the core's request;
 // TestExtractRequestCopiesEveryMember fails when a member is added to one
 // of the two types and not here.
@@ -69,6 +69,7 @@ func extractRequest(m schema.ExtractionMessage) memory.ExtractRequest {
 		ThreadTitle:       m.ThreadTitle,
 		PreviousTurnCount: m.PreviousTurnCount,
 		TurnCount:         m.TurnCount,
+		Uncounted:         m.Uncounted,
 		Turns:             memoryTurns(m.Turns),
 		ContextTurns:      memoryTurns(m.ContextTurns),
 		CheapModelID:      m.CheapModelID,

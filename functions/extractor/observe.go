@@ -33,6 +33,9 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 	if r.sentFrom != "" {
 		attrs = append(attrs, slog.String("sentAtFrom", r.sentFrom))
 	}
+	if r.uncounted {
+		attrs = append(attrs, slog.Bool("uncounted", true))
+	}
 	if r.extract.Outcome != "" {
 		byOutcome, byKind := recordMetrics(r, took)
 		for _, m := range append(byOutcome, byKind...) {
