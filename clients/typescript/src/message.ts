@@ -46,10 +46,14 @@ export interface MessageInput {
    * cleaned to one line, with the facts it sets. Empty or absent: none.
    */
   threadTitle?: string;
-  /** The thread's turn count before the call that just ended. */
-  previousTurnCount: number;
-  /** The thread's turn count now, at least previousTurnCount. */
-  turnCount: number;
+  /**
+   * The thread's turn count before the call that just ended. Given with
+   * turnCount or not at all: a message without both is uncounted, always
+   * due at the extractor, and its watermark is turnsDigest of its turns.
+   */
+  previousTurnCount?: number;
+  /** The thread's turn count now, at least previousTurnCount; with it or not at all. */
+  turnCount?: number;
   /** The turns since the last extraction, oldest first. */
   turns: readonly Turn[];
   /** The turns just before turns, already read: context for the model. */
@@ -85,13 +89,19 @@ export function validate(m: MessageInput, sentAt: string | undefined): Violation
       v.push({ pointer: "/" + name, rule: "1 to 128 ASCII letters, digits or - _ . : @ | + =" });
     }
   }
-  for (const name of ["previousTurnCount", "turnCount"] as const) {
-    if (!Number.isInteger(m[name]) || m[name] < 0 || m[name] > MAX_COUNT) {
-      v.push({ pointer: "/" + name, rule: `an integer from 0 to ${MAX_COUNT}` });
+  if (m.previousTurnCount !== undefined && m.turnCount === undefined) {
+    v.push({ pointer: "", rule: "has turnCount with previousTurnCount" });
+  } else if (m.turnCount !== undefined && m.previousTurnCount === undefined) {
+    v.push({ pointer: "", rule: "has previousTurnCount with turnCount" });
+  } else if (m.turnCount !== undefined && m.previousTurnCount !== undefined) {
+    for (const name of ["previousTurnCount", "turnCount"] as const) {
+      if (!Number.isInteger(m[name]) || m[name]! < 0 || m[name]! > MAX_COUNT) {
+        v.push({ pointer: "/" + name, rule: `an integer from 0 to ${MAX_COUNT}` });
+      }
     }
-  }
-  if (m.turnCount < m.previousTurnCount) {
-    v.push({ pointer: "/turnCount", rule: "at least previousTurnCount" });
+    if (m.turnCount < m.previousTurnCount) {
+      v.push({ pointer: "/turnCount", rule: "at least previousTurnCount" });
+    }
   }
   const title = m.threadTitle ?? "";
   if (typeof title !== "string" || loneSurrogate.test(title) || runeCount(title) > MAX_THREAD_TITLE_CHARS) {
@@ -155,8 +165,8 @@ const fields: readonly [string, (m: Wire) => string | undefined][] = [
   ["userId", (m) => goString(m.userId)],
   ["threadId", (m) => goString(m.threadId)],
   ["threadTitle", (m) => (m.threadTitle ? goString(m.threadTitle) : undefined)],
-  ["previousTurnCount", (m) => String(m.previousTurnCount)],
-  ["turnCount", (m) => String(m.turnCount)],
+  ["previousTurnCount", (m) => (m.previousTurnCount === undefined ? undefined : String(m.previousTurnCount))],
+  ["turnCount", (m) => (m.turnCount === undefined ? undefined : String(m.turnCount))],
   ["turns", (m) => encodeTurns(m.turns)],
   ["contextTurns", (m) => (m.contextTurns?.length ? encodeTurns(m.contextTurns) : undefined)],
   ["sentAt", (m) => goString(m.sentAt)],
@@ -205,13 +215,40 @@ export function groupId(tenantId: string, userId: string): string {
 }
 
 /**
+ * turnsDigest returns the watermark of an uncounted message, as
+ * memory.TurnsDigest: "#" and the first 9 bytes, in unpadded URL-safe
+ * base64, of the SHA-256 of, for each turn in order, the role, a zero
+ * byte, the decimal byte length of the text's UTF-8, a zero byte, the
+ * text and a zero byte; "" for no turn.
+ */
+export function turnsDigest(turns: readonly Turn[]): string {
+  if (turns.length === 0) {
+    return "";
+  }
+  const h = createHash("sha256");
+  const zero = new Uint8Array([0]);
+  for (const t of turns) {
+    const text = Buffer.from(t.text, "utf8");
+    h.update(t.role, "utf8");
+    h.update(zero);
+    h.update(String(text.length), "utf8");
+    h.update(zero);
+    h.update(text);
+    h.update(zero);
+  }
+  return "#" + h.digest().subarray(0, 9).toString("base64url");
+}
+
+/**
  * deduplicationId returns the FIFO MessageDeduplicationId of a message, as
  * producer.DeduplicationID: the hex SHA-256 of tenant, user, thread and
- * turn count, each followed by a zero byte.
+ * turn count, each followed by a zero byte. For an uncounted message the
+ * last part is the turnsDigest of the turns sent, as
+ * producer.DigestDeduplicationID.
  */
-export function deduplicationId(tenantId: string, userId: string, threadId: string, turnCount: number): string {
+export function deduplicationId(tenantId: string, userId: string, threadId: string, turnCountOrDigest: number | string): string {
   const h = createHash("sha256");
-  for (const s of [tenantId, userId, threadId, String(turnCount)]) {
+  for (const s of [tenantId, userId, threadId, String(turnCountOrDigest)]) {
     h.update(s, "utf8");
     h.update(new Uint8Array([0]));
   }

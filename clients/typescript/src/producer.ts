@@ -8,6 +8,7 @@ import {
   encodeMessage,
   encodeTurn,
   groupId,
+  turnsDigest,
   validate,
   wireTime,
   type MessageInput,
@@ -118,11 +119,10 @@ export class Producer {
       turns: this.#transcriptChars > 0 ? forExtractor(turns, this.#transcriptChars) : turns.map((t) => ({ ...t })),
       contextTurns: kept.length > 0 ? kept : undefined,
     };
-    return {
-      body: this.#fit(wire),
-      groupId: groupId(m.tenantId, m.userId),
-      deduplicationId: deduplicationId(m.tenantId, m.userId, m.threadId, m.turnCount),
-    };
+    const [body, sent] = this.#fit(wire);
+    // An uncounted message: the digest of the turns its body carries.
+    const mark = m.turnCount === undefined ? turnsDigest(sent) : m.turnCount;
+    return { body, groupId: groupId(m.tenantId, m.userId), deduplicationId: deduplicationId(m.tenantId, m.userId, m.threadId, mark) };
   }
 
   /**
@@ -165,12 +165,12 @@ export class Producer {
     return n;
   }
 
-  /** fit returns the JSON of m with the context and the oldest turns dropped, and the newest cut, as far as needed. */
-  #fit(m: Wire): string {
+  /** fit returns the JSON of m with the context and the oldest turns dropped, and the newest cut, as far as needed, and the turns it holds. */
+  #fit(m: Wire): [string, readonly Turn[]] {
     let body = encodeMessage(m);
     let over = this.#size(body) - this.#maxBytes;
     if (over <= 0) {
-      return body;
+      return [body, m.turns];
     }
     const hadContext = (m.contextTurns?.length ?? 0) > 0;
     let context: Turn[];
@@ -182,7 +182,7 @@ export class Producer {
     m = { ...m, turns: dropOldest(m.turns, over, 1)[0] };
     body = encodeMessage(m);
     if (this.#size(body) <= this.#maxBytes) {
-      return body;
+      return [body, m.turns];
     }
     if (m.turns.length === 0) {
       throw new ProducerError("too_large", `${this.#size(body)} bytes without any turn, over the limit of ${this.#maxBytes}`);
@@ -190,11 +190,11 @@ export class Producer {
     return this.#cutNewest(m);
   }
 
-  /** cutNewest cuts the text of the only turn left to the longest beginning that fits, marked with "…". */
-  #cutNewest(m: Wire): string {
+  /** cutNewest cuts the text of the only turn left to the longest beginning that fits, marked with "…", and returns the JSON and the turn cut. */
+  #cutNewest(m: Wire): [string, readonly Turn[]] {
     const turn = m.turns[0]!;
-    const encode = (runes: number): string =>
-      encodeMessage({ ...m, turns: [{ role: turn.role, text: firstRunes(turn.text, runes) + "…" }] });
+    const cut = (runes: number): Turn[] => [{ role: turn.role, text: firstRunes(turn.text, runes) + "…" }];
+    const encode = (runes: number): string => encodeMessage({ ...m, turns: cut(runes) });
     let lo = 0;
     let hi = runeCount(turn.text);
     while (lo < hi) {
@@ -209,7 +209,7 @@ export class Producer {
     if (lo === 0 || this.#size(body) > this.#maxBytes) {
       throw new ProducerError("too_large", `no room for a turn within the limit of ${this.#maxBytes} bytes`);
     }
-    return body;
+    return [body, cut(lo)];
   }
 }
 
