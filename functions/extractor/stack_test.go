@@ -307,8 +307,29 @@ func sqsEvent(t *testing.T, msgs []sqstypes.Message) []byte {
 
 // TestStackFromProducerThroughSQS sends with the producer to a FIFO queue
 // of moto_server, receives as the event source would, and runs the
-// handler on what arrived: the two sides agree on the wire.
+// handler on what arrived: the two sides agree on the wire, for a counted
+// message and for an uncounted one, whose deduplication ID SQS honours and
+// whose digest the extractor stores.
 func TestStackFromProducerThroughSQS(t *testing.T) {
+	counted := producer.Message{TenantID: "acme", UserID: "u-123", ThreadID: "th-sqs", PreviousTurnCount: 0, TurnCount: 2,
+		Turns: []producer.Turn{{Role: "user", Text: "Hi, I'm Ana and I live in Lisbon"}, {Role: "assistant", Text: "Hello Ana"}}}
+	uncounted := counted
+	uncounted.PreviousTurnCount, uncounted.TurnCount, uncounted.Uncounted = 0, 0, true
+	t.Run("counted", func(t *testing.T) { stackFromProducer(t, counted) })
+	t.Run("uncounted", func(t *testing.T) {
+		s := stackFromProducer(t, uncounted)
+		if m := s.record(t, ana).Threads["th-sqs"]; !memory.IsTurnsDigest(m.Digest) {
+			t.Errorf("watermark %+v, want the digest of the turns", m)
+		}
+	})
+}
+
+// stackFromProducer sends msg twice with the producer through a FIFO
+// queue of moto_server (one is delivered), runs the handler on what the
+// queue delivers, then on the same records again (a redelivery, a
+// duplicate), and returns the stack.
+func stackFromProducer(t *testing.T, msg producer.Message) *stack {
+	t.Helper()
 	s := newStack(t, nil)
 	ctx := context.Background()
 	q := sqsClient(t)
@@ -320,8 +341,6 @@ func TestStackFromProducerThroughSQS(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := producer.New(q, aws.ToString(out.QueueUrl))
-	msg := producer.Message{TenantID: "acme", UserID: "u-123", ThreadID: "th-sqs", PreviousTurnCount: 0, TurnCount: 2,
-		Turns: []producer.Turn{{Role: "user", Text: "Hi, I'm Ana and I live in Lisbon"}, {Role: "assistant", Text: "Hello Ana"}}}
 	for range 2 { // At-least-once on the sending side too: one is delivered.
 		if err := p.Send(ctx, msg); err != nil {
 			t.Fatal(err)
@@ -355,4 +374,10 @@ func TestStackFromProducerThroughSQS(t *testing.T) {
 	if rl["sentAtFrom"] != "sqs" || rl["receiveCount"] != float64(1) {
 		t.Errorf("log = %v, want sentAtFrom sqs and receiveCount 1 from the queue's attributes", rl)
 	}
+	before := s.record(t, ana).Version
+	s.invoke(t, ctx, sqsEvent(t, recv.Messages))
+	if after := s.record(t, ana).Version; after != before || s.modelCalls() != 1 {
+		t.Errorf("redelivery: version %s after %s, %d model calls; want no write, 1 call", after, before, s.modelCalls())
+	}
+	return s
 }
