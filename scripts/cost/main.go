@@ -335,20 +335,29 @@ func (r *rig) fill(ctx context.Context, p profile, in *reportInput) error {
 	if in.factsOnly, err = r.itemSize(ctx); err != nil {
 		return err
 	}
-	for i := range r.cfg.MaxThreads {
-		_, err := r.store.Extract(ctx, memory.ExtractRequest{Scope: r.sc, ThreadID: threadID(i), TurnCount: 2,
-			Turns: []memory.Turn{{Role: memory.RoleUser, Text: "I live in Lisbon."}, {Role: memory.RoleAssistant, Text: "Noted."}}})
-		if err != nil {
-			return err
-		}
-	}
-	if in.steady, err = r.itemSize(ctx); err != nil {
+	if in.steady, err = r.fillThreads(ctx, false); err != nil {
 		return err
 	}
 	facts, err := r.store.GetFacts(ctx, r.sc)
 	in.facts, in.maxThreads = len(facts), r.cfg.MaxThreads
 	r.counter.take()
 	return err
+}
+
+// fillThreads extracts one message in each of MaxThreads threads, counted
+// or not, and returns the size of the record then.
+func (r *rig) fillThreads(ctx context.Context, uncounted bool) (int, error) {
+	for i := range r.cfg.MaxThreads {
+		req := memory.ExtractRequest{Scope: r.sc, ThreadID: threadID(i), TurnCount: 2,
+			Turns: []memory.Turn{{Role: memory.RoleUser, Text: "I live in Lisbon."}, {Role: memory.RoleAssistant, Text: "Noted."}}}
+		if uncounted {
+			req.TurnCount, req.Uncounted = 0, true
+		}
+		if _, err := r.store.Extract(ctx, req); err != nil {
+			return 0, err
+		}
+	}
+	return r.itemSize(ctx)
 }
 
 // day runs one day of answers, as a gateway sends them (producer.Build,
@@ -414,6 +423,12 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	}
 	r.prompt(&in)
 	if in.longBefore, in.longAfter, err = trimmed(pr, sent); err != nil {
+		return err
+	}
+	// Last, so that no figure above moves: the same threads as uncounted
+	// messages (a gateway that sends no turn counts), whose watermarks are
+	// digests.
+	if in.steadyDigests, err = r.fillThreads(ctx, true); err != nil {
 		return err
 	}
 	emit(r.cfg, in)
@@ -514,6 +529,7 @@ func (nopSQS) SendMessage(context.Context, *sqs.SendMessageInput, ...func(*sqs.O
 
 type reportInput struct {
 	factsOnly, steady, facts, maxThreads int
+	steadyDigests                        int // steady, with the watermarks of uncounted messages
 	dayDynamo, getDynamo, putDynamo      map[string]int
 	budgetDynamo                         map[string]int // the budget counter's requests in a day
 	maxTokens                            int            // the maxTokens the adapter asked for

@@ -167,6 +167,8 @@ func writeMeasured(w io.Writer, p profile, r reportInput, m month) {
 		r.facts, r.maxThreads, r.steady, r.steady-r.factsOnly, 100*float64(r.steady-r.factsOnly)/float64(r.steady))
 	fmt.Fprintf(w, "| units of one write / one consistent read | %.0f WRU / %.0f RRU with the watermarks, %.0f WRU / %.0f RRU without |\n",
 		m.wru, m.rru, units(r.factsOnly, writeUnitBytes), units(r.factsOnly, readUnitBytes))
+	fmt.Fprintf(w, "| the same, the watermarks of uncounted messages (digests) | %d B (%.1f B a watermark): %.0f WRU / %.0f RRU |\n",
+		r.steadyDigests, float64(r.steadyDigests-r.factsOnly)/float64(r.maxThreads), units(r.steadyDigests, writeUnitBytes), units(r.steadyDigests, readUnitBytes))
 	perWatermark := float64(r.steady-r.factsOnly) / float64(r.maxThreads)
 	fmt.Fprintf(w, "| watermarks with which a write is back to 2 WRU | %.0f or fewer (%.1f B a watermark) |\n",
 		math.Floor((2*writeUnitBytes-float64(r.factsOnly))/perWatermark), perWatermark)
