@@ -46,10 +46,15 @@ export interface MessageInput {
    * cleaned to one line, with the facts it sets. Empty or absent: none.
    */
   threadTitle?: string;
-  /** The thread's turn count before the call that just ended. */
-  previousTurnCount: number;
-  /** The thread's turn count now, at least previousTurnCount. */
-  turnCount: number;
+  /**
+   * The thread's turn count before the call that just ended. Optional,
+   * together with turnCount: a message with both is counted (its
+   * watermark is turnCount); one with neither is uncounted (always due,
+   * its watermark the digest of its turns, see [turnsDigest]).
+   */
+  previousTurnCount?: number;
+  /** The thread's turn count now, at least previousTurnCount; given with previousTurnCount or not at all. */
+  turnCount?: number;
   /** The turns since the last extraction, oldest first. */
   turns: readonly Turn[];
   /** The turns just before turns, already read: context for the model. */
@@ -85,14 +90,7 @@ export function validate(m: MessageInput, sentAt: string | undefined): Violation
       v.push({ pointer: "/" + name, rule: "1 to 128 ASCII letters, digits or - _ . : @ | + =" });
     }
   }
-  for (const name of ["previousTurnCount", "turnCount"] as const) {
-    if (!Number.isInteger(m[name]) || m[name] < 0 || m[name] > MAX_COUNT) {
-      v.push({ pointer: "/" + name, rule: `an integer from 0 to ${MAX_COUNT}` });
-    }
-  }
-  if (m.turnCount < m.previousTurnCount) {
-    v.push({ pointer: "/turnCount", rule: "at least previousTurnCount" });
-  }
+  validateCounts(m, v);
   const title = m.threadTitle ?? "";
   if (typeof title !== "string" || loneSurrogate.test(title) || runeCount(title) > MAX_THREAD_TITLE_CHARS) {
     v.push({ pointer: "/threadTitle", rule: `1 to ${MAX_THREAD_TITLE_CHARS} characters of valid Unicode (no lone surrogate)` });
@@ -112,6 +110,30 @@ export function validate(m: MessageInput, sentAt: string | undefined): Violation
     }
   }
   return v;
+}
+
+/** validateCounts checks the turn counts: both absent (an uncounted message), or both integers in range, turnCount at least previousTurnCount. */
+function validateCounts(m: MessageInput, v: Violation[]): void {
+  const given = [m.previousTurnCount !== undefined, m.turnCount !== undefined];
+  if (given[0] !== given[1]) {
+    const missing = given[0] ? "turnCount" : "previousTurnCount";
+    v.push({ pointer: "/" + missing, rule: "previousTurnCount and turnCount are given together or not at all" });
+    return;
+  }
+  if (!given[0]) {
+    return;
+  }
+  let inRange = true;
+  for (const name of ["previousTurnCount", "turnCount"] as const) {
+    const n = m[name]!;
+    if (!Number.isInteger(n) || n < 0 || n > MAX_COUNT) {
+      v.push({ pointer: "/" + name, rule: `an integer from 0 to ${MAX_COUNT}` });
+      inRange = false;
+    }
+  }
+  if (inRange && m.turnCount! < m.previousTurnCount!) {
+    v.push({ pointer: "/turnCount", rule: "at least previousTurnCount" });
+  }
 }
 
 function validateTurns(pointer: string, turns: readonly Turn[], v: Violation[]): void {
@@ -155,8 +177,8 @@ const fields: readonly [string, (m: Wire) => string | undefined][] = [
   ["userId", (m) => goString(m.userId)],
   ["threadId", (m) => goString(m.threadId)],
   ["threadTitle", (m) => (m.threadTitle ? goString(m.threadTitle) : undefined)],
-  ["previousTurnCount", (m) => String(m.previousTurnCount)],
-  ["turnCount", (m) => String(m.turnCount)],
+  ["previousTurnCount", (m) => (m.previousTurnCount === undefined ? undefined : String(m.previousTurnCount))],
+  ["turnCount", (m) => (m.turnCount === undefined ? undefined : String(m.turnCount))],
   ["turns", (m) => encodeTurns(m.turns)],
   ["contextTurns", (m) => (m.contextTurns?.length ? encodeTurns(m.contextTurns) : undefined)],
   ["sentAt", (m) => goString(m.sentAt)],
@@ -204,14 +226,43 @@ export function groupId(tenantId: string, userId: string): string {
   return "sha256:" + createHash("sha256").update(g, "utf8").digest("hex");
 }
 
+/** DIGEST_BYTES is how many bytes of the SHA-256 a turns digest keeps. */
+const DIGEST_BYTES = 9;
+
+/**
+ * turnsDigest returns the watermark of an uncounted message: "#" and the
+ * base64url (no padding) of the first 9 bytes of the SHA-256 over, for
+ * each turn in order, its role, a zero byte, the decimal length in bytes
+ * of its text's UTF-8, a zero byte, the text's UTF-8 and a zero byte; 13
+ * characters that never equal a count. Undefined for no turn: there is
+ * nothing to read. turns are those the message carries (context turns
+ * are not part of it).
+ */
+export function turnsDigest(turns: readonly Turn[]): string | undefined {
+  if (turns.length === 0) {
+    return undefined;
+  }
+  const h = createHash("sha256");
+  const zero = new Uint8Array([0]);
+  for (const t of turns) {
+    const text = Buffer.from(t.text, "utf8");
+    h.update(t.role, "utf8").update(zero);
+    h.update(String(text.length), "utf8").update(zero);
+    h.update(text).update(zero);
+  }
+  return "#" + h.digest().subarray(0, DIGEST_BYTES).toString("base64url");
+}
+
 /**
  * deduplicationId returns the FIFO MessageDeduplicationId of a message, as
  * producer.DeduplicationID: the hex SHA-256 of tenant, user, thread and
- * turn count, each followed by a zero byte.
+ * watermark, each followed by a zero byte. The watermark is the turn count
+ * of a counted message, or the [turnsDigest] of an uncounted one (with its
+ * "#"; "" for one without turns).
  */
-export function deduplicationId(tenantId: string, userId: string, threadId: string, turnCount: number): string {
+export function deduplicationId(tenantId: string, userId: string, threadId: string, watermark: number | string): string {
   const h = createHash("sha256");
-  for (const s of [tenantId, userId, threadId, String(turnCount)]) {
+  for (const s of [tenantId, userId, threadId, String(watermark)]) {
     h.update(s, "utf8");
     h.update(new Uint8Array([0]));
   }
