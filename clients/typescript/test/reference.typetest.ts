@@ -11,16 +11,19 @@ import { UserMemoryStoreClient, type GatewayTurn } from "../src/index.js";
 /** Strict turns each method of T into a function property: its parameters are then checked contravariantly. */
 type Strict<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => R : T[K] };
 
-declare const client: UserMemoryStoreClient;
+/** Is compiles only when U is assignable to T. It is types only: nothing of this file runs. */
+type Is<T, U extends T> = U;
 
 /** The host's override, as the reference's gateway takes it. */
-export const overrides: { userMemoryStore: IUserMemoryStore } = { userMemoryStore: client };
+export type Overrides = Is<{ userMemoryStore: IUserMemoryStore }, { userMemoryStore: UserMemoryStoreClient }>;
 
 /** The same, with the reference's arguments checked against the client's parameters one way only. */
-export const strict: Strict<IUserMemoryStore> = client;
+export type StrictlyOne = Is<Strict<IUserMemoryStore>, Strict<UserMemoryStoreClient>>;
 
-/** A turn of either SDK's shape is a GatewayTurn. */
-export const turns: readonly GatewayTurn[] = [] as ITurn[];
+/** A turn of the reference's shape is a GatewayTurn. */
+export type TurnFits = Is<readonly GatewayTurn[], ITurn[]>;
+
+declare const client: UserMemoryStoreClient;
 
 /** A call meta without an index signature is accepted as it is. */
 export function extractAsUpdateMemoryDoes(meta: ILLMClientCallMeta, t: ITurn[]) {
@@ -31,6 +34,5 @@ export function extractAsUpdateMemoryDoes(meta: ILLMClientCallMeta, t: ITurn[]) 
 interface CountedStore extends Omit<IUserMemoryStore, "extract"> {
   extract(args: { tenantId: string; userId: string; threadId: string; turns: { role: string; text: string }[]; previousTurnCount: number; turnCount: number }): Promise<[]>;
 }
-declare const counted: Strict<CountedStore>;
 // @ts-expect-error the reference's extract passes no counts and no text
-export const refused: Strict<IUserMemoryStore> = counted;
+export type Refused = Is<Strict<IUserMemoryStore>, Strict<CountedStore>>;
