@@ -87,6 +87,14 @@ export interface ClientOptions extends DueConfig {
   lastKnownMs?: number;
   /** onError is told of every error getFacts answered around and every failed extract. Default: console.warn. */
   onError?: (report: MemoryErrorReport) => void;
+  /**
+   * forwardCheapModelId sends extract's cheapModelId to the extractor,
+   * which then calls that model instead of its own. Off by default: the
+   * reference's gateway passes its own cheap model, which the service
+   * refuses unless its ALLOWED_MODEL_IDS (and IAM policy) name it, so that
+   * nothing would be learned.
+   */
+  forwardCheapModelId?: boolean;
   /** tokenRefreshBeforeMs: a kept token is asked for again this long before it expires. */
   tokenRefreshBeforeMs?: number;
 }
@@ -134,7 +142,11 @@ export interface ExtractArgs extends Scope, Signal {
   turnCount?: number;
   /** The turns before turns, already read: context for the model. */
   contextTurns?: readonly GatewayTurn[];
-  /** A Bedrock model ID the extractor uses instead of its own cheap model; "" or absent: the service's. */
+  /**
+   * The gateway's cheap model: sent, for the extractor to use instead of
+   * its own, only with the client's forwardCheapModelId option (it must
+   * be a Bedrock model ID the service allows). Otherwise ignored.
+   */
   cheapModelId?: string;
   /** The gateway's call meta, of any type: requestId and traceId are sent when they are strings, nothing else is read. */
   meta?: object;
@@ -337,9 +349,10 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
       if (turns.length > 0) {
         const requestId = metaString(args.meta, "requestId");
         const traceId = metaString(args.meta, "traceId");
-        const { signal: _signal, meta: _meta, ...rest } = args;
+        const { signal: _signal, meta: _meta, cheapModelId, ...rest } = args;
         const m: MessageInput = {
           ...rest, turns, contextTurns: toTurns("/contextTurns", args.contextTurns),
+          ...(this.#opts.forwardCheapModelId && cheapModelId ? { cheapModelId } : {}),
           meta: requestId || traceId ? { requestId, traceId } : undefined,
         };
         producer.build(m); // an invalid message throws here, before any retry

@@ -48,7 +48,7 @@ function client(scope: Token["scope"], sent: unknown[] = [], retry?: RetryOption
       operations.push(operation);
       return { token: `${scope}:${tenantId}:${userId}`, scope };
     },
-    sqs: sqs as never, queueUrl: "https://sqs.example/123/q.fifo", ...(retry ? { retry } : {}),
+    sqs: sqs as never, queueUrl: "https://sqs.example/123/q.fifo", forwardCheapModelId: true, ...(retry ? { retry } : {}),
   });
 }
 

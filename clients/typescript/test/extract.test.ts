@@ -58,6 +58,7 @@ test("extract takes the reference's arguments: no counts, content or text, syste
   const turns: Turn[] = [{ role: "user", text: "I live in Porto\nand I'm a nurse" }, { role: "assistant", text: "Noted." }];
   assert.deepEqual(body.turns, turns, "system and developer turns dropped, the tool turn and the empty answer left out by the transcript rule");
   assert.deepEqual(body.meta, { requestId: "r-1" });
+  assert.equal(body.cheapModelId, undefined, "the gateway's cheap model is not forwarded by default");
   assert.equal(turnsDigest(turns), digest(turns));
   assert.equal(turnsDigest(turns)!.length, 13);
   assert.equal(sent[0]!.input.MessageDeduplicationId, deduplicationId("acme", "ana", "th-1", digest(turns)));
