@@ -4,7 +4,7 @@
 // emulator with tokens of the stack's issuer and sends its extraction
 // messages to the stack's queue, where the real extractor reads them.
 //
-// It needs Node.js 20 or later and the package's dependencies installed
+// It needs Node.js at a version of the package's engines and the package's dependencies installed
 // from its lockfile (make typescript does both checks and the install).
 // Without them a plain go test skips; make test fails, saying how to get
 // them.
@@ -53,11 +53,11 @@ func TestMain(m *testing.M) {
 func missingNode() string {
 	out, err := exec.Command("node", "--version").Output()
 	if err != nil {
-		return "the TypeScript client's test needs Node.js 20 or later: install it (Debian: apt-get install nodejs npm; or https://nodejs.org)"
+		return "the TypeScript client's test needs Node.js (a version its package.json's engines admit): install it (Debian: apt-get install nodejs npm; or https://nodejs.org)"
 	}
 	var major int
 	if _, err := fmt.Sscanf(string(out), "v%d", &major); err != nil || major < 20 {
-		return fmt.Sprintf("the TypeScript client needs Node.js 20 or later, and node is %s", strings.TrimSpace(string(out)))
+		return fmt.Sprintf("the TypeScript client needs Node.js 20 or later (see its package.json's engines), and node is %s", strings.TrimSpace(string(out)))
 	}
 	if _, err := os.Stat(filepath.Join(pkgDir, "node_modules", "typescript")); err != nil {
 		return "the TypeScript client's dependencies are not installed: run make typescript (npm ci in clients/typescript)"
