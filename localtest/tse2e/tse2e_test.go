@@ -160,13 +160,19 @@ func runNode(ctx context.Context, t *testing.T, tenant, user, what, script strin
 // injection (e2e/faults.ts): a read during a 4 s DynamoDB stall is
 // answered after the API's 503 and its Retry-After; a caller's abort ends
 // a call during a stall at once; getFacts answers from its last-known
-// copy, or [], within its bound while the stall lasts, and reports it.
+// copy, or [], within its bound while the stall lasts, and reports it;
+// extract sends again after SQS throttled its sends.
 func TestFaults(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	compile(ctx, t)
 	defer st.Fault("dynamodb").Clear()
+	defer st.Fault("sqs").Clear()
+	sqsFaulted := st.Fault("sqs").Status().Faulted
 	out := runNode(ctx, t, "acme", fmt.Sprintf("ts-faults-%d", time.Now().UnixNano()), "the fault script", "e2e/faults.js")
+	if n := st.Fault("sqs").Status().Faulted - sqsFaulted; n != 2 {
+		t.Errorf("SQS throttled %d of the client's sends, want 2 (the client's SQS requests pass the injector)", n)
+	}
 	for _, want := range []string{
 		`read before the faults: ["home_city"]`,
 		`getMemory through a 4 s stall: {"facts":["home_city"]`,
@@ -174,6 +180,7 @@ func TestFaults(t *testing.T) {
 		`getFacts during a stall: {"facts":["home_city"]`,
 		"getFacts during a stall, never read before: 0",
 		`reported: ["getFacts:last-known","getFacts:empty"]`,
+		`extract through 2 throttled sends: "queued"`,
 		"\nok\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -183,7 +190,7 @@ func TestFaults(t *testing.T) {
 	for _, line := range []struct {
 		prefix string
 		max    float64
-	}{{`getMemory through a 4 s stall: {"facts":["home_city"],"seconds":`, 12}, {`aborted after 300 ms: {"name":"TimeoutError","seconds":`, 1}, {`getFacts during a stall: {"facts":["home_city"],"seconds":`, 3.5}} {
+	}{{`getMemory through a 4 s stall: {"facts":["home_city"],"seconds":`, 8.5}, {`aborted after 300 ms: {"name":"TimeoutError","seconds":`, 1}, {`getFacts during a stall: {"facts":["home_city"],"seconds":`, 3.5}} {
 		if s, ok := secondsAfter(out, line.prefix); !ok || s > line.max {
 			t.Errorf("%s… took %v s (found %v), want at most %v", line.prefix, s, ok, line.max)
 		}

@@ -4,6 +4,7 @@
 // a call at once; getFacts answers from the last-known copy, or [], while
 // the service cannot answer. Each step prints one line the Go test reads.
 
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { UserMemoryStoreClient, type MemoryErrorReport, type RetryOptions } from "../src/index.js";
 
 function env(name: string): string {
@@ -33,8 +34,11 @@ const seconds = (since: number) => Math.round((Date.now() - since) / 100) / 10;
 export async function main(): Promise<void> {
   const sc = { tenantId: env("USERMEMORY_TENANT"), userId: env("USERMEMORY_USER") };
   const reports: MemoryErrorReport[] = [];
+  const sqs = new SQSClient({ region: env("AWS_REGION"), endpoint: env("USERMEMORY_SQS_ENDPOINT"),
+    credentials: { accessKeyId: "test", secretAccessKey: "test" }, maxAttempts: 1 });
   const store = (retry?: RetryOptions) => new UserMemoryStoreClient({
     apiUrl: env("USERMEMORY_API_URL"), tokens: async () => ({ token: env("USERMEMORY_USER_TOKEN"), scope: "me" }),
+    sqs, queueUrl: env("USERMEMORY_QUEUE_URL"),
     onError: (r) => reports.push(r), ...(retry ? { retry } : {}),
   });
   const client = store();
@@ -43,9 +47,11 @@ export async function main(): Promise<void> {
 
   // A stall shorter than the policy's total: the API answers 503 with
   // Retry-After, the client waits and tries again, and gets the facts.
+  // The attempts may last 9 s here, so an answer within that came through
+  // the 503 and its Retry-After, not through an attempt's timeout.
   await fault("dynamodb", { kind: "stall", for: "4s" });
   let start = Date.now();
-  const memory = await client.getMemory(sc);
+  const memory = await store({ attemptTimeoutMs: 9000, totalMs: 15_000 }).getMemory(sc);
   step("getMemory through a 4 s stall", { facts: memory.facts.map((f) => f.key), seconds: seconds(start) });
   await fault("dynamodb");
 
@@ -69,6 +75,14 @@ export async function main(): Promise<void> {
   step("getFacts during a stall, never read before", empty.length);
   step("reported", reports.map((r) => `${r.operation}:${r.served}`));
   await fault("dynamodb");
+
+  // SQS throttles the first sends (the SDK's own retries are off here):
+  // the client sends again, and the message is queued.
+  await fault("sqs", { kind: "throttle", requests: 2 });
+  await client.extract({ ...sc, threadId: "ts-faults", previousTurnCount: 0, turnCount: 2,
+    turns: [{ role: "user", content: "I work as a nurse" }, { role: "assistant", content: "Noted." }] });
+  step("extract through 2 throttled sends", "queued");
+  await fault("sqs");
   console.log("ok");
 }
 
@@ -76,6 +90,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "
   main().catch(async (err: unknown) => {
     console.error(err);
     await fault("dynamodb").catch(() => undefined);
+    await fault("sqs").catch(() => undefined);
     process.exit(1);
   });
 }
