@@ -42,15 +42,19 @@ browser:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	npm ci --prefix localtest/webtest --no-audit --no-fund --loglevel=error
 
-## typescript: the TypeScript client's dependencies from its lockfile and its
-## unit tests (clients/typescript); its end-to-end test (localtest/tse2e)
-## runs in the go test of test.
+## typescript: the TypeScript client (clients/typescript): its dependencies
+## from its lockfile, its copies of the repository's shared files checked
+## current, its unit and type tests, then the packed tarball installed into
+## scratch projects with the oldest and newest supported @aws-sdk/client-sqs
+## and a host's overrides.userMemoryStore compiled against the reference's
+## IUserMemoryStore (scripts/pack-check.mjs). Its end-to-end test
+## (localtest/tse2e) runs in the go test of test.
 typescript:
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
-	  echo "error: the TypeScript client needs Node.js 20 or later with npm: apt-get install nodejs npm (Debian), or https://nodejs.org"; exit 1; }
-	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || { \
-	  echo "error: the TypeScript client needs Node.js 20 or later; node is $$(node --version)"; exit 1; }
-	cd clients/typescript && npm ci --no-audit --no-fund && npm test
+	  echo "error: the TypeScript client needs Node.js (20.19 or later) with npm: apt-get install nodejs npm (Debian), or https://nodejs.org"; exit 1; }
+	@node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) || (a === 20 && b >= 19) ? 0 : 1)' || { \
+	  echo "error: the TypeScript client needs Node.js 20.19 or later in 20, or 22.12 or later (the package's engines); node is $$(node --version)"; exit 1; }
+	cd clients/typescript && npm ci --no-audit --no-fund && node scripts/shared.mjs --check && npm test && node scripts/pack-check.mjs
 
 ## lint: gofmt, go vet, staticcheck and (once the template exists) cfn-lint,
 ## informational checks included (I3011: what happens to stateful resources).

@@ -27,6 +27,13 @@
 // [Gateway.Discard]; the model is never asked, for it is the user's
 // consent.
 //
+// The memory never stops an answer: the read of the facts and the send of
+// the extraction message are retried with backoff and jitter, honouring a
+// Retry-After, within the bounds of [RetryPolicy] and the caller's context;
+// a read that still fails gives the prompt the facts last read for the
+// user (within Config.LastKnown) or none, and the error goes to
+// Config.OnMemoryError (Config.StrictMemory returns it instead).
+//
 // The gateway reads and edits the facts through the Go packages (a
 // memory.Store over dynamorepo), not through the HTTP API: it runs in the
 // same AWS account as the table, it reads the facts before every model call
@@ -44,6 +51,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
@@ -92,6 +100,23 @@ type Config struct {
 	// MaxToolRounds bounds the tool rounds of one message; 0 means
 	// [DefaultMaxToolRounds].
 	MaxToolRounds int
+	// Retry bounds the retries of the reads of the facts and of the
+	// sends of the extraction message; zero fields take
+	// [DefaultRetryPolicy]'s.
+	Retry RetryPolicy
+	// StrictMemory makes [Gateway.SystemPrompt] (and so Ask) fail when
+	// the facts cannot be read, instead of answering with the facts last
+	// read within LastKnown, or none, and reporting the error (the
+	// default: the user's answer goes out while the memory is down).
+	StrictMemory bool
+	// LastKnown is how long the facts last read for a user may stand in
+	// for a read that failed; 0 means [DefaultLastKnown], a negative
+	// value never.
+	LastKnown time.Duration
+	// OnMemoryError is told of each read the prompt went without and
+	// each extraction message that could not be sent; nil logs them with
+	// slog's default logger.
+	OnMemoryError func(context.Context, MemoryError)
 }
 
 // Gateway plays the part of the AI gateway for one model. It is safe for
@@ -101,6 +126,8 @@ type Gateway struct {
 	cfg   Config
 	tools *types.ToolConfiguration
 	needs map[string]bool
+	retry RetryPolicy
+	known knownFacts
 }
 
 // New returns a Gateway. It returns an error when a required field of cfg
@@ -121,7 +148,10 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.MaxToolRounds <= 0 {
 		cfg.MaxToolRounds = DefaultMaxToolRounds
 	}
-	g := &Gateway{cfg: cfg, tools: &types.ToolConfiguration{}, needs: map[string]bool{}}
+	if cfg.LastKnown == 0 {
+		cfg.LastKnown = DefaultLastKnown
+	}
+	g := &Gateway{cfg: cfg, tools: &types.ToolConfiguration{}, needs: map[string]bool{}, retry: cfg.Retry.withDefaults()}
 	for _, def := range memory.UserTools() {
 		t, err := bedrock.ConverseTool(def)
 		if err != nil {
@@ -185,10 +215,13 @@ func TitleOf(text string) string {
 func (t *Thread) TurnCount() int { return len(t.turns) }
 
 // SystemPrompt reads the user's facts and returns the system prompt with
-// them in its {memory} slot (empty when there is none). Errors: those of
-// memory.Store.GetFacts.
+// them in its {memory} slot (empty when there is none). The read is
+// retried by Config.Retry; when it still fails, the prompt holds the facts
+// last read within Config.LastKnown, or none, and the error goes to
+// Config.OnMemoryError. Errors: ctx's, or with Config.StrictMemory those
+// of memory.Store.GetFacts.
 func (g *Gateway) SystemPrompt(ctx context.Context, sc memory.Scope) (string, error) {
-	facts, err := g.cfg.Store.GetFacts(ctx, sc)
+	facts, err := g.readFacts(ctx, sc)
 	if err != nil {
 		return "", err
 	}
@@ -223,9 +256,11 @@ type Reply struct {
 
 // Ask sends the user's text to the model in thread t and returns the
 // answer. approve is asked about every tool call that needs approval; nil
-// approves none. After the answer it sends the extraction message. Errors:
-// those of reading the facts, of the model call, and of the producer (the
-// answer is then returned too: the user saw it).
+// approves none. After the answer it sends the extraction message,
+// retried by Config.Retry. Errors: those of [Gateway.SystemPrompt], of the
+// model call, and of the producer after the retries (the answer is then
+// returned too: the user saw it; the error also goes to
+// Config.OnMemoryError).
 func (g *Gateway) Ask(ctx context.Context, t *Thread, text string, approve Approver) (Reply, error) {
 	system, err := g.SystemPrompt(ctx, t.Scope)
 	if err != nil {
@@ -293,11 +328,16 @@ func (g *Gateway) Ask(ctx context.Context, t *Thread, text string, approve Appro
 // message is due for extraction, and then marks the turns extracted.
 func (g *Gateway) send(ctx context.Context, t *Thread, previous int) (due bool, err error) {
 	due = g.cfg.Store.IsExtractDue(previous, len(t.turns))
-	err = g.cfg.Producer.Send(ctx, producer.Message{
+	m := producer.Message{
 		TenantID: t.Scope.TenantID, UserID: t.Scope.UserID, ThreadID: t.ID, ThreadTitle: t.Title,
 		PreviousTurnCount: previous, TurnCount: len(t.turns), Turns: t.turns[t.extracted:],
 		ContextTurns: t.turns[:t.extracted],
-	})
+	}
+	// The FIFO queue drops a copy of the same message: sending again is safe.
+	err = g.retry.do(ctx, func(ctx context.Context) error { return g.cfg.Producer.Send(ctx, m) })
+	if err != nil && ctx.Err() == nil {
+		g.report(ctx, MemoryError{Scope: t.Scope, Op: "send", Err: err, Served: "returned"})
+	}
 	if due {
 		t.extracted = len(t.turns)
 	}
@@ -349,6 +389,7 @@ func (g *Gateway) runTool(ctx context.Context, sc memory.Scope, use types.ToolUs
 	if g.needs[call.Name] && approve != nil {
 		run.Approved = approve(ctx, call)
 	}
+	g.known.drop(sc)
 	res, err := g.cfg.Store.ExecuteTool(ctx, sc, call, run.Approved)
 	if err != nil {
 		run.Err = err

@@ -19,9 +19,15 @@ type PendingFact struct {
 // Pending returns the user's pending facts, sorted by key, for the host
 // to show with a "keep" and a "discard" choice; a pending fact is never in
 // [Gateway.SystemPrompt]. A host calls it after the answers that were
-// due for an extraction. Errors: those of memory.Store.Read.
+// due for an extraction. The read is retried by Config.Retry. Errors:
+// those of memory.Store.Read.
 func (g *Gateway) Pending(ctx context.Context, sc memory.Scope) ([]PendingFact, error) {
-	m, err := g.cfg.Store.Read(ctx, sc)
+	var m memory.Memory
+	err := g.retry.do(ctx, func(ctx context.Context) error {
+		var err error
+		m, err = g.cfg.Store.Read(ctx, sc)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +45,7 @@ func (g *Gateway) Pending(ctx context.Context, sc memory.Scope) ([]PendingFact, 
 // memory.Store.KeepPending (404 memory.CodePendingNotFound when nothing
 // waits under key).
 func (g *Gateway) Keep(ctx context.Context, sc memory.Scope, key string) (memory.Fact, error) {
+	g.known.drop(sc)
 	return g.cfg.Store.KeepPending(ctx, sc, key)
 }
 

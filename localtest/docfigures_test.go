@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -80,8 +79,7 @@ func TestReadmeFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pkg struct {
-		Version string            `json:"version"`
-		Engines map[string]string `json:"engines"`
+		Version string `json:"version"`
 	}
 	if err := json.Unmarshal(raw, &pkg); err != nil {
 		t.Fatal(err)
@@ -106,8 +104,6 @@ func TestReadmeFigures(t *testing.T) {
 		"`DeadLetterRetentionSeconds` \\(([0-9]+) days\\)":                  toDays(t, def("DeadLetterRetentionSeconds")),
 		"`TenantClaim`, default `([a-z_]+)`":                                def("TenantClaim"),
 		"usermemory-client-([0-9.]+)\\.tgz":                                 pkg.Version,
-		"needs Node.js ([0-9]+) or later":                                   strings.TrimPrefix(pkg.Engines["node"], ">="),
-		"Node ([0-9]+) or later":                                            strings.TrimPrefix(pkg.Engines["node"], ">="),
 		"needs the user's approval \\(code ([0-9]+)\\)\\]":                  memory.CodeApprovalRequired,
 		"`funclen` \\(no function over ([0-9]+) lines\\)":                   funclen.MaxLines,
 	})

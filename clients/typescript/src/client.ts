@@ -3,9 +3,14 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { checkDueConfig, isExtractDue, type DueConfig } from "./due.js";
 import { UserMemoryError } from "./errors.js";
-import type { MessageInput, Meta, Turn } from "./message.js";
+import type { MessageInput } from "./message.js";
 import type { components } from "./openapi.js";
 import { Producer, type ProducerOptions } from "./producer.js";
+import { DEFAULT_RETRY, withRetry, type RetryOptions } from "./retry.js";
+import { TokenCache, type Operation, type Scope, type TokenProvider } from "./tokens.js";
+import { toTurns, type GatewayTurn } from "./turns.js";
+
+export type { Operation, Scope, Token, TokenProvider } from "./tokens.js";
 
 /**
  * Fact is one stored fact, as the fact API returns it (IUserMemoryFact),
@@ -42,49 +47,24 @@ export type Erasure = components["schemas"]["Erased"];
 /** Export is everything the service holds about one user (GDPR access and portability). */
 export type Export = components["schemas"]["Export"];
 
-/** Scope names one user of one tenant. */
-export interface Scope {
-  tenantId: string;
-  userId: string;
-}
-
 /**
- * Token is what a [TokenProvider] gives: a JWT for the fact API and its
- * scope. "me" is the user's own access token (the /v1/me routes, its sub
- * must be the user); "admin" a token with the admin scope in the user's
- * tenant (the /v1/users/{userId} routes, and the only way to deleteByUser
- * and eraseUser).
+ * MemoryErrorReport is what onError is told: the operation that failed,
+ * for whom, the error (after the retries), and what the client did
+ * instead: "last-known" (getFacts answered from its last-known copy),
+ * "empty" (getFacts answered []), or "thrown" (the error goes on to the
+ * caller, as for a message extract could not queue).
  */
-export interface Token {
-  token: string;
-  scope: "me" | "admin";
+export interface MemoryErrorReport extends Scope {
+  operation: Operation;
+  error: unknown;
+  served: "last-known" | "empty" | "thrown";
 }
-
-/** Operation names the method a token is asked for. */
-export type Operation =
-  | "getFacts"
-  | "upsertFact"
-  | "removeFact"
-  | "clear"
-  | "deleteByUser"
-  | "exportData"
-  | "extract"
-  | "keepPending"
-  | "discardPending";
-
-/**
- * TokenProvider returns the token to call the fact API with for one user,
- * called with the tenant, the user and the operation (deleteByUser needs
- * an admin token, keepPending and discardPending the user's own: it is the
- * user's consent; the others take either).
- */
-export type TokenProvider = (req: Scope & { operation: Operation }) => Promise<Token>;
 
 /** ClientOptions configure a [UserMemoryStoreClient]. */
 export interface ClientOptions extends DueConfig {
   /** apiUrl is the fact API's base URL (the stack's ApiUrl output). */
   apiUrl: string;
-  /** tokens gives the token of each call. */
+  /** tokens gives the token of each call; its answers are kept per tenant, user and scope until shortly before they expire. */
   tokens: TokenProvider;
   /** sqs and queueUrl are the extraction queue; without them extract throws. */
   sqs?: Pick<SQSClient, "send">;
@@ -93,12 +73,54 @@ export interface ClientOptions extends DueConfig {
   producer?: ProducerOptions;
   /** fetch replaces the global fetch (a proxy, a test). */
   fetch?: typeof fetch;
-  /** timeoutMs bounds one HTTP call. Default 10000. */
+  /** retry bounds the retries of every call, HTTP and SQS ([DEFAULT_RETRY]). */
+  retry?: RetryOptions;
+  /** timeoutMs bounds one HTTP attempt: retry.attemptTimeoutMs, kept for compatibility. */
   timeoutMs?: number;
+  /**
+   * strict makes getFacts throw when the service cannot answer, instead of
+   * answering from the last-known copy or with [] and reporting the error
+   * to onError (the default, so that the gateway's answer goes out).
+   */
+  strict?: boolean;
+  /** lastKnownMs is how long a user's last-read facts may stand in for the service's answer. */
+  lastKnownMs?: number;
+  /** onError is told of every error getFacts answered around and every failed extract. Default: console.warn. */
+  onError?: (report: MemoryErrorReport) => void;
+  /**
+   * forwardCheapModelId sends extract's cheapModelId to the extractor,
+   * which then calls that model instead of its own. Off by default: the
+   * reference's gateway passes its own cheap model, which the service
+   * refuses unless its ALLOWED_MODEL_IDS (and IAM policy) name it, so that
+   * nothing would be learned.
+   */
+  forwardCheapModelId?: boolean;
+  /** tokenRefreshBeforeMs: a kept token is asked for again this long before it expires. */
+  tokenRefreshBeforeMs?: number;
 }
 
-/** ExtractArgs are the arguments of extract: those of IUserMemoryStore.extract, and the thread's turn counts. */
-export interface ExtractArgs extends Scope {
+/** DEFAULT_LAST_KNOWN_MS is how long a user's last-read facts stand in for an unavailable service. */
+export const DEFAULT_LAST_KNOWN_MS = 5 * 60_000;
+
+/** DEFAULT_TOKEN_REFRESH_BEFORE_MS is how long before its expiry a kept token is asked for again. */
+export const DEFAULT_TOKEN_REFRESH_BEFORE_MS = 60_000;
+
+/** MAX_CACHED is the most users whose tokens and last-known facts one client keeps; the oldest go first. */
+const MAX_CACHED = 10_000;
+
+/** Signal is the optional AbortSignal every method takes with its arguments. */
+export interface Signal {
+  /** signal aborts the call: its attempts and its waits; it then rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * ExtractArgs are the arguments of extract: those of the reference's
+ * IUserMemoryStore.extract (tenantId, userId, threadId, turns,
+ * cheapModelId, meta), and optionally the thread's turn counts, its title
+ * and context turns.
+ */
+export interface ExtractArgs extends Scope, Signal {
   threadId: string;
   /**
    * The thread's title as a person knows it, at most 60 characters: kept
@@ -106,15 +128,28 @@ export interface ExtractArgs extends Scope {
    * instead of the thread's ID. Optional.
    */
   threadTitle?: string;
-  /** The turns since the last extraction, oldest first. */
-  turns: readonly Turn[];
-  /** The thread's turn count before the call that just ended, and now: the message carries them. */
-  previousTurnCount: number;
-  turnCount: number;
+  /** The turns since the last extraction, oldest first, as the gateway keeps them ([GatewayTurn]). */
+  turns: readonly GatewayTurn[];
+  /**
+   * The thread's turn count before the call that just ended, and now
+   * (those isExtractDue was given): both or neither. With them the
+   * extractor decides again whether the message is due and keeps the
+   * count as the thread's watermark; without them the message is due and
+   * its watermark is the digest of its turns, so the same turns sent
+   * again are not extracted twice.
+   */
+  previousTurnCount?: number;
+  turnCount?: number;
   /** The turns before turns, already read: context for the model. */
-  contextTurns?: readonly Turn[];
+  contextTurns?: readonly GatewayTurn[];
+  /**
+   * The gateway's cheap model: sent, for the extractor to use instead of
+   * its own, only with the client's forwardCheapModelId option (it must
+   * be a Bedrock model ID the service allows). Otherwise ignored.
+   */
   cheapModelId?: string;
-  meta?: Meta & Record<string, unknown>;
+  /** The gateway's call meta, of any type: requestId and traceId are sent when they are strings, nothing else is read. */
+  meta?: object;
 }
 
 /**
@@ -122,37 +157,55 @@ export interface ExtractArgs extends Scope {
  * set (default "manual"), and for a temporary fact its last day,
  * "YYYY-MM-DD" (UTC), from today to 366 days ahead.
  */
-export interface UpsertArgs extends Scope {
+export interface UpsertArgs extends Scope, Signal {
   key: string;
   value: string;
   origin?: WriteOrigin;
   validUntil?: string;
 }
 
+/** KeyArgs name one key of one user. */
+export interface KeyArgs extends Scope, Signal {
+  key: string;
+}
+
+/** ScopeArgs name one user. */
+export interface ScopeArgs extends Scope, Signal {}
+
 /**
  * IUserMemoryStore is the store interface of the behaviour reference's
- * gateway, with its method names and argument shapes; extract takes the
- * thread's turn counts too (see [ExtractArgs]).
+ * gateway, as this package implements it (reference/IUserMemoryStore.ts
+ * is the reference's own declaration, which the client is tested against).
  */
 export interface IUserMemoryStore {
-  getFacts(args: Scope): Promise<Fact[]>;
+  getFacts(args: ScopeArgs): Promise<Fact[]>;
   upsertFact(args: UpsertArgs): Promise<void>;
-  removeFact(args: Scope & { key: string }): Promise<void>;
-  clear(args: Scope): Promise<void>;
-  deleteByUser(args: Scope): Promise<number>;
+  removeFact(args: KeyArgs): Promise<void>;
+  clear(args: ScopeArgs): Promise<void>;
+  deleteByUser(args: ScopeArgs): Promise<number>;
   isExtractDue(args: { previousTurnCount: number; turnCount: number }): boolean;
   extract(args: ExtractArgs): Promise<Fact[]>;
+}
+
+/** a string member of meta, or undefined. */
+function metaString(meta: object | undefined, name: "requestId" | "traceId"): string | undefined {
+  const v = (meta as Record<string, unknown> | undefined)?.[name];
+  return typeof v === "string" && v !== "" ? v : undefined;
 }
 
 /**
  * UserMemoryStoreClient is an IUserMemoryStore over the usermemory
  * service: the facts through its HTTP API, the extraction through its
- * queue. A host passes it as overrides.userMemoryStore.
+ * queue. A host passes it as overrides.userMemoryStore. Every call is
+ * retried by its retry policy and takes an AbortSignal.
  */
 export class UserMemoryStoreClient implements IUserMemoryStore {
   readonly #opts: ClientOptions;
   readonly #producer: Producer | undefined;
   readonly #fetch: typeof fetch;
+  readonly #retry: Required<RetryOptions>;
+  readonly #tokens: TokenCache;
+  readonly #lastKnown = new Map<string, { facts: Fact[]; at: number }>();
 
   /** Throws a RangeError for an extractEveryTurns the service would refuse. */
   constructor(opts: ClientOptions) {
@@ -160,30 +213,49 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     this.#opts = { ...opts, apiUrl: opts.apiUrl.replace(/\/+$/, "") };
     this.#producer = opts.queueUrl ? new Producer(opts.sqs, opts.queueUrl, opts.producer) : undefined;
     this.#fetch = opts.fetch ?? fetch;
+    this.#retry = { ...DEFAULT_RETRY, ...(opts.timeoutMs === undefined ? {} : { attemptTimeoutMs: opts.timeoutMs }), ...opts.retry };
+    this.#tokens = new TokenCache(opts.tokens, {
+      refreshBeforeMs: opts.tokenRefreshBeforeMs ?? DEFAULT_TOKEN_REFRESH_BEFORE_MS,
+      maxEntries: MAX_CACHED,
+    });
   }
 
   /**
    * getFacts returns the user's facts, sorted by key; [] for a user without
    * any. These are the facts for a prompt: pending facts are not among
-   * them (getMemory returns those too).
+   * them (getMemory returns those too). When the service cannot answer
+   * (after the retries), it answers with the user's last-known facts if
+   * they were read within lastKnownMs, or [], and reports the error to
+   * onError; with strict, it throws. An abort always throws.
    */
-  async getFacts(sc: Scope): Promise<Fact[]> {
-    return (await this.getMemory(sc)).facts;
+  async getFacts(args: ScopeArgs): Promise<Fact[]> {
+    try {
+      return (await this.#memory(args, "getFacts")).facts;
+    } catch (err) {
+      if (this.#opts.strict || args.signal?.aborted) {
+        throw err;
+      }
+      const known = this.#lastKnown.get(this.#key(args));
+      const fresh = known !== undefined && Date.now() - known.at <= (this.#opts.lastKnownMs ?? DEFAULT_LAST_KNOWN_MS);
+      this.#report({ tenantId: args.tenantId, userId: args.userId, operation: "getFacts", error: err, served: fresh ? "last-known" : "empty" });
+      return fresh ? known.facts.map((f) => ({ ...f })) : [];
+    }
   }
 
   /**
    * getMemory returns, in one read, what a user's page shows: the facts,
    * the pending facts that wait for the user's answer (sorted by key,
-   * always present), and the caps.
+   * always present), and the caps. It throws when the service cannot answer.
    */
-  async getMemory(sc: Scope): Promise<Memory> {
-    return this.#memory(sc, "getFacts");
+  async getMemory(args: ScopeArgs): Promise<Memory> {
+    return this.#memory(args, "getFacts");
   }
 
-  /** memory reads the user's facts and pending facts for operation. */
-  async #memory(sc: Scope, operation: Operation): Promise<Memory> {
-    const res = await this.#call(operation, "GET", sc, "/facts");
-    return (await res.json()) as Memory;
+  /** memory reads the user's facts and pending facts for operation, and keeps the facts as the last-known copy. */
+  async #memory(sc: ScopeArgs, operation: Operation): Promise<Memory> {
+    const m = await this.#call<Memory>(operation, "GET", sc, "/facts");
+    this.#remember(sc, m.facts);
+    return m;
   }
 
   /**
@@ -192,13 +264,13 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
    * (code 5380000000111) when nothing waits under the key. It needs the
    * user's own token: nobody consents for the user.
    */
-  async keepPending(args: Scope & { key: string }): Promise<Fact> {
-    const res = await this.#call("keepPending", "POST", args, "/pending/" + encodeURIComponent(args.key) + "/keep");
-    return ((await res.json()) as { fact: Fact }).fact;
+  async keepPending(args: KeyArgs): Promise<Fact> {
+    this.#forget(args);
+    return (await this.#call<{ fact: Fact }>("keepPending", "POST", args, "/pending/" + encodeURIComponent(args.key) + "/keep")).fact;
   }
 
   /** discardPending is the user's no to a pending fact: it goes; nothing waiting under the key is not an error. It needs the user's own token. */
-  async discardPending(args: Scope & { key: string }): Promise<void> {
+  async discardPending(args: KeyArgs): Promise<void> {
     await this.#call("discardPending", "DELETE", args, "/pending/" + encodeURIComponent(args.key));
   }
 
@@ -214,22 +286,25 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     const body: { value: string; origin?: WriteOrigin; validUntil?: string } = { value: args.value };
     if (args.origin !== undefined) body.origin = args.origin;
     if (args.validUntil !== undefined) body.validUntil = args.validUntil;
+    this.#forget(args);
     await this.#call("upsertFact", "PUT", args, "/facts/" + encodeURIComponent(args.key), body);
   }
 
   /** removeFact forgets one fact; a key that is not there is not an error. */
-  async removeFact(args: Scope & { key: string }): Promise<void> {
+  async removeFact(args: KeyArgs): Promise<void> {
+    this.#forget(args);
     await this.#call("removeFact", "DELETE", args, "/facts/" + encodeURIComponent(args.key));
   }
 
   /** clear forgets every fact of the user; the record stays. */
-  async clear(sc: Scope): Promise<void> {
-    await this.#call("clear", "DELETE", sc, "/facts");
+  async clear(args: ScopeArgs): Promise<void> {
+    this.#forget(args);
+    await this.#call("clear", "DELETE", args, "/facts");
   }
 
   /** deleteByUser erases the user (GDPR) and returns the number of facts removed: eraseUser's removedFacts. It needs an admin token. */
-  async deleteByUser(sc: Scope): Promise<number> {
-    return (await this.eraseUser(sc)).removedFacts;
+  async deleteByUser(args: ScopeArgs): Promise<number> {
+    return (await this.eraseUser(args)).removedFacts;
   }
 
   /**
@@ -237,17 +312,16 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
    * answer: removedFacts, erasedAt, and backupsUntil and
    * queuedMessagesUntil, until when a backup or a message queued before
    * may still hold the user. It needs an admin token (operation
-   * "deleteByUser").
+   * "deleteByUser"). The user's last-known facts are dropped first.
    */
-  async eraseUser(sc: Scope): Promise<Erasure> {
-    const res = await this.#call("deleteByUser", "DELETE", sc, "");
-    return (await res.json()) as Erasure;
+  async eraseUser(args: ScopeArgs): Promise<Erasure> {
+    this.#forget(args);
+    return this.#call<Erasure>("deleteByUser", "DELETE", args, "");
   }
 
   /** exportData returns everything the service holds about the user: facts, pending facts, forgotten keys, thread watermarks. */
-  async exportData(sc: Scope): Promise<Export> {
-    const res = await this.#call("exportData", "GET", sc, "/export");
-    return (await res.json()) as Export;
+  async exportData(args: ScopeArgs): Promise<Export> {
+    return this.#call<Export>("exportData", "GET", args, "/export");
   }
 
   /** isExtractDue is memory.IsExtractDue with the configured beat. Pure. */
@@ -256,42 +330,104 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
   }
 
   /**
-   * extract sends the extraction message and returns the facts as stored
-   * now: the extractor learns from the turns a moment later, so the new
-   * facts are not in the returned list. Throws a ProducerError (invalid,
-   * too_large, timeout), the SQS client's error, or a UserMemoryError.
+   * extract queues the extraction message for the turns and returns the
+   * facts known now (as getFacts answers them): the extractor learns from
+   * the turns a moment later, so the new facts come with a later getFacts.
+   * The turns are read as gateways shape them ([GatewayTurn]); with no
+   * turn left to send (only system turns, or none), nothing is queued.
+   * Sending is retried (the FIFO queue drops a copy of the same message);
+   * a message that could not be queued is reported to onError and thrown:
+   * a ProducerError (invalid, too_large, timeout) or the SQS client's error.
    */
   async extract(args: ExtractArgs): Promise<Fact[]> {
     if (!this.#producer) {
       throw new Error("usermemory: extract needs the queueUrl and sqs options");
     }
-    // Every member of the message passes through; meta keeps the two IDs
-    // the schema allows (a host's call meta carries more).
-    const { requestId, traceId } = args.meta ?? {};
-    const m: MessageInput = { ...args, meta: requestId || traceId ? { requestId, traceId } : undefined };
-    await this.#producer.send(m);
-    return (await this.#memory(args, "extract")).facts;
+    const producer = this.#producer;
+    try {
+      const turns = toTurns("/turns", args.turns);
+      if (turns.length > 0) {
+        const requestId = metaString(args.meta, "requestId");
+        const traceId = metaString(args.meta, "traceId");
+        const { signal: _signal, meta: _meta, cheapModelId, ...rest } = args;
+        const m: MessageInput = {
+          ...rest, turns, contextTurns: toTurns("/contextTurns", args.contextTurns),
+          ...(this.#opts.forwardCheapModelId && cheapModelId ? { cheapModelId } : {}),
+          meta: requestId || traceId ? { requestId, traceId } : undefined,
+        };
+        producer.build(m); // an invalid message throws here, before any retry
+        await withRetry(this.#retry, (signal) => producer.send(m, signal), args.signal);
+      }
+    } catch (err) {
+      if (!args.signal?.aborted) {
+        this.#report({ tenantId: args.tenantId, userId: args.userId, operation: "extract", error: err, served: "thrown" });
+      }
+      throw err;
+    }
+    return this.getFacts({ tenantId: args.tenantId, userId: args.userId, ...(args.signal ? { signal: args.signal } : {}) });
   }
 
-  /** call sends one request of the fact API for sc and operation and returns its successful answer, or throws a UserMemoryError. */
-  async #call(operation: Operation, method: string, sc: Scope, path: string, body?: unknown): Promise<Response> {
-    const tok = await this.#opts.tokens({ tenantId: sc.tenantId, userId: sc.userId, operation });
-    if (operation === "deleteByUser" && tok.scope !== "admin") {
-      throw new Error("usermemory: deleteByUser needs a token with the admin scope (scope \"admin\" from the token provider)");
+  #key(sc: Scope): string {
+    return sc.tenantId + "\u0000" + sc.userId;
+  }
+
+  #remember(sc: Scope, facts: Fact[]): void {
+    const key = this.#key(sc);
+    this.#lastKnown.delete(key);
+    this.#lastKnown.set(key, { facts: facts.map((f) => ({ ...f })), at: Date.now() });
+    for (const k of this.#lastKnown.keys()) {
+      if (this.#lastKnown.size <= MAX_CACHED) break;
+      this.#lastKnown.delete(k);
     }
-    if ((operation === "keepPending" || operation === "discardPending") && tok.scope !== "me") {
-      throw new Error(`usermemory: ${operation} needs the user's own token (scope "me"): only the user answers for a pending fact`);
+  }
+
+  /** forget drops the user's last-known facts: a write makes them stale. */
+  #forget(sc: Scope): void {
+    this.#lastKnown.delete(this.#key(sc));
+  }
+
+  #report(r: MemoryErrorReport): void {
+    const onError = this.#opts.onError ?? ((x: MemoryErrorReport) => console.warn(`usermemory: ${x.operation} failed (${x.served}):`, x.error));
+    try {
+      onError(r);
+    } catch {
+      // A reporter's own failure must not change the answer.
     }
-    const base = tok.scope === "admin" ? "/v1/users/" + encodeURIComponent(sc.userId) : "/v1/me";
-    const res = await this.#fetch(this.#opts.apiUrl + base + path, {
-      method,
-      headers: { authorization: "Bearer " + tok.token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.#opts.timeoutMs ?? 10_000),
-    });
-    if (!res.ok) {
-      throw await UserMemoryError.fromResponse(res);
-    }
-    return res;
+  }
+
+  /**
+   * call sends one request of the fact API for sc and operation, retried
+   * by the policy, and returns the JSON of its successful answer (undefined
+   * for a 204), or throws a UserMemoryError. A 401 drops the kept token
+   * and asks the provider again once.
+   */
+  async #call<T>(operation: Operation, method: string, sc: ScopeArgs, path: string, body?: unknown): Promise<T> {
+    let refreshed = false;
+    return withRetry(this.#retry, async (signal) => {
+      const tok = await this.#tokens.get(sc, operation);
+      if (operation === "deleteByUser" && tok.scope !== "admin") {
+        throw new Error("usermemory: deleteByUser needs a token with the admin scope (scope \"admin\" from the token provider)");
+      }
+      if ((operation === "keepPending" || operation === "discardPending") && tok.scope !== "me") {
+        throw new Error(`usermemory: ${operation} needs the user's own token (scope "me"): only the user answers for a pending fact`);
+      }
+      const base = tok.scope === "admin" ? "/v1/users/" + encodeURIComponent(sc.userId) : "/v1/me";
+      const res = await this.#fetch(this.#opts.apiUrl + base + path, {
+        method,
+        headers: { authorization: "Bearer " + tok.token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+      if (res.status === 401 && !refreshed) {
+        refreshed = true;
+        this.#tokens.forget(sc, operation);
+        await res.body?.cancel();
+        throw Object.assign(new UserMemoryError(401, "the token was refused; asking the provider again"), { retryNow: true });
+      }
+      if (!res.ok) {
+        throw await UserMemoryError.fromResponse(res);
+      }
+      return (res.status === 204 ? undefined : await res.json()) as T;
+    }, sc.signal);
   }
 }

@@ -47,12 +47,13 @@ export interface MessageInput {
    */
   threadTitle?: string;
   /**
-   * The thread's turn count before the call that just ended. Given with
-   * turnCount or not at all: a message without both is uncounted, always
-   * due at the extractor, and its watermark is turnsDigest of its turns.
+   * The thread's turn count before the call that just ended. Optional,
+   * together with turnCount: a message with both is counted (its
+   * watermark is turnCount); one with neither is uncounted (always due,
+   * its watermark the digest of its turns, see [turnsDigest]).
    */
   previousTurnCount?: number;
-  /** The thread's turn count now, at least previousTurnCount; with it or not at all. */
+  /** The thread's turn count now, at least previousTurnCount; given with previousTurnCount or not at all. */
   turnCount?: number;
   /** The turns since the last extraction, oldest first. */
   turns: readonly Turn[];
@@ -89,20 +90,7 @@ export function validate(m: MessageInput, sentAt: string | undefined): Violation
       v.push({ pointer: "/" + name, rule: "1 to 128 ASCII letters, digits or - _ . : @ | + =" });
     }
   }
-  if (m.previousTurnCount !== undefined && m.turnCount === undefined) {
-    v.push({ pointer: "", rule: "has turnCount with previousTurnCount" });
-  } else if (m.turnCount !== undefined && m.previousTurnCount === undefined) {
-    v.push({ pointer: "", rule: "has previousTurnCount with turnCount" });
-  } else if (m.turnCount !== undefined && m.previousTurnCount !== undefined) {
-    for (const name of ["previousTurnCount", "turnCount"] as const) {
-      if (!Number.isInteger(m[name]) || m[name]! < 0 || m[name]! > MAX_COUNT) {
-        v.push({ pointer: "/" + name, rule: `an integer from 0 to ${MAX_COUNT}` });
-      }
-    }
-    if (m.turnCount < m.previousTurnCount) {
-      v.push({ pointer: "/turnCount", rule: "at least previousTurnCount" });
-    }
-  }
+  validateCounts(m, v);
   const title = m.threadTitle ?? "";
   if (typeof title !== "string" || loneSurrogate.test(title) || runeCount(title) > MAX_THREAD_TITLE_CHARS) {
     v.push({ pointer: "/threadTitle", rule: `1 to ${MAX_THREAD_TITLE_CHARS} characters of valid Unicode (no lone surrogate)` });
@@ -122,6 +110,30 @@ export function validate(m: MessageInput, sentAt: string | undefined): Violation
     }
   }
   return v;
+}
+
+/** validateCounts checks the turn counts: both absent (an uncounted message), or both integers in range, turnCount at least previousTurnCount. */
+function validateCounts(m: MessageInput, v: Violation[]): void {
+  const given = [m.previousTurnCount !== undefined, m.turnCount !== undefined];
+  if (given[0] !== given[1]) {
+    const missing = given[0] ? "turnCount" : "previousTurnCount";
+    v.push({ pointer: "/" + missing, rule: "previousTurnCount and turnCount are given together or not at all" });
+    return;
+  }
+  if (!given[0]) {
+    return;
+  }
+  let inRange = true;
+  for (const name of ["previousTurnCount", "turnCount"] as const) {
+    const n = m[name]!;
+    if (!Number.isInteger(n) || n < 0 || n > MAX_COUNT) {
+      v.push({ pointer: "/" + name, rule: `an integer from 0 to ${MAX_COUNT}` });
+      inRange = false;
+    }
+  }
+  if (inRange && m.turnCount! < m.previousTurnCount!) {
+    v.push({ pointer: "/turnCount", rule: "at least previousTurnCount" });
+  }
 }
 
 function validateTurns(pointer: string, turns: readonly Turn[], v: Violation[]): void {
@@ -214,41 +226,43 @@ export function groupId(tenantId: string, userId: string): string {
   return "sha256:" + createHash("sha256").update(g, "utf8").digest("hex");
 }
 
+/** DIGEST_BYTES is how many bytes of the SHA-256 a turns digest keeps. */
+const DIGEST_BYTES = 9;
+
 /**
- * turnsDigest returns the watermark of an uncounted message, as
- * memory.TurnsDigest: "#" and the first 9 bytes, in unpadded URL-safe
- * base64, of the SHA-256 of, for each turn in order, the role, a zero
- * byte, the decimal byte length of the text's UTF-8, a zero byte, the
- * text and a zero byte; "" for no turn.
+ * turnsDigest returns the watermark of an uncounted message: "#" and the
+ * base64url (no padding) of the first 9 bytes of the SHA-256 over, for
+ * each turn in order, its role, a zero byte, the decimal length in bytes
+ * of its text's UTF-8, a zero byte, the text's UTF-8 and a zero byte; 13
+ * characters that never equal a count. Undefined for no turn: there is
+ * nothing to read. turns are those the message carries (context turns
+ * are not part of it).
  */
-export function turnsDigest(turns: readonly Turn[]): string {
+export function turnsDigest(turns: readonly Turn[]): string | undefined {
   if (turns.length === 0) {
-    return "";
+    return undefined;
   }
   const h = createHash("sha256");
   const zero = new Uint8Array([0]);
   for (const t of turns) {
     const text = Buffer.from(t.text, "utf8");
-    h.update(t.role, "utf8");
-    h.update(zero);
-    h.update(String(text.length), "utf8");
-    h.update(zero);
-    h.update(text);
-    h.update(zero);
+    h.update(t.role, "utf8").update(zero);
+    h.update(String(text.length), "utf8").update(zero);
+    h.update(text).update(zero);
   }
-  return "#" + h.digest().subarray(0, 9).toString("base64url");
+  return "#" + h.digest().subarray(0, DIGEST_BYTES).toString("base64url");
 }
 
 /**
  * deduplicationId returns the FIFO MessageDeduplicationId of a message, as
  * producer.DeduplicationID: the hex SHA-256 of tenant, user, thread and
- * turn count, each followed by a zero byte. For an uncounted message the
- * last part is the turnsDigest of the turns sent, as
- * producer.DigestDeduplicationID.
+ * watermark, each followed by a zero byte. The watermark is the turn count
+ * of a counted message, or the [turnsDigest] of an uncounted one (with its
+ * "#"; "" for one without turns).
  */
-export function deduplicationId(tenantId: string, userId: string, threadId: string, turnCountOrDigest: number | string): string {
+export function deduplicationId(tenantId: string, userId: string, threadId: string, watermark: number | string): string {
   const h = createHash("sha256");
-  for (const s of [tenantId, userId, threadId, String(turnCountOrDigest)]) {
+  for (const s of [tenantId, userId, threadId, String(watermark)]) {
     h.update(s, "utf8");
     h.update(new Uint8Array([0]));
   }

@@ -119,18 +119,24 @@ export class Producer {
       turns: this.#transcriptChars > 0 ? forExtractor(turns, this.#transcriptChars) : turns.map((t) => ({ ...t })),
       contextTurns: kept.length > 0 ? kept : undefined,
     };
-    const [body, sent] = this.#fit(wire);
-    // An uncounted message: the digest of the turns its body carries.
-    const mark = m.turnCount === undefined ? turnsDigest(sent) : m.turnCount;
-    return { body, groupId: groupId(m.tenantId, m.userId), deduplicationId: deduplicationId(m.tenantId, m.userId, m.threadId, mark) };
+    const fitted = this.#fit(wire);
+    // A counted message's watermark is its turn count; an uncounted one's
+    // the digest of the turns it carries, as the extractor reads them.
+    const watermark = m.turnCount ?? turnsDigest(fitted.turns) ?? "";
+    return {
+      body: fitted.body,
+      groupId: groupId(m.tenantId, m.userId),
+      deduplicationId: deduplicationId(m.tenantId, m.userId, m.threadId, watermark),
+    };
   }
 
   /**
-   * send builds m and sends it to the queue. Throws a [ProducerError]
+   * send builds m and sends it to the queue, once. Throws a [ProducerError]
    * invalid or too_large before anything is sent, timeout when SQS did not
-   * answer within sendTimeoutMs, or the SQS client's error.
+   * answer within sendTimeoutMs, the signal's reason when signal aborts
+   * it, or the SQS client's error.
    */
-  async send(m: MessageInput): Promise<void> {
+  async send(m: MessageInput, signal?: AbortSignal): Promise<void> {
     const built = this.build(m);
     if (!this.#sqs) {
       throw new Error("usermemory producer: no SQS client to send with");
@@ -145,11 +151,14 @@ export class Producer {
     if (names.length > 0) {
       input.MessageAttributes = Object.fromEntries(names.map((k) => [k, { DataType: "String", StringValue: this.#attributes[k]! }]));
     }
-    const signal = AbortSignal.timeout(this.#sendTimeoutMs);
+    const timeout = AbortSignal.timeout(this.#sendTimeoutMs);
     try {
-      await this.#sqs.send(new SendMessageCommand(input), { abortSignal: signal });
+      await this.#sqs.send(new SendMessageCommand(input), { abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     } catch (err) {
-      if (signal.aborted) {
+      if (signal?.aborted) {
+        throw signal.reason;
+      }
+      if (timeout.aborted) {
         throw new ProducerError("timeout", `SQS did not answer within ${this.#sendTimeoutMs} ms`, [], { cause: err });
       }
       throw err;
@@ -165,12 +174,15 @@ export class Producer {
     return n;
   }
 
-  /** fit returns the JSON of m with the context and the oldest turns dropped, and the newest cut, as far as needed, and the turns it holds. */
-  #fit(m: Wire): [string, readonly Turn[]] {
+  /**
+   * fit returns the JSON of m with the context and the oldest turns
+   * dropped, and the newest cut, as far as needed, and the turns it holds.
+   */
+  #fit(m: Wire): { body: string; turns: readonly Turn[] } {
     let body = encodeMessage(m);
     let over = this.#size(body) - this.#maxBytes;
     if (over <= 0) {
-      return [body, m.turns];
+      return { body, turns: m.turns };
     }
     const hadContext = (m.contextTurns?.length ?? 0) > 0;
     let context: Turn[];
@@ -182,7 +194,7 @@ export class Producer {
     m = { ...m, turns: dropOldest(m.turns, over, 1)[0] };
     body = encodeMessage(m);
     if (this.#size(body) <= this.#maxBytes) {
-      return [body, m.turns];
+      return { body, turns: m.turns };
     }
     if (m.turns.length === 0) {
       throw new ProducerError("too_large", `${this.#size(body)} bytes without any turn, over the limit of ${this.#maxBytes}`);
@@ -190,8 +202,8 @@ export class Producer {
     return this.#cutNewest(m);
   }
 
-  /** cutNewest cuts the text of the only turn left to the longest beginning that fits, marked with "…", and returns the JSON and the turn cut. */
-  #cutNewest(m: Wire): [string, readonly Turn[]] {
+  /** cutNewest cuts the text of the only turn left to the longest beginning that fits, marked with "…". */
+  #cutNewest(m: Wire): { body: string; turns: readonly Turn[] } {
     const turn = m.turns[0]!;
     const cut = (runes: number): Turn[] => [{ role: turn.role, text: firstRunes(turn.text, runes) + "…" }];
     const encode = (runes: number): string => encodeMessage({ ...m, turns: cut(runes) });
@@ -209,7 +221,7 @@ export class Producer {
     if (lo === 0 || this.#size(body) > this.#maxBytes) {
       throw new ProducerError("too_large", `no room for a turn within the limit of ${this.#maxBytes} bytes`);
     }
-    return [body, cut(lo)];
+    return { body, turns: cut(lo) };
   }
 }
 

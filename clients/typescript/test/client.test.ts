@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { Producer, ProducerError, UserMemoryError, UserMemoryStoreClient, type Token } from "../src/index.js";
+import { Producer, ProducerError, UserMemoryError, UserMemoryStoreClient, type RetryOptions, type Token } from "../src/index.js";
 
 interface Seen {
   method: string;
@@ -41,14 +41,14 @@ const fact = { key: "home_city", value: "Lisbon", updatedAt: "2026-12-02T00:00:0
 
 const operations: string[] = [];
 
-function client(scope: Token["scope"], sent: unknown[] = []) {
+function client(scope: Token["scope"], sent: unknown[] = [], retry?: RetryOptions) {
   const sqs = { send: async (cmd: { input: unknown }) => void sent.push(cmd.input) };
   return new UserMemoryStoreClient({
     apiUrl, tokens: async ({ tenantId, userId, operation }) => {
       operations.push(operation);
       return { token: `${scope}:${tenantId}:${userId}`, scope };
     },
-    sqs: sqs as never, queueUrl: "https://sqs.example/123/q.fifo",
+    sqs: sqs as never, queueUrl: "https://sqs.example/123/q.fifo", forwardCheapModelId: true, ...(retry ? { retry } : {}),
   });
 }
 
@@ -118,12 +118,12 @@ test("errors carry the service's status, code and userMessage", async () => {
   assert.deepEqual([err.status, err.code, err.userMessage], [400, 5377210486159, "At most 200 characters."]);
 
   answer = (_, res) => json(res, 503, { ...problem, status: 503, code: 5380000000213 }, "application/problem+json", { "retry-after": "2" });
-  const busy = await client("me").getFacts({ tenantId: "acme", userId: "ana" }).catch((e: unknown) => e);
+  const busy = await client("me", [], { maxAttempts: 1 }).getMemory({ tenantId: "acme", userId: "ana" }).catch((e: unknown) => e);
   assert.ok(busy instanceof UserMemoryError);
   assert.deepEqual([busy.status, busy.code, busy.retryAfterSeconds], [503, 5380000000213, 2]);
 
   answer = (_, res) => json(res, 401, { message: "Unauthorized" });
-  const gw = await client("me").getFacts({ tenantId: "acme", userId: "ana" }).catch((e: unknown) => e);
+  const gw = await client("me").getMemory({ tenantId: "acme", userId: "ana" }).catch((e: unknown) => e);
   assert.ok(gw instanceof UserMemoryError);
   assert.deepEqual([gw.status, gw.code, gw.message], [401, undefined, "usermemory: 401 Unauthorized"]);
 });

@@ -1,5 +1,7 @@
 // The committed types of the fact API are what openapi-typescript makes of
-// api/openapi.yaml now: run `npm run generate` after changing the API.
+// the API's OpenAPI document (shared/openapi.yaml, the repository's
+// api/openapi.yaml copied by npm run sync): run `npm run generate` after
+// changing the API.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -9,13 +11,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 
-test("src/openapi.ts is generated from api/openapi.yaml", () => {
+test("src/openapi.ts is generated from shared/openapi.yaml", () => {
   const pkg = fileURLToPath(new URL("../../", import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), "usermemory-openapi-"));
   try {
     const out = join(dir, "openapi.ts");
     const cli = join(pkg, "node_modules", "openapi-typescript", "bin", "cli.js");
-    execFileSync(process.execPath, [cli, join(pkg, "..", "..", "api", "openapi.yaml"), "-o", out], { cwd: pkg, stdio: "pipe" });
+    execFileSync(process.execPath, [cli, join(pkg, "shared", "openapi.yaml"), "-o", out], { cwd: pkg, stdio: "pipe" });
     assert.equal(readFileSync(join(pkg, "src", "openapi.ts"), "utf8"), readFileSync(out, "utf8"), "src/openapi.ts is stale: run npm run generate");
   } finally {
     rmSync(dir, { recursive: true, force: true });

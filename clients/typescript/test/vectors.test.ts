@@ -1,6 +1,7 @@
 // The shared vectors: this package builds every message and answers every
-// isExtractDue case exactly as the Go packages do (testdata/producer-vectors),
-// and every message it builds validates against schema/.
+// isExtractDue case exactly as the Go packages do (the repository's
+// testdata/producer-vectors), and every message it builds validates against
+// the message's JSON Schema; both copied into shared/ (npm run sync).
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -10,13 +11,13 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { Producer, ProducerError, isExtractDue, type MessageInput } from "../src/index.js";
 
-/** repo resolves a path from the repository's root (this file runs from dist/test/). */
-export function repo(path: string): URL {
-  return new URL("../../../../" + path, import.meta.url);
+/** shared resolves a path of the package's shared/ folder (this file runs from dist/test/). */
+export function shared(path: string): URL {
+  return new URL("../../shared/" + path, import.meta.url);
 }
 
 function readJSON<T>(path: string): T {
-  return JSON.parse(readFileSync(repo(path), "utf8")) as T;
+  return JSON.parse(readFileSync(shared(path), "utf8")) as T;
 }
 
 interface MessageVector {
@@ -30,11 +31,11 @@ interface MessageVector {
   error?: string;
 }
 
-const vectors = readJSON<{ now: string; queueUrl: string; messages: MessageVector[] }>("testdata/producer-vectors/messages.json");
+const vectors = readJSON<{ now: string; queueUrl: string; messages: MessageVector[] }>("producer-vectors/messages.json");
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats.default(ajv);
-const validSchema = ajv.compile(readJSON<object>("schema/extraction-message.v1.json"));
+const validSchema = ajv.compile(readJSON<object>("extraction-message.v1.json"));
 
 test("the vectors hold every case", () => {
   assert.ok(vectors.messages.length >= 40, `${vectors.messages.length} message vectors`);
@@ -67,7 +68,7 @@ for (const v of vectors.messages) {
 
 test("isExtractDue answers as memory.IsExtractDue on every shared case", () => {
   const due = readJSON<{ configs: { extractEveryTurns: number; extractionDisabled: boolean; cases: [number, number, number][] }[] }>(
-    "testdata/producer-vectors/due.json",
+    "producer-vectors/due.json",
   );
   let n = 0;
   for (const c of due.configs) {
