@@ -53,17 +53,11 @@ func templateDefault(t *testing.T, name string) any {
 // template's defaults and the code's constants.
 func TestScaleDocFigures(t *testing.T) {
 	d := func(name string) any { return templateDefault(t, name) }
-	read, edit := d("ReadReservedConcurrency"), d("EditReservedConcurrency")
 	checkFigures(t, "scale.md", docblock.Figures{
 		"`ReadRateLimit` ([0-9,]+) requests/s":           d("ReadRateLimit"),
 		"`ReadBurstLimit` ([0-9,]+)":                     d("ReadBurstLimit"),
 		"`EditRateLimit` ([0-9,]+)":                      d("EditRateLimit"),
 		"`EditBurstLimit` ([0-9,]+)":                     d("EditBurstLimit"),
-		"`ReadReservedConcurrency` ([0-9,]+)":            read,
-		"`EditReservedConcurrency` ([0-9,]+)":            edit,
-		`100 \+ ([0-9]+) \+ 4 × [0-9]+`:                  read,
-		`100 \+ [0-9]+ \+ 4 × ([0-9]+)`:                  edit,
-		`100 \+ [0-9]+ \+ 4 × [0-9]+ = ([0-9]+)`:         100 + toInt(t, read) + 4*toInt(t, edit),
 		"`ExtractorMaxConcurrency` ([0-9]+) stays":       d("ExtractorMaxConcurrency"),
 		"`TenantDailyModelCalls`\\) is ([0-9]+)":         d("TenantDailyModelCalls"),
 		"`bedrock.FirstMaxTokens` \\(([0-9,]+)\\)":       bedrock.FirstMaxTokens,
@@ -106,7 +100,7 @@ func TestRunbookFigures(t *testing.T) {
 	p := app.Parameters
 	checkFigures(t, "runbook.md", docblock.Figures{
 		"`ExtractionDelayAlarmSeconds` \\(default ([0-9,]+) s":           p["ExtractionDelayAlarmSeconds"],
-		"default ([0-9,]+) s, the visibility timeout":                    int(q.VisibilityTimeout.Seconds()) * q.MaxReceiveCount,
+		"default ([0-9,]+) s, the visibility timeout":                    int(q.VisibilityTimeout.Seconds()) * (q.MaxReceiveCount + 1),
 		"the visibility timeout of ([0-9]+) s":                           int(q.VisibilityTimeout.Seconds()),
 		"the visibility timeout of [0-9]+ s times the ([0-9]+) receives": q.MaxReceiveCount,
 		"dead-letter queue after ([0-9]+) receives":                      q.MaxReceiveCount,

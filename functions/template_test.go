@@ -44,6 +44,7 @@ var tableActions = map[string][]string{
 	"EraseUserFunction":   {"dynamodb:PutItem"},
 	"ExportFunction":      {"dynamodb:GetItem"},
 	"ExtractorFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"PreTokenFunction":    nil,
 }
 
 func ref(name string) map[string]any         { return map[string]any{"Ref": name} }
@@ -262,13 +263,18 @@ func TestRoutesAreTheDocument(t *testing.T) {
 	if doc := httpapitest.LoadSpec(t).Routes(); !slices.Equal(keys, doc) {
 		t.Errorf("template routes %q\napi/openapi.yaml routes %q", keys, doc)
 	}
-	api := props(tpl.Resources()["HttpApi"])
-	if get(api, "Auth", "Authorizers", "JwtAuthorizer", "JwtConfiguration", "issuer") == nil ||
-		fmt.Sprint(get(api, "Auth", "Authorizers", "JwtAuthorizer", "JwtConfiguration", "audience")) != fmt.Sprint(ref("JwtAudience")) {
-		t.Error("the JWT authorizer's issuer and audience must be parameters")
+	// An external issuer's tokens: the authorizer takes the parameters.
+	tmpl := loadStackTemplate(t)
+	app := resolve(t, tmpl, deployment("us-east-1", externalIssuer))
+	a := app.APIs["HttpApi"].Authorizers["JwtAuthorizer"]
+	if a == nil || a.Issuer != externalIssuer["JwtIssuer"] || strings.Join(a.Audience, ",") != externalIssuer["JwtAudience"] {
+		t.Errorf("with JwtIssuer set, the authorizer is %+v; want the parameters' issuer and audience", a)
 	}
-	if fmt.Sprint(get(api, "CorsConfiguration", "AllowOrigins")) != fmt.Sprint(ref("CorsAllowOrigins")) {
-		t.Error("CORS origins must be a parameter")
+	// CORS: the parameter's origins and the memory page's.
+	origins := app.APIs["HttpApi"].CORS.AllowOrigins
+	page := strings.TrimSuffix(fmt.Sprint(app.Outputs["PageUrl"]), "/app/")
+	if want, _ := tmpl.ParameterDefault("CorsAllowOrigins"); !slices.Contains(origins, want) || !slices.Contains(origins, page) || len(origins) != 2 {
+		t.Errorf("CORS origins %q, want the parameter's %s and the page's %s", origins, want, page)
 	}
 }
 
@@ -420,11 +426,15 @@ func TestCfnLint(t *testing.T) {
 
 const testAccount = "123456789012"
 
-// requiredParams are values of the parameters without a default, as
-// samconfig.toml's example gives them.
-var requiredParams = map[string]string{
+// requiredParams are values of the parameters without a default: none,
+// the template deploys with its defaults (the stack's own identity).
+var requiredParams = map[string]string{}
+
+// externalIssuer are the parameters of a stack that takes an existing
+// issuer's tokens instead of making its own identity.
+var externalIssuer = map[string]string{
 	"JwtIssuer":   "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_EXAMPLE",
-	"JwtAudience": "usermemory-api",
+	"JwtAudience": "usermemory-api,gateway",
 }
 
 // stackUUID is the last part of the test stack's ID, a UUID as in a real
@@ -1097,16 +1107,21 @@ func TestEveryOutcomeReachesAPerson(t *testing.T) {
 // TestQueueAgeAlarmIsPastRetries holds the queue-age alarm's default
 // threshold to the queue: a message that fails every time ages for the
 // visibility timeout times maxReceiveCount before the dead-letter queue
-// takes it, so a lower threshold would call retries a backlog.
+// takes it, and holds its FIFO group meanwhile, so the message behind it
+// ages one visibility timeout more; a lower threshold would call retries
+// a backlog.
 func TestQueueAgeAlarmIsPastRetries(t *testing.T) {
 	tpl := httpapitest.LoadSAMTemplate(t)
 	tmpl := loadStackTemplate(t)
 	app := resolve(t, tmpl, deployment("us-east-1", nil))
 	q := app.Properties["ExtractionQueue"]
-	retries := toFloat(q["VisibilityTimeout"]) * toFloat(get(q, "RedrivePolicy", "maxReceiveCount"))
+	visibility := toFloat(q["VisibilityTimeout"])
+	retries := visibility * toFloat(get(q, "RedrivePolicy", "maxReceiveCount"))
 	alarm := app.Properties["ExtractionQueueAgeAlarm"]
-	if th := toFloat(alarm["Threshold"]); th < retries || retries == 0 {
-		t.Errorf("ExtractionQueueAgeAlarm threshold %v s < visibility × receives = %v s", th, retries)
+	// The message behind one that fails every time in its FIFO group waits
+	// for those retries, then needs one visibility timeout of its own.
+	if th := toFloat(alarm["Threshold"]); th < retries+visibility || retries == 0 {
+		t.Errorf("ExtractionQueueAgeAlarm threshold %v s < visibility × (receives + 1) = %v s", th, retries+visibility)
 	}
 	if fmt.Sprint(props(tpl.Resources()["ExtractionQueueAgeAlarm"])["Threshold"]) != fmt.Sprint(ref("ExtractionDelayAlarmSeconds")) {
 		t.Error("ExtractionQueueAgeAlarm's threshold is not the parameter ExtractionDelayAlarmSeconds")
@@ -1143,12 +1158,19 @@ func TestLimitsAreParameters(t *testing.T) {
 	if len(routes) != len(app.APIs["HttpApi"].Routes)-reads {
 		t.Errorf("route settings %v name routes the API does not have", slices.Sorted(maps.Keys(routes)))
 	}
-	if f := app.Functions["GetFactsFunction"]; f.ReservedConcurrency != 20 {
-		t.Errorf("GetFactsFunction reserved concurrency %d, want the default 20", f.ReservedConcurrency)
+	// The defaults reserve nothing (a new account's quota may not allow
+	// it); each parameter reserves for its functions when set.
+	for id, f := range resolve(t, tmpl, deployment("us-east-1", nil)).Functions {
+		if f.ReservedConcurrency != 0 {
+			t.Errorf("%s reserves %d with the defaults, want none", id, f.ReservedConcurrency)
+		}
 	}
-	for _, id := range []string{"PutFactFunction", "DeleteFactFunction", "PendingFactFunction", "ClearFactsFunction", "EraseUserFunction"} {
-		if f := app.Functions[id]; f.ReservedConcurrency != 0 {
-			t.Errorf("%s reserved concurrency %d with EditReservedConcurrency 0, want none", id, f.ReservedConcurrency)
+	set := resolve(t, tmpl, deployment("us-east-1", map[string]string{"ReadReservedConcurrency": "20", "EditReservedConcurrency": "5"}))
+	for id, f := range set.Functions {
+		want := map[string]int{"GetFactsFunction": 20, "PutFactFunction": 5, "DeleteFactFunction": 5, "PendingFactFunction": 5,
+			"ClearFactsFunction": 5, "EraseUserFunction": 5}[id]
+		if f.ReservedConcurrency != want {
+			t.Errorf("%s reserves %d with ReadReservedConcurrency 20 and EditReservedConcurrency 5, want %d", id, f.ReservedConcurrency, want)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/usermemory/usermemory/claims"
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/localtest/token"
 	"github.com/usermemory/usermemory/producer"
@@ -65,8 +66,12 @@ func bench(ctx context.Context, args []string) error {
 		return err
 	}
 	b := &benchRun{info: info, client: &http.Client{Timeout: 30 * time.Second}, sign: func(user string) (string, error) {
-		return iss.Sign(token.Claims{Issuer: info.Issuer, Audience: info.Audience, Subject: user,
-			TenantClaim: info.TenantClaim, Tenant: "bench", Scopes: []string{info.UserScope}})
+		c, err := token.UserClaims(claims.Config{TenantClaim: info.TenantClaim, UserScope: info.UserScope},
+			info.Issuer, info.Audience, user, "bench", nil)
+		if err != nil {
+			return "", err
+		}
+		return iss.Sign(c)
 	}}
 	if err := b.reads(*n); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/usermemory/usermemory/claims"
 	"github.com/usermemory/usermemory/localtest/stack"
 	"github.com/usermemory/usermemory/localtest/token"
 	"github.com/usermemory/usermemory/memory"
@@ -32,18 +33,23 @@ func tokenCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	scopes := []string{info.UserScope}
+	// The scopes are those the deployed stack's trigger grants: the admin
+	// scope to a member of its admin group.
+	var groups []string
 	if *admin {
-		scopes = append(scopes, info.AdminScope)
+		groups = []string{claims.AdminGroup}
 	}
 	aud := info.Audience
 	if *audience != "" {
 		aud = *audience
 	}
-	t, err := iss.Sign(token.Claims{
-		Issuer: info.Issuer, Audience: aud, Subject: *user,
-		TenantClaim: info.TenantClaim, Tenant: *tenant, Scopes: scopes, TTL: *ttl,
-	})
+	c, err := token.UserClaims(claims.Config{TenantClaim: info.TenantClaim, UserScope: info.UserScope, AdminScope: info.AdminScope},
+		info.Issuer, aud, *user, *tenant, groups)
+	if err != nil {
+		return err
+	}
+	c.TTL = *ttl
+	t, err := iss.Sign(c)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,9 @@ type App struct {
 	// merged: those of the resources the local stack does not run too
 	// (roles, alarms, topics), for a test to read.
 	Properties map[string]map[string]any
+	// Outputs are the values of the outputs whose condition holds,
+	// evaluated, by name.
+	Outputs map[string]any
 }
 
 // Function is a Lambda function.
@@ -208,6 +211,9 @@ func (t *Template) Resolve(o Options) (*App, error) {
 			return nil, fmt.Errorf("sam: %s: %w", id, err)
 		}
 	}
+	if app.Outputs, err = outputs(e, mapOf(t.raw["Outputs"])); err != nil {
+		return nil, err
+	}
 	for _, q := range app.Queues {
 		if q.DeadLetterQueue != "" {
 			if _, ok := app.Queues[q.DeadLetterQueue]; !ok {
@@ -220,6 +226,30 @@ func (t *Template) Resolve(o Options) (*App, error) {
 	}
 	sort.Slice(app.SQSEvents, func(i, j int) bool { return app.SQSEvents[i].Function < app.SQSEvents[j].Function })
 	return app, nil
+}
+
+// outputs evaluates the Value of each output of decls whose Condition
+// holds.
+func outputs(e *evaluator, decls map[string]any) (map[string]any, error) {
+	out := map[string]any{}
+	for _, name := range slices.Sorted(maps.Keys(decls)) {
+		o := mapOf(decls[name])
+		if c, ok := o["Condition"].(string); ok {
+			on, err := e.condition(c)
+			if err != nil {
+				return nil, fmt.Errorf("sam: output %s: %w", name, err)
+			}
+			if !on {
+				continue
+			}
+		}
+		v, err := e.resolve(o["Value"])
+		if err != nil {
+			return nil, fmt.Errorf("sam: output %s: %w", name, err)
+		}
+		out[name] = v
+	}
+	return out, nil
 }
 
 // nameResources drops the resources whose condition is false and names

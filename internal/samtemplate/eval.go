@@ -12,15 +12,15 @@ import (
 type noValue struct{}
 
 // Intrinsics are the intrinsic functions the reader evaluates: those
-// template.yaml uses (Ref, Fn::GetAtt, Fn::Sub; Fn::Select and Fn::Split
-// to take the stack's unique ID for the queue names), and the conditions
-// and mappings of a region-dependent setting (Condition, Fn::If,
-// Fn::Equals, Fn::Not, Fn::FindInMap, with the DefaultValue of
+// template.yaml uses (Ref, Fn::GetAtt, Fn::Sub, Fn::Join; Fn::Select and
+// Fn::Split to take the stack's unique ID for the queue names), and the
+// conditions and mappings of a region-dependent setting (Condition, Fn::If,
+// Fn::Equals, Fn::Not, Fn::And, Fn::FindInMap, with the DefaultValue of
 // AWS::LanguageExtensions; as CloudFormation does, every Fn::FindInMap is
 // evaluated in both branches of an Fn::If), and in the assertions of Rules,
-// which [Template.Check] evaluates, Fn::Contains. Any other fails the
-// template's resolution, naming the function.
-var Intrinsics = []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Select", "Fn::Split", "Condition", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap", "Fn::Contains"}
+// which [Template.Check] evaluates, Fn::Contains and Fn::EachMemberEquals.
+// Any other fails the template's resolution, naming the function.
+var Intrinsics = []string{"Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Join", "Fn::Select", "Fn::Split", "Condition", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::And", "Fn::FindInMap", "Fn::Contains", "Fn::EachMemberEquals"}
 
 // evaluator resolves CloudFormation intrinsic functions against parameter
 // values, conditions and the local names of resources.
@@ -139,14 +139,17 @@ func init() {
 			}
 			return e.getAtt(fmt.Sprint(l[0]), fmt.Sprint(l[1]))
 		},
-		"Fn::Sub":       func(e *evaluator, _ string, arg any) (any, error) { return e.sub(arg) },
-		"Fn::Select":    (*evaluator).selectItem,
-		"Fn::Split":     (*evaluator).split,
-		"Fn::If":        func(e *evaluator, _ string, arg any) (any, error) { return e.ifThen(arg) },
-		"Fn::Equals":    (*evaluator).equals,
-		"Fn::Not":       (*evaluator).not,
-		"Fn::Contains":  (*evaluator).contains,
-		"Fn::FindInMap": func(e *evaluator, _ string, arg any) (any, error) { return e.findInMap(arg) },
+		"Fn::Sub":              func(e *evaluator, _ string, arg any) (any, error) { return e.sub(arg) },
+		"Fn::Select":           (*evaluator).selectItem,
+		"Fn::Split":            (*evaluator).split,
+		"Fn::If":               func(e *evaluator, _ string, arg any) (any, error) { return e.ifThen(arg) },
+		"Fn::Equals":           (*evaluator).equals,
+		"Fn::Not":              (*evaluator).not,
+		"Fn::Contains":         (*evaluator).contains,
+		"Fn::Join":             (*evaluator).join,
+		"Fn::And":              (*evaluator).and,
+		"Fn::EachMemberEquals": (*evaluator).eachMemberEquals,
+		"Fn::FindInMap":        func(e *evaluator, _ string, arg any) (any, error) { return e.findInMap(arg) },
 	}
 }
 
@@ -220,6 +223,59 @@ func (e *evaluator) not(name string, arg any) (any, error) {
 		return nil, fmt.Errorf("Fn::Not: %v is not a condition", l[0])
 	}
 	return !b, nil
+}
+
+// join evaluates Fn::Join: [delimiter, list].
+func (e *evaluator) join(name string, arg any) (any, error) {
+	l, err := e.list(arg, 2, name)
+	if err != nil {
+		return nil, err
+	}
+	items, err := strings_(l[1])
+	if err != nil {
+		return nil, fmt.Errorf("Fn::Join wants [delimiter, list], not %v", l)
+	}
+	return strings.Join(items, fmt.Sprint(l[0])), nil
+}
+
+// and evaluates Fn::And: [condition, …], 2 to 10 of them.
+func (e *evaluator) and(name string, arg any) (any, error) {
+	raw, ok := arg.([]any)
+	if !ok || len(raw) < 2 || len(raw) > 10 {
+		return nil, fmt.Errorf("Fn::And wants 2 to 10 conditions, not %v", arg)
+	}
+	all := true
+	for _, c := range raw {
+		b, err := e.boolean(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		all = all && b
+	}
+	return all, nil
+}
+
+// eachMemberEquals evaluates Fn::EachMemberEquals: [list, value], in the
+// assertions of Rules only: true when every member of the list is value
+// (an empty list too).
+func (e *evaluator) eachMemberEquals(name string, arg any) (any, error) {
+	if !e.rules {
+		return nil, fmt.Errorf("Fn::EachMemberEquals belongs in the assertions of Rules only")
+	}
+	l, err := e.list(arg, 2, name)
+	if err != nil {
+		return nil, err
+	}
+	items, err := strings_(l[0])
+	if err != nil {
+		return nil, fmt.Errorf("Fn::EachMemberEquals wants [list, value], not %v", l)
+	}
+	for _, x := range items {
+		if x != fmt.Sprint(l[1]) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // contains evaluates Fn::Contains: [list, value], in the assertions of

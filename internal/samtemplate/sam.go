@@ -4,9 +4,9 @@
 // with their redrive policies, and SQS event sources.
 //
 // It decodes every CloudFormation short-form tag, and evaluates the
-// intrinsic functions template.yaml uses (!Ref, !GetAtt, !Sub, !Select,
-// !Split) and those of Conditions and Mappings (!If, !Equals, !Not,
-// !FindInMap, Condition): see [Intrinsics]. Any other intrinsic fails the
+// intrinsic functions template.yaml uses (!Ref, !GetAtt, !Sub, !Join,
+// !Select, !Split) and those of Conditions and Mappings (!If, !Equals,
+// !Not, !And, !FindInMap, Condition): see [Intrinsics]. Any other intrinsic fails the
 // resolution with an error that names it. It also knows parameter
 // defaults and overrides, the pseudo parameters AWS::Region, AccountId,
 // StackName, StackId, Partition, URLSuffix and NoValue, and SAM's Globals
@@ -58,6 +58,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,14 @@ const (
 	TypeHTTPAPI  = "AWS::Serverless::HttpApi"
 	TypeTable    = "AWS::DynamoDB::Table"
 	TypeQueue    = "AWS::SQS::Queue"
+)
+
+// Cognito resource types, which the local stack does not run: their Ref
+// and attributes take the forms Cognito gives them, so that what is built
+// from them (the JWT authorizer's issuer and audience) reads as deployed.
+const (
+	TypeUserPool       = "AWS::Cognito::UserPool"
+	TypeUserPoolClient = "AWS::Cognito::UserPoolClient"
 )
 
 // ImplicitHTTPAPI is the logical ID SAM gives the HTTP API it makes for
@@ -249,16 +258,29 @@ func (t *Template) ParameterDefault(name string) (string, bool) {
 
 // JWTParameters returns the names of the parameters that the JWT
 // authorizers of the HTTP APIs take their issuer and audience from, so
-// that a local stack can override them with its own issuer.
+// that a local stack can override them with its own issuer. Only declared
+// parameters count: an issuer that is a parameter or, through Fn::If, a
+// resource of the template (a user pool the stack creates when the
+// parameter is empty) gives the parameter's name.
 func (t *Template) JWTParameters() (issuer, audience []string) {
+	declared := mapOf(t.raw["Parameters"])
+	params := func(v any) []string {
+		var out []string
+		for _, n := range refs(v) {
+			if _, ok := declared[n]; ok && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 	for _, r := range t.base {
 		if r.typ != TypeHTTPAPI {
 			continue
 		}
 		for _, a := range mapOf(mapOf(mapOf(r.props["Auth"])["Authorizers"])) {
 			jc := mapOf(mapOf(a)["JwtConfiguration"])
-			issuer = append(issuer, refs(jc["issuer"])...)
-			audience = append(audience, refs(jc["audience"])...)
+			issuer = append(issuer, params(jc["issuer"])...)
+			audience = append(audience, params(jc["audience"])...)
 		}
 	}
 	return issuer, audience
@@ -301,8 +323,23 @@ func (t *Template) refOf(r *resource) any {
 		return r.name
 	case TypeHTTPAPI:
 		return strings.ToLower(r.id)
+	case TypeUserPool:
+		// A pool ID is REGION_ and letters and digits.
+		return t.opts.Region + "_" + alnum(r.id)
+	case TypeUserPoolClient:
+		return strings.ToLower(alnum(r.id)) + "clientid"
 	}
 	return r.id
+}
+
+// alnum returns the letters and digits of s.
+func alnum(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
 }
 
 func (t *Template) attOf(r *resource, attr string) any {
@@ -320,6 +357,12 @@ func (t *Template) attOf(r *resource, attr string) any {
 		return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/stream/local", o.Region, o.AccountID, r.name)
 	case r.typ == TypeFunction && attr == "Arn":
 		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", o.Region, o.AccountID, r.name)
+	case r.typ == TypeUserPool && attr == "Arn":
+		return fmt.Sprintf("arn:aws:cognito-idp:%s:%s:userpool/%s", o.Region, o.AccountID, t.refOf(r))
+	case r.typ == TypeUserPool && attr == "ProviderURL":
+		return fmt.Sprintf("https://cognito-idp.%s.amazonaws.com/%s", o.Region, t.refOf(r))
+	case r.typ == TypeUserPool && attr == "ProviderName":
+		return fmt.Sprintf("cognito-idp.%s.amazonaws.com/%s", o.Region, t.refOf(r))
 	}
 	// Resources the local stack does not run (roles, alarms, topics) get a
 	// recognisable local ARN.

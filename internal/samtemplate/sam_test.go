@@ -215,7 +215,7 @@ Resources:
 // does not evaluate fails the resolution with an error naming it, instead
 // of a wrong value.
 func TestUnknownIntrinsicFails(t *testing.T) {
-	for _, expr := range []string{`!Join ["-", [a, b]]`, `!GetAZs ""`, `!Base64 plain`, `!And [!Equals [a, a], !Equals [b, b]]`} {
+	for _, expr := range []string{`!Cidr [10.0.0.0/16, 2, 8]`, `!GetAZs ""`, `!Base64 plain`, `!Or [!Equals [a, a], !Equals [b, b]]`} {
 		src := `
 Resources:
   F:
@@ -319,9 +319,15 @@ func TestTheRepositoryTemplate(t *testing.T) {
 	if err := tmpl.Check(Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s", Parameters: params}); err != nil {
 		t.Errorf("Check: %v", err)
 	}
-	if len(app.Functions) == 0 || len(app.APIs) != 1 || len(app.SQSEvents) == 0 || len(app.Tables) != 1 {
-		t.Fatalf("resolved %d functions, %d APIs, %d SQS events, %d tables; want some of each, one API and one table",
-			len(app.Functions), len(app.APIs), len(app.SQSEvents), len(app.Tables))
+	guarded := 0
+	for _, api := range app.APIs {
+		if len(api.Authorizers) > 0 {
+			guarded++
+		}
+	}
+	if len(app.Functions) == 0 || guarded != 1 || len(app.SQSEvents) == 0 || len(app.Tables) != 1 {
+		t.Fatalf("resolved %d functions, %d APIs with an authorizer, %d SQS events, %d tables; want some of each, one such API and one table",
+			len(app.Functions), guarded, len(app.SQSEvents), len(app.Tables))
 	}
 	for _, api := range app.APIs {
 		for _, r := range api.Routes {
@@ -414,7 +420,7 @@ func TestCheckFailsOnWhatItDoesNotKnow(t *testing.T) {
 	for _, c := range []struct{ decl, want string }{
 		{"Parameters:\n  P:\n    Type: String\n    Default: x\n    MaxLength: 3\n", "MaxLength is not checked"},
 		{"Parameters:\n  P:\n    Type: AWS::EC2::VPC::Id\n    Default: x\n", `"AWS::EC2::VPC::Id" is not checked`},
-		{"Rules:\n  R:\n    Assertions:\n      - Assert: !And [!Equals [a, a], !Equals [b, b]]\n", "Fn::And is not evaluated"},
+		{"Rules:\n  R:\n    Assertions:\n      - Assert: !Or [!Equals [a, a], !Equals [b, b]]\n", "Fn::Or is not evaluated"},
 		{"Rules:\n  R:\n    Assertions:\n      - Assert: !Equals [!Ref Q, x]\n", "Rules refer to parameters and pseudo parameters only"},
 		{"Rules:\n  R:\n    Assertions:\n      - Assert: !Equals [!GetAtt Q.Arn, x]\n", "Rules refer to parameters and pseudo parameters only"},
 		{"Rules:\n  R:\n    Assertions:\n      - Assert: !Ref AWS::Region\n", "is not true or false"},
@@ -516,5 +522,108 @@ func BenchmarkLoadAndResolve(b *testing.B) {
 		if _, err := tmpl.Resolve(o); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestJoinAndEachMemberEquals checks Fn::Join and Fn::And in a resource,
+// and Fn::EachMemberEquals in a rule, where a list parameter left empty
+// is a list of no member.
+func TestJoinAndEachMemberEquals(t *testing.T) {
+	src := `
+Parameters:
+  Aud: {Type: CommaDelimitedList, Default: ""}
+  Iss: {Type: String, Default: ""}
+Conditions:
+  Both: !And [!Equals [!Ref Iss, ""], !Equals [a, a]]
+Rules:
+  NeedsAud:
+    RuleCondition: !Not [!Equals [!Ref Iss, ""]]
+    Assertions:
+      - Assert: !Not [!EachMemberEquals [!Ref Aud, ""]]
+        AssertDescription: set Aud
+Resources:
+  F:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: .
+      Environment:
+        Variables:
+          J: !Join ["+", [x, !Ref Iss, y]]
+          B: !If [Both, "yes", "no"]
+`
+	tmpl, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Region: "us-east-1", AccountID: "123456789012", StackName: "s"}
+	app, err := tmpl.Resolve(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := app.Functions["F"].Env; env["J"] != "x++y" || env["B"] != "yes" {
+		t.Errorf("env %v, want J=x++y and B=yes", env)
+	}
+	for params, want := range map[string]string{"": "", "https://i": "set Aud", "https://i,a": ""} {
+		iss, aud, _ := strings.Cut(params, ",")
+		o.Parameters = map[string]string{"Iss": iss, "Aud": aud}
+		err := tmpl.Check(o)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("Iss=%q Aud=%q: %v, want %q", iss, aud, err, want)
+		}
+	}
+}
+
+// TestCognitoReferences checks that a user pool's Ref and attributes read
+// as Cognito's, and that a JWT issuer taken from one through Fn::If names
+// only the parameter as the local stack's to override.
+func TestCognitoReferences(t *testing.T) {
+	src := `
+Parameters:
+  Iss: {Type: String, Default: ""}
+  Aud: {Type: CommaDelimitedList, Default: ""}
+Conditions:
+  Own: !Equals [!Ref Iss, ""]
+Resources:
+  Pool:
+    Type: AWS::Cognito::UserPool
+    Condition: Own
+  Client:
+    Type: AWS::Cognito::UserPoolClient
+    Condition: Own
+  Api:
+    Type: AWS::Serverless::HttpApi
+    Properties:
+      Auth:
+        Authorizers:
+          A:
+            JwtConfiguration:
+              issuer: !If [Own, !GetAtt Pool.ProviderURL, !Ref Iss]
+              audience: !If [Own, [!Ref Client], !Ref Aud]
+`
+	tmpl, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss, aud := tmpl.JWTParameters()
+	if fmt.Sprint(iss, aud) != "[Iss] [Aud]" {
+		t.Errorf("JWT parameters %v %v, want [Iss] [Aud]", iss, aud)
+	}
+	app, err := tmpl.Resolve(Options{Region: "eu-west-1", AccountID: "123456789012", StackName: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := app.APIs["Api"].Authorizers["A"]
+	if a.Issuer != "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Pool" || fmt.Sprint(a.Audience) != "[clientclientid]" {
+		t.Errorf("authorizer %+v: want the pool's provider URL and the client's ID", a)
+	}
+	if arn := app.Properties["Pool"]; arn == nil {
+		t.Error("the pool's properties are not resolved")
+	}
+	app, err = tmpl.Resolve(Options{Region: "eu-west-1", AccountID: "123456789012", StackName: "s", Parameters: map[string]string{"Iss": "https://i", "Aud": "x,y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := app.APIs["Api"].Authorizers["A"]; a.Issuer != "https://i" || fmt.Sprint(a.Audience) != "[x y]" || app.Properties["Pool"] != nil {
+		t.Errorf("with an issuer: authorizer %+v, pool %v; want the parameters and no pool", a, app.Properties["Pool"])
 	}
 }

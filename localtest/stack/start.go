@@ -286,14 +286,28 @@ func (s *Stack) startFunctions(ctx context.Context, st *starting) error {
 	return nil
 }
 
-// serveHTTP serves the template's one HTTP API behind the API Gateway
-// emulator, the memory page at its own origin, and Lambda's Invoke API
-// (with the fault controls) for the invoke command.
-func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
-	if len(s.App.APIs) != 1 {
-		return fmt.Errorf("stack: the template has %d HTTP APIs; the local stack runs exactly one", len(s.App.APIs))
+// factAPIs returns the HTTP APIs of app with a JWT authorizer: the fact
+// API. An API without one is the memory page's, which the local stack
+// serves from web/static at its own origin instead.
+func factAPIs(app *samtemplate.App) []*samtemplate.HTTPAPI {
+	var out []*samtemplate.HTTPAPI
+	for _, id := range slices.Sorted(maps.Keys(app.APIs)) {
+		if len(app.APIs[id].Authorizers) > 0 {
+			out = append(out, app.APIs[id])
+		}
 	}
-	for _, api := range s.App.APIs {
+	return out
+}
+
+// serveHTTP serves the template's one HTTP API with an authorizer behind
+// the API Gateway emulator, the memory page at its own origin, and
+// Lambda's Invoke API (with the fault controls) for the invoke command.
+func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
+	apis := factAPIs(s.App)
+	if len(apis) != 1 {
+		return fmt.Errorf("stack: the template has %d HTTP APIs with a JWT authorizer; the local stack runs exactly one", len(apis))
+	}
+	for _, api := range apis {
 		keys := map[string]*apigw.JWKS{}
 		for name, a := range api.Authorizers {
 			if a.Issuer != st.issuerURL {

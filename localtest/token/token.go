@@ -1,6 +1,9 @@
 // Package token is the local stack's token issuer: an RSA signing key, the
 // JWKS that publishes its public half, and RS256 access tokens with the
-// claims the HTTP API's JWT authorizer and the functions read.
+// claims the HTTP API's JWT authorizer and the functions read. The tenant
+// claim goes in through package claims, the code of the deployed stack's
+// pre token generation trigger (functions/pretoken), and [UserClaims]
+// grants scopes as that trigger does.
 package token
 
 import (
@@ -20,6 +23,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/usermemory/usermemory/claims"
 )
 
 // JWKSPath is the path of the JWKS on the issuer's HTTP server.
@@ -106,9 +111,12 @@ type Claims struct {
 	Issuer   string
 	Audience string
 	Subject  string
-	// TenantClaim names the claim that carries Tenant.
+	// TenantClaim names the claim that carries Tenant, which Sign puts
+	// there through claims.Config.ForUser: a tenant the deployed trigger
+	// would refuse fails Sign. Groups are the user's groups.
 	TenantClaim string
 	Tenant      string
+	Groups      []string
 	// Scopes go into the space-separated scope claim.
 	Scopes []string
 	// IssuedAt defaults to now; TTL to one hour. NotBefore is IssuedAt
@@ -144,7 +152,13 @@ func (i *Issuer) Sign(c Claims) (string, error) {
 		"jti": rand.Text(),
 	}
 	if c.TenantClaim != "" && c.Tenant != "" {
-		m[c.TenantClaim] = c.Tenant
+		g, err := claims.Config{TenantClaim: c.TenantClaim}.ForUser(c.Tenant, c.Groups)
+		if err != nil {
+			return "", fmt.Errorf("token: %w", err)
+		}
+		for k, v := range g.Claims {
+			m[k] = v
+		}
 	}
 	if len(c.Scopes) > 0 {
 		m["scope"] = strings.Join(c.Scopes, " ")
@@ -155,4 +169,17 @@ func (i *Issuer) Sign(c Claims) (string, error) {
 	t := jwt.NewWithClaims(jwt.SigningMethodRS256, m)
 	t.Header["kid"] = i.kid
 	return t.SignedString(i.key)
+}
+
+// UserClaims returns the claims of the access token the deployed stack
+// gives a person of tenant who signed in, in groups: the tenant claim and
+// the scopes of cfg.ForUser (the user scope, and the admin scope for a
+// member of claims.AdminGroup). The error is the claim code's refusal.
+func UserClaims(cfg claims.Config, issuer, audience, subject, tenant string, groups []string) (Claims, error) {
+	g, err := cfg.ForUser(tenant, groups)
+	if err != nil {
+		return Claims{}, fmt.Errorf("token: %w", err)
+	}
+	return Claims{Issuer: issuer, Audience: audience, Subject: subject,
+		TenantClaim: cfg.TenantClaim, Tenant: tenant, Groups: groups, Scopes: g.Scopes}, nil
 }

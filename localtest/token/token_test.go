@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/usermemory/usermemory/claims"
 )
 
 func TestSignedTokenVerifiesWithTheSavedKeyAndJWKS(t *testing.T) {
@@ -72,5 +75,34 @@ func TestSignWantsASubject(t *testing.T) {
 	}
 	if _, err := iss.Sign(Claims{Issuer: "x"}); err == nil {
 		t.Error("Sign without a subject succeeded")
+	}
+}
+
+func TestTokensGoThroughTheClaimCode(t *testing.T) {
+	iss, err := NewIssuer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := iss.Sign(Claims{Subject: "ana", TenantClaim: "tenant_id", Tenant: "acme/globex"}); err == nil {
+		t.Error("signed a tenant the trigger refuses")
+	}
+	cfg := claims.Config{TenantClaim: "org", UserScope: "memory/user", AdminScope: "memory/admin"}
+	c, err := UserClaims(cfg, "http://i", "aud", "ana", "acme", []string{claims.AdminGroup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := iss.Sign(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := jwt.MapClaims{}
+	if _, err := jwt.ParseWithClaims(tok, got, func(*jwt.Token) (any, error) { return iss.PublicKey(), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got["org"] != "acme" || got["scope"] != "memory/user memory/admin" {
+		t.Errorf("claims %v: want org=acme and both scopes, as the trigger grants an admin", got)
+	}
+	if c, _ := UserClaims(cfg, "http://i", "aud", "bo", "acme", nil); strings.Join(c.Scopes, " ") != "memory/user" {
+		t.Errorf("a member's scopes %q, want memory/user", c.Scopes)
 	}
 }

@@ -155,8 +155,6 @@ func limits(p profile, st stack, u perUser) []limit {
 			at(bedrockTPM.us/60/u.reservedTokens, u.extractions), at(bedrockTPM.nonUS/60/u.reservedTokens, u.extractions), "a quota increase; `ExtractEveryTurns` higher"},
 		both(limit{"ReadRateLimit", "Read route throttle (`ReadRateLimit`)", fmt.Sprintf("%.0f requests/s a route", st.params["ReadRateLimit"]), "template.yaml",
 			at(st.params["ReadRateLimit"], u.reads), 0, "raise the parameter; read the facts with the Go packages"}),
-		both(limit{"ReadReservedConcurrency", "Reads' reserved concurrency (`ReadReservedConcurrency`)", fmt.Sprintf("%.0f at %.0f ms a read", st.params["ReadReservedConcurrency"], apiSeconds*1000), "template.yaml",
-			at(st.params["ReadReservedConcurrency"]/apiSeconds, u.reads), 0, "raise the parameter"}),
 		both(limit{"", lambdaAccount.name, grouped(lambdaAccount.us), lambdaAccount.url,
 			at(lambdaAccount.us, u.extractions*dueSeconds+(u.messages-u.extractions)*notDueSeconds+u.reads*apiSeconds), 0, "a quota increase"}),
 		both(limit{"", eventSourceMax.name, grouped(eventSourceMax.us) + " a queue", eventSourceMax.url, at(eventSourceMax.us/dueSeconds, u.extractions), 0, "N queues (below)"}),
@@ -164,6 +162,13 @@ func limits(p profile, st stack, u perUser) []limit {
 		both(limit{"", tableFirstWrites.name, grouped(tableFirstWrites.us) + " WRU/s", tableFirstWrites.url, at(tableFirstWrites.us, writes), 0, "warm throughput before launch"}),
 		both(limit{"", tableQuota.name, grouped(tableQuota.us) + " WRU/s", tableQuota.url, at(tableQuota.us, writes), 0, "a quota increase"}),
 		both(limit{"", sqsFIFO.name, grouped(sqsFIFO.us) + " sends/s", sqsFIFO.url, at(sqsFIFO.us, u.messages), 0, "none needed"}),
+	}
+	// A reservation binds only when the template sets one by default
+	// (docs/scale.md, "Reserved concurrency"); without, the reads share
+	// the account's concurrency, the Lambda row.
+	if r := st.params["ReadReservedConcurrency"]; r > 0 {
+		ls = append(ls, both(limit{"ReadReservedConcurrency", "Reads' reserved concurrency (`ReadReservedConcurrency`)", fmt.Sprintf("%.0f at %.0f ms a read", r, apiSeconds*1000), "template.yaml",
+			at(r/apiSeconds, u.reads), 0, "raise the parameter"}))
 	}
 	sort.SliceStable(ls, func(i, j int) bool { return ls[i].us < ls[j].us })
 	return ls
