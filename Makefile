@@ -90,9 +90,9 @@ bench:
 # for the local runtime emulator instead.
 LAMBDA_GOARCH ?= arm64
 LAMBDA_BUILD = GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
-LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact clearfacts eraseuser export extractor
+LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact clearfacts eraseuser export extractor page
 
-.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ClearFactsFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction
+.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ClearFactsFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction build-PageFunction
 
 build-GetFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/getfacts
@@ -110,6 +110,8 @@ build-ExportFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/export
 build-ExtractorFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/extractor
+build-PageFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/page
 
 ## build: every function's bootstrap, as sam build makes it, into bin/<function>/bootstrap.
 build:

@@ -29,6 +29,7 @@ import (
 	"github.com/usermemory/usermemory/internal/sourcetest"
 	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/web"
 )
 
 // libraries are the folders of functions/ that are not functions.
@@ -44,6 +45,7 @@ var tableActions = map[string][]string{
 	"EraseUserFunction":   {"dynamodb:PutItem"},
 	"ExportFunction":      {"dynamodb:GetItem"},
 	"ExtractorFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"PageFunction":        nil,
 }
 
 func ref(name string) map[string]any         { return map[string]any{"Ref": name} }
@@ -250,6 +252,9 @@ func TestRoutesAreTheDocument(t *testing.T) {
 	tpl := httpapitest.LoadSAMTemplate(t)
 	var keys []string
 	for _, r := range tpl.Routes() {
+		if r.Function == "PageFunction" {
+			continue // The page, not the fact API: TestPageRoutesArePublic.
+		}
 		keys = append(keys, r.Key)
 		scope := "UserScope"
 		if strings.HasPrefix(r.Key[strings.Index(r.Key, " ")+1:], "/v1/users/") {
@@ -347,7 +352,7 @@ func TestQueues(t *testing.T) {
 func setupEnv(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	for _, name := range []string{"setup.go", "retention.go"} {
+	for _, name := range []string{"setup.go", "retention.go", "page.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(httpapitest.Root(t), "functions", "setup", name), nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -1264,6 +1269,51 @@ func TestPendingCategoriesPattern(t *testing.T) {
 	for _, v := range []string{"", "hobbies", "health,hobbies", "health,", ",health", "all,health", "health;religion"} {
 		if re.MatchString(v) {
 			t.Errorf("the template accepts PendingCategories=%q", v)
+		}
+	}
+}
+
+// TestPageRoutesArePublic: the memory page's routes are under web.Path,
+// GET only, with no authorizer (NONE overrides the API's default one), and
+// they are the only routes without one; PageUrl is ApiUrl with web.Path.
+func TestPageRoutesArePublic(t *testing.T) {
+	tpl := httpapitest.LoadSAMTemplate(t)
+	if get(props(tpl.Resources()["HttpApi"]), "Auth", "DefaultAuthorizer") != "JwtAuthorizer" {
+		t.Fatal("the HTTP API's default authorizer is not JwtAuthorizer: the page's NONE overrides what?")
+	}
+	var page []string
+	for _, r := range tpl.Routes() {
+		if (r.Function == "PageFunction") != (r.Authorizer == "NONE") {
+			t.Errorf("%s of %s: authorizer %q; only the page's routes have none", r.Key, r.Function, r.Authorizer)
+		}
+		if r.Function == "PageFunction" {
+			page = append(page, r.Key)
+			if !strings.HasPrefix(r.Key, "GET "+strings.TrimSuffix(web.Path, "/")) || len(r.Scopes) != 0 {
+				t.Errorf("page route %s (scopes %v): want GET under %s and no scope", r.Key, r.Scopes, web.Path)
+			}
+		}
+	}
+	if len(page) == 0 {
+		t.Fatal("PageFunction has no route")
+	}
+	api, pageURL := fmt.Sprint(get(tpl, "Outputs", "ApiUrl", "Value", "Fn::Sub")), fmt.Sprint(get(tpl, "Outputs", "PageUrl", "Value", "Fn::Sub"))
+	if pageURL != api+web.Path {
+		t.Errorf("PageUrl %s, want ApiUrl %s with %s", pageURL, api, web.Path)
+	}
+	// Both identity modes: the page's environment starts it (setup.Page).
+	tmpl := loadStackTemplate(t)
+	for _, issuer := range []string{"", requiredParams["JwtIssuer"]} {
+		app := resolve(t, tmpl, deployment("eu-west-1", map[string]string{"JwtIssuer": issuer}))
+		env := app.Functions["PageFunction"].Env
+		s, err := setup.Page(func(k string) string { return env[k] })
+		if err != nil {
+			t.Errorf("JwtIssuer %q: the page refuses its environment: %v", issuer, err)
+		}
+		if created := s.AuthURL != ""; created != (issuer == "") {
+			t.Errorf("JwtIssuer %q: AUTH_URL %q, PAGE_CLIENT_ID %q; want a managed login exactly when the stack creates the identity", issuer, s.AuthURL, s.ClientID)
+		}
+		if issuer == "" && !strings.HasSuffix(s.AuthURL, ".auth.eu-west-1.amazoncognito.com") {
+			t.Errorf("AUTH_URL %q, want the user pool domain's managed login in eu-west-1", s.AuthURL)
 		}
 	}
 }
