@@ -191,7 +191,7 @@ func (s *Stack) startSlowParts(ctx context.Context, st *starting) error {
 	if err := s.issuer.Save(filepath.Join(st.o.StateDir, KeyFile)); err != nil {
 		return err
 	}
-	s.serve(st.issuerLn, s.issuer.Handler(st.issuerURL))
+	s.serve(st.issuerLn, s.issuerHandler(st.issuerURL))
 	return nil
 }
 
@@ -312,6 +312,7 @@ func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
 		s.serve(st.apiLn, gw)
 	}
 	s.Info.PageURL = st.pageURL
+	s.configureSignIn()
 	s.serve(st.pageLn, web.Handler(s.Info.APIURL))
 	ln, err := localnet.Listen()
 	if err != nil {
