@@ -45,7 +45,6 @@ func TestLocaltestDocFigures(t *testing.T) {
 		"memory page on `127.0.0.1:([0-9]+)`":           DefaultPagePort,
 		"the template's ([0-9]+) s makes":               fmt.Sprint(queue["VisibilityTimeout"]),
 		"come back after ([0-9]+) minutes, as in AWS":   toInt(t, queue["VisibilityTimeout"]) / 60,
-		"\\(all ([0-9]+) relink;":                       functions(tpl),
 		"([0-9,]+) sequential requests":                 flagDefault(t, "bench.go", "n"),
 		"stand-in model, ([0-9]+) extractions":          flagDefault(t, "bench.go", "extractions"),
 		"body > ([0-9]+) MB":                            apigw.MaxBody >> 20,
@@ -134,17 +133,6 @@ func TestLocalStackTargets(t *testing.T) {
 			"\\| p50 ≤ ([0-9.]+) s \\|":                         targetExtractionP50.Seconds(),
 		})
 	}
-}
-
-// functions counts the Lambda functions of the template tpl.
-func functions(tpl map[string]any) int {
-	n := 0
-	for _, r := range tpl["Resources"].(map[string]any) {
-		if r.(map[string]any)["Type"] == "AWS::Serverless::Function" {
-			n++
-		}
-	}
-	return n
 }
 
 // flagDefault returns the default a command in file gives its flag name,
