@@ -94,9 +94,9 @@ bench:
 # for the local runtime emulator instead.
 LAMBDA_GOARCH ?= arm64
 LAMBDA_BUILD = GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
-LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact clearfacts eraseuser export extractor pretoken
+LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact clearfacts eraseuser export extractor pretoken page
 
-.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ClearFactsFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction build-PreTokenFunction
+.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ClearFactsFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction build-PreTokenFunction build-PageFunction
 
 build-GetFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/getfacts
@@ -116,6 +116,8 @@ build-ExtractorFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/extractor
 build-PreTokenFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/pretoken
+build-PageFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/page
 
 ## build: every function's bootstrap, as sam build makes it, into bin/<function>/bootstrap.
 build:

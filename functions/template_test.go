@@ -29,6 +29,7 @@ import (
 	"github.com/usermemory/usermemory/internal/sourcetest"
 	"github.com/usermemory/usermemory/internal/testenv"
 	"github.com/usermemory/usermemory/memory"
+	"github.com/usermemory/usermemory/web"
 )
 
 // libraries are the folders of functions/ that are not functions.
@@ -45,6 +46,7 @@ var tableActions = map[string][]string{
 	"ExportFunction":      {"dynamodb:GetItem"},
 	"ExtractorFunction":   {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
 	"PreTokenFunction":    nil,
+	"PageFunction":        nil,
 }
 
 func ref(name string) map[string]any         { return map[string]any{"Ref": name} }
@@ -251,6 +253,9 @@ func TestRoutesAreTheDocument(t *testing.T) {
 	tpl := httpapitest.LoadSAMTemplate(t)
 	var keys []string
 	for _, r := range tpl.Routes() {
+		if r.Function == "PageFunction" {
+			continue // The page, not the fact API: TestPageRoutesArePublic.
+		}
 		keys = append(keys, r.Key)
 		scope := "UserScope"
 		if strings.HasPrefix(r.Key[strings.Index(r.Key, " ")+1:], "/v1/users/") {
@@ -353,7 +358,7 @@ func TestQueues(t *testing.T) {
 func setupEnv(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	for _, name := range []string{"setup.go", "retention.go"} {
+	for _, name := range []string{"setup.go", "retention.go", "page.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(httpapitest.Root(t), "functions", "setup", name), nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -1286,6 +1291,63 @@ func TestPendingCategoriesPattern(t *testing.T) {
 	for _, v := range []string{"", "hobbies", "health,hobbies", "health,", ",health", "all,health", "health;religion"} {
 		if re.MatchString(v) {
 			t.Errorf("the template accepts PendingCategories=%q", v)
+		}
+	}
+}
+
+// TestPageRoutesArePublic: the memory page's routes are under web.Path,
+// GET only, on PageApi, an API without an authorizer, and no route of the
+// fact API is the page's; PageUrl is PageApi's URL with web.Path, and
+// PageApi's stage variables give the page the fact API's URL and, with the
+// stack's own identity, the page's client.
+func TestPageRoutesArePublic(t *testing.T) {
+	tpl := httpapitest.LoadSAMTemplate(t)
+	if get(props(tpl.Resources()["PageApi"]), "Auth") != nil {
+		t.Error("PageApi has an Auth section: the page's routes must need no token")
+	}
+	tmpl := loadStackTemplate(t)
+	app := resolve(t, tmpl, deployment("eu-west-1", map[string]string{"JwtIssuer": ""}))
+	if len(app.APIs["PageApi"].Routes) == 0 || len(app.APIs["PageApi"].Authorizers) != 0 {
+		t.Fatalf("PageApi: %d routes, %d authorizers; want the page's routes and no authorizer", len(app.APIs["PageApi"].Routes), len(app.APIs["PageApi"].Authorizers))
+	}
+	for _, r := range app.APIs["PageApi"].Routes {
+		if r.Function != "PageFunction" || r.Method != "GET" || !strings.HasPrefix(r.Path, strings.TrimSuffix(web.Path, "/")) || len(r.Scopes) != 0 {
+			t.Errorf("PageApi route %s of %s (scopes %v): want PageFunction's GET under %s, no scope", r.Key(), r.Function, r.Scopes, web.Path)
+		}
+	}
+	for _, r := range app.APIs["HttpApi"].Routes {
+		if r.Function == "PageFunction" {
+			t.Errorf("the fact API routes %s to the page", r.Key())
+		}
+	}
+	pageURL := fmt.Sprint(get(tpl, "Outputs", "PageUrl", "Value", "Fn::Sub"))
+	if pageURL != "https://${PageApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}"+web.Path {
+		t.Errorf("PageUrl %s, want PageApi's URL with %s", pageURL, web.Path)
+	}
+	vars, _ := get(props(tpl.Resources()["PageApi"]), "StageVariables").(map[string]any)
+	api := get(tpl, "Outputs", "ApiUrl", "Value")
+	if got := get(vars, "apiUrl"); fmt.Sprint(got) != fmt.Sprint(api) {
+		t.Errorf("PageApi's stage variable apiUrl %v, want ApiUrl's value %v", got, api)
+	}
+	if got := fmt.Sprint(get(vars, "pageClientId")); !strings.Contains(got, "PageClient") {
+		t.Errorf("PageApi's stage variable pageClientId %s, want the page's client", got)
+	}
+	// Both identity modes: the page's environment starts it (setup.Page).
+	for _, issuer := range []string{"", requiredParams["JwtIssuer"]} {
+		app := resolve(t, tmpl, deployment("eu-west-1", map[string]string{"JwtIssuer": issuer}))
+		env := app.Functions["PageFunction"].Env
+		if env[setup.EnvPageClientID] != "" {
+			t.Errorf("JwtIssuer %q: PAGE_CLIENT_ID %q in the environment would make a circular dependency", issuer, env[setup.EnvPageClientID])
+		}
+		s, err := setup.Page(func(k string) string { return env[k] })
+		if err != nil {
+			t.Errorf("JwtIssuer %q: the page refuses its environment: %v", issuer, err)
+		}
+		if created := s.AuthURL != ""; created != (issuer == "") {
+			t.Errorf("JwtIssuer %q: AUTH_URL %q, PAGE_CLIENT_ID %q; want a managed login exactly when the stack creates the identity", issuer, s.AuthURL, s.ClientID)
+		}
+		if issuer == "" && !strings.HasSuffix(s.AuthURL, ".auth.eu-west-1.amazoncognito.com") {
+			t.Errorf("AUTH_URL %q, want the user pool domain's managed login in eu-west-1", s.AuthURL)
 		}
 	}
 }

@@ -64,6 +64,7 @@ func up(ctx context.Context, args []string) error {
 	fmt.Printf(`usermemory local stack ready in %.1fs
   API (HTTP API emulator)   %s
   memory page               %s   (open %s/#token=$TOKEN)
+  memory page, signing in   %s   (as deployed: any user name, no password)
   AWS endpoint (moto)       %s   region %s
   table                     %s
   queue                     %s
@@ -84,7 +85,7 @@ Try it (in another terminal):
   xdg-open "%s/#token=$TOKEN"
 
 Ctrl-C stops everything; the table's items are kept in %s for the next up with this state folder (queued messages are not).
-`, time.Since(start).Seconds(), i.APIURL, i.PageURL, i.PageURL, i.AWSEndpoint, i.Region, i.TableName, i.QueueURL, i.DLQURL,
+`, time.Since(start).Seconds(), i.APIURL, i.PageURL, i.PageURL, i.AppURL, i.AWSEndpoint, i.Region, i.TableName, i.QueueURL, i.DLQURL,
 		i.BedrockURL, i.LambdaURL, i.FaultURL, stateFlag, i.JWKSURL, i.Issuer, i.Audience, i.LogDir, path, stateFlag, stateFlag, i.APIURL, i.APIURL, i.PageURL,
 		filepath.Join(i.StateDir, stack.TableFile))
 	<-ctx.Done()

@@ -1,6 +1,7 @@
 // Package web holds the "What I remember about you" page: one static page
 // (HTML, CSS and JavaScript, no build step) that frontends copy or serve,
-// and that the local stack serves at its own URL.
+// that the local stack serves at its own URL, and that the deployed stack
+// serves under the HTTP API's /app/ path (functions/page).
 package web
 
 import (
@@ -13,8 +14,8 @@ import (
 //go:embed static
 var static embed.FS
 
-// Files returns the page's files: index.html, app.js, style.css and
-// favicon.svg.
+// Files returns the page's files: index.html, app.js, signin.js,
+// download.js, style.css and favicon.svg.
 func Files() fs.FS {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
@@ -23,21 +24,79 @@ func Files() fs.FS {
 	return sub
 }
 
+// Path is where the deployed stack serves the page: a route of its HTTP
+// API, so that the page and the fact API share one origin.
+const Path = "/app/"
+
+// ContentSecurityPolicy is the policy every file of the page is served
+// with. index.html carries the same directives in a meta element, for a
+// frontend that copies the files; the header adds frame-ancestors, which
+// a meta element cannot set, so that no other site frames the page's
+// buttons. connect-src stays open: the page calls the fact API and, to
+// sign in, the token endpoint of the identity provider, both configured.
+const ContentSecurityPolicy = "default-src 'self'; connect-src *; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+	"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// SecurityHeaders are the headers of every file of the page, wherever it
+// is served: the policy above, no referrer (the address may carry a
+// sign-in code for a moment), no sniffing of types.
+func SecurityHeaders() map[string]string {
+	return map[string]string{
+		"Content-Security-Policy": ContentSecurityPolicy,
+		"Referrer-Policy":         "no-referrer",
+		"X-Content-Type-Options":  "nosniff",
+	}
+}
+
+// Config is what the page reads from config.json. Empty fields are left
+// out of it.
+type Config struct {
+	// APIURL is the fact API's base URL; empty means the folder above
+	// the page's (the deployed page under /app/ of the API).
+	APIURL string `json:"apiUrl,omitempty"`
+	// AuthURL is the base URL of an OAuth 2.0 authorization server with
+	// Amazon Cognito's managed-login endpoints (/oauth2/authorize,
+	// /oauth2/token, /logout), and ClientID the page's public client
+	// there. With both, the page signs in (authorization code with
+	// PKCE); without, it asks for a token.
+	AuthURL  string `json:"authUrl,omitempty"`
+	ClientID string `json:"clientId,omitempty"`
+	// Scope is the scope the page asks for, besides openid.
+	Scope string `json:"scope,omitempty"`
+}
+
+// JSON returns c as config.json.
+func (c Config) JSON() []byte {
+	b, _ := json.Marshal(c) // A struct of strings always marshals.
+	return b
+}
+
 // Handler serves the page and, at /config.json, {"apiUrl": apiURL} so that
-// the page knows where the fact API is.
-func Handler(apiURL string) http.Handler {
+// the page knows where the fact API is. It is [NewHandler] with that
+// configuration.
+func Handler(apiURL string) http.Handler { return NewHandler(Config{APIURL: apiURL}) }
+
+// NewHandler serves the page's files at the root, with [SecurityHeaders],
+// and cfg at /config.json.
+func NewHandler(cfg Config) http.Handler {
 	mux := http.NewServeMux()
-	cfg, _ := json.Marshal(map[string]string{"apiUrl": apiURL}) // A map of strings always marshals.
+	body := cfg.JSON()
 	mux.HandleFunc("GET /config.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(cfg)
+		setSecurityHeaders(w.Header())
+		_, _ = w.Write(body)
 	})
 	files := http.FileServerFS(Files())
 	mux.Handle("GET /", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		setSecurityHeaders(w.Header())
 		files.ServeHTTP(w, r)
 	}))
 	return mux
+}
+
+func setSecurityHeaders(h http.Header) {
+	for k, v := range SecurityHeaders() {
+		h.Set(k, v)
+	}
 }

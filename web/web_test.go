@@ -24,6 +24,7 @@ func TestHandler(t *testing.T) {
 		{"/config.json", "application/json", `{"apiUrl":"http://127.0.0.1:3000"}`},
 		{"/", "text/html", "What I remember about you"},
 		{"/app.js", "text/javascript", "Intl.DateTimeFormat"},
+		{"/signin.js", "text/javascript", "code_challenge_method"},
 		{"/favicon.svg", "image/svg+xml", "<svg"},
 	} {
 		resp, err := http.Get(srv.URL + c.path)
@@ -35,8 +36,55 @@ func TestHandler(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), c.contentType) || !strings.Contains(string(body), c.want) {
 			t.Errorf("GET %s: %d %s, body without %q", c.path, resp.StatusCode, resp.Header.Get("Content-Type"), c.want)
 		}
-		if c.path != "/config.json" && (resp.Header.Get("Referrer-Policy") != "no-referrer" || resp.Header.Get("X-Content-Type-Options") != "nosniff") {
-			t.Errorf("GET %s: headers %v, want no-referrer and nosniff", c.path, resp.Header)
+		for k, v := range web.SecurityHeaders() {
+			if resp.Header.Get(k) != v {
+				t.Errorf("GET %s: %s = %q, want %q", c.path, k, resp.Header.Get(k), v)
+			}
+		}
+	}
+}
+
+// TestPolicyOfTheHeaderIsThePages: the Content-Security-Policy header has
+// every directive of index.html's meta element, as it is written there,
+// and frame-ancestors 'none', which only a header can set.
+func TestPolicyOfTheHeaderIsThePages(t *testing.T) {
+	src, err := fs.ReadFile(web.Files(), "index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(src), `<meta http-equiv="Content-Security-Policy" content="`)
+	meta, _, ok2 := strings.Cut(rest, `"`)
+	if !ok || !ok2 {
+		t.Fatal("index.html has no Content-Security-Policy meta element")
+	}
+	directives := func(p string) []string {
+		var out []string
+		for d := range strings.SplitSeq(p, ";") {
+			out = append(out, strings.Join(strings.Fields(d), " "))
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := directives(meta + "; frame-ancestors 'none'")
+	if got := directives(web.ContentSecurityPolicy); !slices.Equal(got, want) {
+		t.Errorf("the header's policy is %q, want index.html's %q and frame-ancestors 'none'", got, want)
+	}
+}
+
+// TestConfigJSON: the page's configuration leaves out what is not set,
+// so that the deployed page, which names no API URL, takes its own origin.
+func TestConfigJSON(t *testing.T) {
+	for _, c := range []struct {
+		cfg  web.Config
+		want string
+	}{
+		{web.Config{}, `{}`},
+		{web.Config{APIURL: "http://127.0.0.1:3000"}, `{"apiUrl":"http://127.0.0.1:3000"}`},
+		{web.Config{AuthURL: "https://x.auth.eu-west-1.amazoncognito.com", ClientID: "c", Scope: "memory/user"},
+			`{"authUrl":"https://x.auth.eu-west-1.amazoncognito.com","clientId":"c","scope":"memory/user"}`},
+	} {
+		if got := string(c.cfg.JSON()); got != c.want {
+			t.Errorf("%+v: %s, want %s", c.cfg, got, c.want)
 		}
 	}
 }

@@ -165,8 +165,13 @@ func listenPort(part string, port int) (net.Listener, error) {
 type Info struct {
 	// APIURL is the HTTP API's base URL.
 	APIURL string `json:"apiUrl"`
-	// PageURL serves the "What I remember about you" page.
+	// PageURL serves the "What I remember about you" page at an origin of
+	// its own, where it asks for a token.
 	PageURL string `json:"pageUrl"`
+	// AppURL serves the page as a deployed stack does, under the API's
+	// /app/, where it signs in through the token issuer's stand-in of a
+	// managed login.
+	AppURL string `json:"appUrl"`
 	// AWSEndpoint is moto_server's URL, for DynamoDB and SQS, in Region.
 	AWSEndpoint string `json:"awsEndpoint"`
 	Region      string `json:"region"`
@@ -229,6 +234,7 @@ type Stack struct {
 	App *samtemplate.App
 
 	issuer  *token.Issuer
+	signIn  *token.SignIn
 	model   *fakebedrock.Server
 	moto    *motoserver.Server
 	pools   map[string]*lambdapool.Pool
@@ -339,6 +345,7 @@ func (s *Stack) environment(f *samtemplate.Function) []string {
 	for k, v := range f.Env {
 		env[k] = v
 	}
+	s.pageSignIn(env)
 	out := make([]string, 0, len(env))
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])

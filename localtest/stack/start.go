@@ -191,7 +191,7 @@ func (s *Stack) startSlowParts(ctx context.Context, st *starting) error {
 	if err := s.issuer.Save(filepath.Join(st.o.StateDir, KeyFile)); err != nil {
 		return err
 	}
-	s.serve(st.issuerLn, s.issuer.Handler(st.issuerURL))
+	s.serve(st.issuerLn, s.issuerHandler(st.issuerURL))
 	return nil
 }
 
@@ -287,8 +287,7 @@ func (s *Stack) startFunctions(ctx context.Context, st *starting) error {
 }
 
 // factAPIs returns the HTTP APIs of app with a JWT authorizer: the fact
-// API. An API without one is the memory page's, which the local stack
-// serves from web/static at its own origin instead.
+// API. An API without one is the memory page's (PageApi).
 func factAPIs(app *samtemplate.App) []*samtemplate.HTTPAPI {
 	var out []*samtemplate.HTTPAPI
 	for _, id := range slices.Sorted(maps.Keys(app.APIs)) {
@@ -299,15 +298,41 @@ func factAPIs(app *samtemplate.App) []*samtemplate.HTTPAPI {
 	return out
 }
 
-// serveHTTP serves the template's one HTTP API with an authorizer behind
-// the API Gateway emulator, the memory page at its own origin, and
-// Lambda's Invoke API (with the fault controls) for the invoke command.
-func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
-	apis := factAPIs(s.App)
+// servedAPI returns the one API the emulator runs: the fact API, with the
+// routes of the APIs without an authorizer (the memory page's) added as
+// routes that need no token. Deployed, the page has an origin of its own
+// (PageApi); here it shares the fact API's, and the page port serves the
+// page at another origin, where its calls to the API cross origins as
+// they do deployed.
+func servedAPI(app *samtemplate.App) (*samtemplate.HTTPAPI, error) {
+	apis := factAPIs(app)
 	if len(apis) != 1 {
-		return fmt.Errorf("stack: the template has %d HTTP APIs with a JWT authorizer; the local stack runs exactly one", len(apis))
+		return nil, fmt.Errorf("stack: the template has %d HTTP APIs with a JWT authorizer; the local stack runs exactly one", len(apis))
 	}
-	for _, api := range apis {
+	api := *apis[0]
+	api.Routes = slices.Clone(api.Routes)
+	for _, id := range slices.Sorted(maps.Keys(app.APIs)) {
+		if len(app.APIs[id].Authorizers) > 0 {
+			continue
+		}
+		for _, r := range app.APIs[id].Routes {
+			r.Authorizer = "NONE"
+			api.Routes = append(api.Routes, r)
+		}
+	}
+	slices.SortFunc(api.Routes, func(a, b samtemplate.Route) int { return strings.Compare(a.Key(), b.Key()) })
+	return &api, nil
+}
+
+// serveHTTP serves the template's HTTP APIs behind the API Gateway
+// emulator (servedAPI), the memory page at its own origin, and Lambda's
+// Invoke API (with the fault controls) for the invoke command.
+func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
+	api, err := servedAPI(s.App)
+	if err != nil {
+		return err
+	}
+	{
 		keys := map[string]*apigw.JWKS{}
 		for name, a := range api.Authorizers {
 			if a.Issuer != st.issuerURL {
@@ -326,6 +351,7 @@ func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
 		s.serve(st.apiLn, gw)
 	}
 	s.Info.PageURL = st.pageURL
+	s.configureSignIn()
 	s.serve(st.pageLn, web.Handler(s.Info.APIURL))
 	ln, err := localnet.Listen()
 	if err != nil {

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/usermemory/usermemory/internal/samtemplate"
@@ -10,7 +11,8 @@ import (
 // TestFactAPIOfTheTemplate resolves template.yaml as the local stack does
 // (its issuer in JwtIssuer): of its HTTP APIs, the one with the JWT
 // authorizer is the fact API the emulator runs, with the local issuer;
-// the page's API, which has none, is left to the local page server.
+// the page's API, which has none, is served by the same emulator with no
+// token needed.
 func TestFactAPIOfTheTemplate(t *testing.T) {
 	tmpl, err := samtemplate.Load(filepath.Join("..", "..", "template.yaml"))
 	if err != nil {
@@ -35,6 +37,24 @@ func TestFactAPIOfTheTemplate(t *testing.T) {
 	for name, a := range apis[0].Authorizers {
 		if a.Issuer != "http://127.0.0.1:9" || len(a.Audience) != 1 || a.Audience[0] != "local" {
 			t.Errorf("authorizer %s = %+v: want the local issuer and audience", name, a)
+		}
+	}
+	served, err := servedAPI(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page []string
+	for _, r := range served.Routes {
+		if r.Function == "PageFunction" {
+			page = append(page, r.Key()+" "+r.Authorizer)
+		}
+	}
+	if len(page) == 0 || len(served.Routes) != len(apis[0].Routes)+len(page) {
+		t.Errorf("served routes %d, the fact API's %d, the page's %q: want the fact API's and the page's", len(served.Routes), len(apis[0].Routes), page)
+	}
+	for _, r := range page {
+		if !strings.HasSuffix(r, " NONE") {
+			t.Errorf("page route %s: want no authorizer", r)
 		}
 	}
 	if _, ok := app.Properties["UserPool"]; ok {

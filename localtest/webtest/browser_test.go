@@ -236,7 +236,7 @@ func watchRequests(t *testing.T, ctx context.Context) {
 			if err != nil {
 				return
 			}
-			if r := ev.Response; r != nil && r.Status >= 400 && strings.HasPrefix(r.URL, st.Info.PageURL) {
+			if r := ev.Response; r != nil && r.Status >= 400 && (strings.HasPrefix(r.URL, st.Info.PageURL) || strings.HasPrefix(r.URL, st.Info.AppURL)) {
 				add(fmt.Sprintf("%s: %d", r.URL, r.Status))
 			}
 		}

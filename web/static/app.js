@@ -3,7 +3,10 @@
 // is shown with textContent, never as HTML.
 "use strict";
 
-const state = { api: "", token: "", limits: null, facts: [], pending: [], editing: null, adminUser: "" };
+// auth is the managed login of config.json ({url, clientId, scope}),
+// null when the page asks for a token instead; signedIn says the token
+// came from it. expiry is the timer of the token's end.
+const state = { api: "", token: "", limits: null, facts: [], pending: [], editing: null, adminUser: "", auth: null, signedIn: false, expiry: 0 };
 const $ = (id) => document.getElementById(id);
 
 function show(el, on) { el.hidden = !on; }
@@ -11,6 +14,7 @@ function show(el, on) { el.hidden = !on; }
 function setStatus(text) { $("status").textContent = text; }
 
 function setError(err) {
+  if (err && err.sessionEnded) return; // sessionEnded has said it.
   const el = $("error");
   el.textContent = err ? (err.userMessage || err.detail || err.title || String(err)) : "";
   show(el, Boolean(err));
@@ -32,12 +36,17 @@ function scopes(c) {
 
 // call sends one request to the fact API and returns the parsed body, or
 // throws the problem+json body of an error.
+// A token that has expired, or that the API refuses (401), ends the
+// session: the page says so and asks for a new sign-in or token, and the
+// call throws an error marked sessionEnded, which setError ignores.
 async function call(method, path, body) {
+  if (expired(state.token)) throw sessionEnded();
   const headers = { Authorization: "Bearer " + state.token };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(state.api.replace(/\/$/, "") + path, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
   });
+  if (res.status === 401) throw sessionEnded();
   if (res.status === 204) return null;
   const text = await res.text();
   let data = null;
@@ -274,6 +283,7 @@ async function save(ev) {
     await load();
     setStatus("Remembered “" + label(data.fact.key) + "”.");
   } catch (err) {
+    if (err.sessionEnded) return;
     $("edit-error").textContent = err.userMessage || err.detail || err.title || "Could not save.";
     show($("edit-error"), true);
   }
@@ -356,17 +366,90 @@ function selectTab(admin) {
   setError(null);
 }
 
-function connect(api, token) {
+// expired says the token's exp claim has passed; a token without one
+// is left to the API.
+function expired(token) {
+  const exp = claims(token).exp;
+  return typeof exp === "number" && exp * 1000 <= Date.now();
+}
+
+// sessionEnded hides every view of the facts and their buttons, forgets
+// the token and asks for a new one: Sign in again with a managed login,
+// else the token form. It returns the error the interrupted call throws.
+function sessionEnded() {
+  clearTimeout(state.expiry);
+  state.token = "";
+  sessionStorage.removeItem("usermemory");
+  for (const id of ["me", "admin", "views", "sign-out"]) show($(id), false);
+  setError(null);
+  if (state.auth) {
+    showSignIn(true);
+  } else {
+    show($("connect-ended"), true);
+    show($("connect"), true);
+    setStatus("The token has expired or was refused.");
+  }
+  return { sessionEnded: true };
+}
+
+// showSignIn offers to sign in; ended says a session just ended.
+function showSignIn(ended) {
+  $("signin-title").textContent = ended ? "Your sign-in has expired" : "Sign in";
+  $("signin-text").textContent = ended
+    ? "Sign in again to see, change or download what the assistant remembers about you."
+    : "Sign in to see, change or download what the assistant remembers about you.";
+  $("sign-in").textContent = ended ? "Sign in again" : "Sign in";
+  show($("signin"), true);
+  if (ended) {
+    setStatus("Your sign-in has expired.");
+    $("sign-in").focus(); // The buttons the keyboard was on are gone.
+  }
+}
+
+function signOut() {
+  clearTimeout(state.expiry);
+  sessionStorage.removeItem("usermemory");
+  if (state.signedIn) { location.assign(signOutURL(state.auth)); return; }
+  state.token = "";
+  for (const id of ["me", "admin", "views", "sign-out"]) show($(id), false);
+  show($("connect"), true);
+  setStatus("Signed out.");
+}
+
+// connect shows the facts of the holder of token; signedIn says it came
+// from the managed login. The session ends by itself when the token does.
+function connect(api, token, signedIn) {
   state.api = api;
   state.token = token;
-  sessionStorage.setItem("usermemory", JSON.stringify({ api, token }));
-  show($("connect"), false);
+  state.signedIn = Boolean(signedIn);
+  sessionStorage.setItem("usermemory", JSON.stringify({ api, token, signedIn: state.signedIn }));
+  for (const id of ["connect", "connect-ended", "signin"]) show($(id), false);
+  show($("sign-out"), true);
   const c = claims(token);
   const admin = scopes(c).some((s) => s.endsWith("/admin") || s === "memory/admin");
   show($("tab-admin"), admin);
   show($("views"), admin);
   selectTab(false);
+  clearTimeout(state.expiry);
+  if (typeof c.exp === "number") {
+    // setTimeout holds at most 2^31-1 ms (24.8 days); a longer token is checked at each call.
+    const left = c.exp * 1000 - Date.now();
+    if (left < 2147483647) state.expiry = setTimeout(sessionEnded, Math.max(left, 0));
+  }
   load();
+}
+
+// readConfig returns config.json, or null when the page has none (a copy
+// of the files served without it). The fact API is config's apiUrl, or
+// the folder above the page's: the deployed page is /app/ of the API.
+async function readConfig() {
+  try {
+    const res = await fetch("config.json");
+    if (!res.ok) return null;
+    const cfg = await res.json();
+    cfg.apiUrl = cfg.apiUrl || new URL("..", location.href).href.replace(/\/$/, "");
+    return cfg;
+  } catch { return null; }
 }
 
 async function start() {
@@ -377,23 +460,32 @@ async function start() {
   $("erase").addEventListener("click", erase);
   $("tab-me").addEventListener("click", () => selectTab(false));
   $("tab-admin").addEventListener("click", () => selectTab(true));
+  $("sign-out").addEventListener("click", signOut);
+  $("sign-in").addEventListener("click", () => beginSignIn(state.auth).catch(setError));
   $("connect-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    connect($("api-url").value, $("token").value.trim());
+    connect($("api-url").value, $("token").value.trim(), false);
   });
 
-  let api = "";
-  try {
-    const res = await fetch("config.json");
-    if (res.ok) api = (await res.json()).apiUrl || "";
-  } catch { /* no config: ask */ }
+  const cfg = await readConfig();
+  if (cfg && cfg.authUrl && cfg.clientId) state.auth = { url: cfg.authUrl.replace(/\/$/, ""), clientId: cfg.clientId, scope: cfg.scope || "" };
+  const query = new URLSearchParams(location.search);
+  if (state.auth && (query.has("code") || query.has("error"))) {
+    try {
+      connect(cfg.apiUrl, await finishSignIn(state.auth, query), true);
+    } catch (err) { showSignIn(false); setError(err); }
+    return;
+  }
   const hash = new URLSearchParams(location.hash.slice(1));
   const saved = JSON.parse(sessionStorage.getItem("usermemory") || "null");
   const token = hash.get("token") || (saved && saved.token) || "";
-  api = hash.get("api") || api || (saved && saved.api) || "";
+  const api = hash.get("api") || (cfg && cfg.apiUrl) || (saved && saved.api) || "";
   if (hash.has("token")) history.replaceState(null, "", location.pathname); // Keep the token out of the address bar.
-  if (api && token) { connect(api, token); return; }
+  if (api && token && !expired(token)) { connect(api, token, !hash.has("token") && saved && saved.signedIn); return; }
+  if (token && state.auth) { sessionStorage.removeItem("usermemory"); showSignIn(true); return; }
+  if (state.auth) { showSignIn(false); return; }
   $("api-url").value = api;
+  show($("connect-ended"), Boolean(token));
   show($("connect"), true);
 }
 
