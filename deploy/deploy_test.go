@@ -21,7 +21,7 @@ import (
 
 func mustAWS(t *testing.T) aws.Config {
 	t.Helper()
-	return aws.Config{Region: "us-east-1", Credentials: static, BaseEndpoint: aws.String(motoserver.Endpoint(t)), Retryer: func() aws.Retryer { return aws.NopRetryer{} }}
+	return aws.Config{Region: "us-east-1", Credentials: static, BaseEndpoint: aws.String(motoserver.Endpoint(t))}
 }
 
 // TestSamDeployRunsBuildThenDeploy: sam build, then sam deploy with the
