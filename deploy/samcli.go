@@ -12,10 +12,11 @@ import (
 
 // minSAM is the oldest SAM CLI that deploys the template. SAM CLI 1.160.0
 // expanded AWS::LanguageExtensions locally and broke templates that
-// declare it (aws/aws-sam-cli issues 9004, 9005, 9027 and 9029,
-// https://github.com/aws/aws-sam-cli/pull/9033, which made the local
-// expansion opt-in); the fix was released in 1.161.1
-// (https://github.com/aws/aws-sam-cli/issues/9027, read 2026-12-03).
+// declare it (aws/aws-sam-cli issues 9004, 9005, 9027 and 9029; pull
+// request 9033 made the local expansion opt-in). In the aws-sam-cli
+// repository (https://github.com/aws/aws-sam-cli, read 2026-12-03) the
+// fixes of 9004 (#9010) and 9029 (#9031) and the opt-in (#9033) are in
+// the tag v1.161.0, and the fix of 9027 (#9030) first in v1.161.1.
 var minSAM = [3]int{1, 161, 1}
 
 // runner runs programs: Output for a short answer, Run for a long step

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"regexp"
@@ -46,7 +48,7 @@ func readSamconfig(root string) (samSettings, error) {
 	s := samSettings{Parameters: map[string]string{}}
 	path := filepath.Join(root, "samconfig.toml")
 	if _, err := toml.DecodeFile(path, &f); err != nil {
-		if strings.Contains(err.Error(), "no such file") {
+		if errors.Is(err, fs.ErrNotExist) {
 			return s, nil
 		}
 		return s, fmt.Errorf("%s: %w", path, err)
