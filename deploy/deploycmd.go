@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrock"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
@@ -37,7 +38,7 @@ func loadAWS(ctx context.Context, region string) (aws.Config, error) {
 func newPreflight(cfg aws.Config, root string, s samSettings, callModel bool) *preflight {
 	p := &preflight{
 		sts: sts.NewFromConfig(cfg), lambda: lambda.NewFromConfig(cfg), bedrock: bedrock.NewFromConfig(cfg),
-		stacks: cloudformation.NewFromConfig(cfg),
+		stacks: cloudformation.NewFromConfig(cfg), domains: cip.NewFromConfig(cfg),
 		runner: execRunner{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr},
 		http:   &http.Client{Timeout: 20 * time.Second},
 		in:     os.Stdin, out: os.Stdout, root: root, region: cfg.Region, setting: s,

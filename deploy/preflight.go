@@ -70,6 +70,7 @@ type preflight struct {
 	in      io.Reader
 	out     io.Writer
 	stacks  stackDescriber
+	domains domainDescriber
 	runner  runner
 	http    *http.Client
 	root    string
@@ -90,6 +91,9 @@ func (p *preflight) run(ctx context.Context) []Result {
 		return results
 	}
 	results = append(results, p.concurrency(ctx, app))
+	if d, ok := p.domain(ctx, app); ok {
+		results = append(results, d)
+	}
 	results = append(results, p.models(ctx, app, params)...)
 	results = append(results, p.issuer(ctx, params["JwtIssuer"]), alarmAddress(params["AlarmEmail"]))
 	return results
