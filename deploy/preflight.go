@@ -78,25 +78,32 @@ type preflight struct {
 	setting samSettings
 }
 
-// run runs every check and returns the results in order.
+// run runs every check and returns the results in order. Without
+// working credentials it still checks what needs no AWS call: the
+// parameters (with a stand-in account ID), the issuer and the alarms.
 func (p *preflight) run(ctx context.Context) []Result {
 	creds, account := p.credentials(ctx)
 	results := []Result{creds, placeholders(p.setting.Parameters), p.samCLI(ctx)}
-	if creds.Status == Block {
+	if p.region == "" {
 		return results
+	}
+	online := creds.Status != Block
+	if !online {
+		account = "000000000000"
 	}
 	app, params, res := p.resolve(account)
 	results = append(results, res)
 	if app == nil {
 		return results
 	}
-	results = append(results, p.concurrency(ctx, app))
-	if d, ok := p.domain(ctx, app); ok {
-		results = append(results, d)
+	if online {
+		results = append(results, p.concurrency(ctx, app))
+		if d, ok := p.domain(ctx, app); ok {
+			results = append(results, d)
+		}
+		results = append(results, p.models(ctx, app, params)...)
 	}
-	results = append(results, p.models(ctx, app, params)...)
-	results = append(results, p.issuer(ctx, params["JwtIssuer"]), alarmAddress(params["AlarmEmail"]))
-	return results
+	return append(results, p.issuer(ctx, params["JwtIssuer"]), alarmAddress(params["AlarmEmail"]))
 }
 
 // report prints results to w, one line each, and returns errBlocked when
