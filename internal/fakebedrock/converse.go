@@ -16,6 +16,9 @@
 // clears the script and the calls; GET /_control/calls reports the calls;
 // POST /_control/refuse-tool-choice {"modelIds":[…]} makes those models
 // refuse a forced tool choice, as some Bedrock models do.
+// It also answers the control plane's GetFoundationModel,
+// ListFoundationModels and GetInferenceProfile from a catalogue that
+// [Server.AddModel] and [Server.AddProfile] fill (control.go).
 // The stand-in records sizes and model IDs, never the text of a request.
 package fakebedrock
 
@@ -176,6 +179,10 @@ type Server struct {
 	count  int
 	active int
 	nextID int
+	// models and profiles are the control plane's catalogue (control.go):
+	// model ID to provider, profile ID to its models.
+	models   map[string]string
+	profiles map[string][]string
 
 	srv *http.Server
 	url string
@@ -259,12 +266,13 @@ func (s *Server) Pending() int {
 	return len(s.script)
 }
 
-// Reset clears the script, the recorded calls and the models set by
-// RefuseToolChoice.
+// Reset clears the script, the recorded calls, the models set by
+// RefuseToolChoice and the control plane's catalogue (AddModel,
+// AddProfile).
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.script, s.calls, s.count, s.refuse = nil, nil, 0, nil
+	s.script, s.calls, s.count, s.refuse, s.models, s.profiles = nil, nil, 0, nil, nil, nil
 }
 
 // Calls returns the number of model calls since the last reset and the
@@ -283,9 +291,13 @@ func (s *Server) Active() int {
 	return s.active
 }
 
-// ServeHTTP serves the Converse route and the control endpoint.
+// ServeHTTP serves the Converse route, the control-plane reads of
+// control.go and the control endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.EscapedPath()
+	if s.control(w, r, p) {
+		return
+	}
 	switch {
 	case strings.HasPrefix(p, "/model/") && strings.HasSuffix(p, "/converse"):
 		if r.Method != http.MethodPost {

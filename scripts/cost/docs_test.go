@@ -284,7 +284,7 @@ func TestCostDocFigures(t *testing.T) {
 		"one `SET` plus ([0-9]+) tokens for the tool":                toolCallOverheadTokens,
 		"\\*\\*Durations.\\*\\* ([0-9]+) ms for a warm fact API":     apiSeconds * 1000,
 		"no model; ([0-9]+) s for one that does":                     dueSeconds,
-		"Memory is the template's ([0-9]+) MB":                       memoryGB * 1000,
+		"Memory is the template's ([0-9]+) MB":                       memoryMB,
 		"\\*\\*Logs.\\*\\* ([0-9]+) bytes per fact API":              apiLogBytes,
 		"line\\), ([0-9]+) per extractor invocation":                 extractorLogBytes,
 		"plus about ([0-9]+) for the record's":                       emfLineBytes,

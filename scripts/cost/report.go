@@ -49,16 +49,21 @@ func sqsRequests(n int) float64 { return 2*units(n, sqsChunkBytes) + 1 }
 
 // Assumptions that are not measured here (stated in the table).
 const (
-	charsPerToken          = 4.0   // English text, a common estimate for Nova's tokenizer
-	toolCallOverheadTokens = 20.0  // the tool call's framing in the answer
-	memoryGB               = 0.256 // template.yaml Globals MemorySize 256
-	apiSeconds             = 0.020 // a warm fact API invocation
-	notDueSeconds          = 0.020 // an extractor invocation that calls no model
-	dueSeconds             = 1.0   // an extractor invocation with a model call
-	apiLogBytes            = 600.0 // START/END/REPORT and one request line
-	extractorLogBytes      = 900.0 // the same and one record line
-	emfLineBytes           = 700.0 // the record's embedded-metric line (functions/extractor observe)
-	itemOverheadBytes      = 100.0 // DynamoDB's per-item storage overhead
+	charsPerToken          = 4.0  // English text, a common estimate for Nova's tokenizer
+	toolCallOverheadTokens = 20.0 // the tool call's framing in the answer
+	memoryMB               = 256  // template.yaml's Globals MemorySize (loadStack holds it there)
+	// memoryGB is what Lambda bills memory in: a GB is 1,024 MB, so 256 MB
+	// is 0.25 GB ("the amount of memory you allocate … 512 MB … 0.5 GB",
+	// the examples of https://aws.amazon.com/lambda/pricing/, read
+	// 2026-12-03).
+	memoryGB          = memoryMB / 1024.0
+	apiSeconds        = 0.020 // a warm fact API invocation
+	notDueSeconds     = 0.020 // an extractor invocation that calls no model
+	dueSeconds        = 1.0   // an extractor invocation with a model call
+	apiLogBytes       = 600.0 // START/END/REPORT and one request line
+	extractorLogBytes = 900.0 // the same and one record line
+	emfLineBytes      = 700.0 // the record's embedded-metric line (functions/extractor observe)
+	itemOverheadBytes = 100.0 // DynamoDB's per-item storage overhead
 )
 
 // report writes docs/cost.md's measured part: the measured figures, a
@@ -70,6 +75,7 @@ func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) 
 	writeMonth(w, p, cfg, m)
 	writeElsewhere(w, p, r, m)
 	writeStack(w, st)
+	writeIdle(w, st)
 }
 
 // month is a month of one active user: its volumes and priced lines.

@@ -46,13 +46,13 @@ var (
 	// for the bedrock-runtime endpoint", read 2026-12-02; the AWS release
 	// notes of 2026-05-27 removed the RPM rows).
 	bedrockTPM = quota{"Bedrock, Nova Micro, cross-Region tokens a minute", 4_000_000, 200_000, "tokens/min",
-		"AWS General Reference, Amazon Bedrock service quotas, \"Cross-region model inference tokens per minute for Amazon Nova Micro\": us-east-1, us-east-2 and us-west-2 4,000,000, each of the other supported Regions 200,000 (the newest copy of the table readable on the date read was published in June 2025: check Service Quotas); input + maxTokens are reserved when a call starts (Bedrock user guide, How tokens are counted)", "https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock"}
+		"AWS General Reference, Amazon Bedrock service quotas: us-east-1, us-east-2 and us-west-2 4,000,000, each of the other supported Regions 200,000 (the newest copy of the table readable on the date read was published in June 2025: check Service Quotas). In Service Quotas the quota is now called \"Cross-Region InvokeModel tokens per minute for Amazon Nova Micro\", formerly \"Cross-region model inference tokens per minute\"; it counts Converse calls too (Bedrock user guide, Quotas for the bedrock-runtime endpoint, https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-runtime.html, read 2026-12-03); input + maxTokens are reserved when a call starts (Bedrock user guide, How tokens are counted)", "https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock"}
 	lambdaAccount = quota{"Lambda concurrent executions, account", 1000, 1000, "environments",
 		"Lambda quotas", "https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html"}
 	eventSourceMax = quota{"SQS event source maximum concurrency", 1000, 1000, "invocations",
 		"Lambda: SQS scaling", "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html"}
 	apiAccount = quota{"API Gateway throttle, account and Region", 10000, 10000, "requests/s",
-		"API Gateway quotas (burst 5,000)", "https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html"}
+		"API Gateway quotas, read 2026-12-03: 10,000 requests/s with a burst of 5,000 in most Regions; 2,500 with a burst of 1,250 in 13: Africa (Cape Town), Europe (Milan), Asia Pacific (Jakarta), Middle East (UAE), Asia Pacific (Hyderabad), Asia Pacific (Melbourne), Europe (Spain), Europe (Zurich), Israel (Tel Aviv), Canada West (Calgary), Asia Pacific (Malaysia), Asia Pacific (Thailand) and Mexico (Central), where this limit binds at a quarter of the users", "https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html"}
 	tableFirstWrites = quota{"DynamoDB on-demand, a new table's first writes", 4000, 4000, "WRU/s",
 		"DynamoDB on-demand scaling (doubles its previous peak within 30 minutes)", "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html"}
 	tableQuota = quota{"DynamoDB table throughput quota", 40000, 40000, "units/s",
@@ -66,6 +66,9 @@ var (
 type stack struct {
 	params               map[string]float64
 	alarms, alarmMetrics int
+	// userPoolTier is the feature plan of the template's user pool, ""
+	// when it makes none.
+	userPoolTier string
 }
 
 // loadStack reads template.yaml's numeric parameter defaults and counts
@@ -76,6 +79,9 @@ func loadStack(root string) (stack, error) {
 		return stack{}, err
 	}
 	st := stack{params: map[string]float64{}}
+	if st.userPoolTier, err = userPoolTier(root); err != nil {
+		return stack{}, err
+	}
 	for _, name := range []string{"ExtractorMaxConcurrency", "ReadRateLimit", "ReadBurstLimit", "EditRateLimit", "ReadReservedConcurrency", "ExtractEveryTurns"} {
 		v, ok := t.ParameterDefault(name)
 		f, err := strconv.ParseFloat(v, 64)
@@ -84,10 +90,20 @@ func loadStack(root string) (stack, error) {
 		}
 		st.params[name] = f
 	}
-	app, err := t.Resolve(samtemplate.Options{Region: "us-east-1", AccountID: "123456789012", StackName: "usermemory",
-		Parameters: map[string]string{"JwtIssuer": "https://issuer.example", "JwtAudience": "a"}})
+	// The stack as deployed with the defaults; a template whose issuer has
+	// no default (an external one) is given one.
+	o := samtemplate.Options{Region: "us-east-1", AccountID: "123456789012", StackName: "usermemory"}
+	app, err := t.Resolve(o)
 	if err != nil {
-		return stack{}, err
+		o.Parameters = map[string]string{"JwtIssuer": "https://issuer.example", "JwtAudience": "a"}
+		if app, err = t.Resolve(o); err != nil {
+			return stack{}, err
+		}
+	}
+	for id, f := range app.Functions {
+		if f.MemoryMB != memoryMB {
+			return stack{}, fmt.Errorf("template.yaml: %s has %d MB of memory; scripts/cost prices %d", id, f.MemoryMB, memoryMB)
+		}
 	}
 	for id, p := range app.Properties {
 		if !strings.HasSuffix(id, "Alarm") || p["AlarmActions"] == nil {
