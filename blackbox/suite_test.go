@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -65,12 +66,14 @@ func (t *target) answer(tb testing.TB, tenant, user, thread string, previous, co
 }
 
 // newUser returns a user of the tenant that no other run uses, and a
-// user token for them. The user is erased when the test ends, so that runs
-// against a deployed stack leave nothing behind.
+// user token for them. The user's ID is the token's sub, as the API reads
+// it: the local issuer's sub is the name the suite chose, a Cognito user
+// pool's is an ID it assigns. The user is erased when the test ends, so
+// that runs against a deployed stack leave nothing behind.
 func (t *target) newUser(tb testing.TB, prefix string) (user, tok string) {
 	tb.Helper()
-	user = newID(prefix)
-	tok = t.userToken(tb, t.tenant, user)
+	tok = t.userToken(tb, t.tenant, newID(prefix))
+	user = subject(tb, tok)
 	admin := t.adminToken(tb, t.tenant, newID("cleanup"))
 	tb.Cleanup(func() {
 		if r := t.api.Call(tb, http.MethodDelete, "/v1/users/"+url.PathEscape(user), admin, nil); r.Status != http.StatusOK {
@@ -78,6 +81,24 @@ func (t *target) newUser(tb testing.TB, prefix string) (user, tok string) {
 		}
 	})
 	return user, tok
+}
+
+// subject returns the sub claim of the JWT tok, read without verifying
+// it: the API verifies it.
+func subject(tb testing.TB, tok string) string {
+	tb.Helper()
+	parts := strings.Split(tok, ".")
+	var claims struct {
+		Sub string `json:"sub"`
+	}
+	if len(parts) != 3 {
+		tb.Fatalf("the token command printed %d parts, want a JWT", len(parts))
+	}
+	b, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil || json.Unmarshal(b, &claims) != nil || claims.Sub == "" {
+		tb.Fatalf("the token's payload has no sub (%v)", err)
+	}
+	return claims.Sub
 }
 
 func (t *target) userToken(tb testing.TB, tenant, user string) string {
