@@ -42,6 +42,7 @@ type forgotten struct {
 type threadWatermark struct {
 	ThreadKey   string `json:"threadKey"`
 	TurnCount   int    `json:"turnCount"`
+	TurnsDigest string `json:"turnsDigest,omitempty"`
 	ExtractedAt string `json:"extractedAt"`
 }
 
@@ -60,7 +61,7 @@ func documentOf(s *memory.Store, sc memory.Scope, e memory.Export) document {
 		d.Forgotten = append(d.Forgotten, forgotten{Key: f.Key, ForgottenAt: httpapi.Time(f.At)})
 	}
 	for _, w := range e.Threads {
-		d.Threads = append(d.Threads, threadWatermark{ThreadKey: w.ThreadKey, TurnCount: w.TurnCount, ExtractedAt: httpapi.Time(w.At)})
+		d.Threads = append(d.Threads, threadWatermark{ThreadKey: w.ThreadKey, TurnCount: w.TurnCount, TurnsDigest: w.Digest, ExtractedAt: httpapi.Time(w.At)})
 	}
 	return d
 }

@@ -422,10 +422,14 @@ export interface components {
              * @description The extraction watermarks: per thread, the turns already read.
              *     threadKey is the thread's ID, or for an ID longer than 13
              *     characters "#" and a hash of it: the service keeps no more.
+             *     turnsDigest is present when the last extraction came from a
+             *     message without turn counts: the digest of the turns it read
+             *     (turnCount is then 0).
              */
             threads: {
                 threadKey: string;
                 turnCount: number;
+                turnsDigest?: string;
                 extractedAt: components["schemas"]["Time"];
             }[];
         };
