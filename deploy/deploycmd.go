@@ -52,14 +52,7 @@ func newPreflight(cfg aws.Config, root string, s samSettings, callModel bool) *p
 func preflightCmd(ctx context.Context, args []string) error {
 	c := newFlags("preflight")
 	call := c.fs.Bool("call-model", false, "also call the cheap model once, with one token of answer, after asking")
-	if err := c.parse(args); err != nil {
-		return err
-	}
-	s, err := c.settings()
-	if err != nil {
-		return err
-	}
-	cfg, err := loadAWS(ctx, s.Region)
+	s, cfg, err := c.start(ctx, args)
 	if err != nil {
 		return err
 	}
@@ -71,14 +64,7 @@ func preflightCmd(ctx context.Context, args []string) error {
 // what the stack's outputs say to do next.
 func deployCmd(ctx context.Context, args []string) error {
 	c := newFlags("deploy")
-	if err := c.parse(args); err != nil {
-		return err
-	}
-	s, err := c.settings()
-	if err != nil {
-		return err
-	}
-	cfg, err := loadAWS(ctx, s.Region)
+	s, cfg, err := c.start(ctx, args)
 	if err != nil {
 		return err
 	}

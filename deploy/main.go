@@ -22,6 +22,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 func main() {
@@ -107,6 +109,20 @@ func (c *common) parse(args []string) error {
 		return fmt.Errorf("%s: unexpected argument %q: this command takes flags only", c.fs.Name(), c.fs.Arg(0))
 	}
 	return nil
+}
+
+// start parses args and reads the settings and the AWS configuration of
+// their Region: the first steps of every subcommand that calls AWS.
+func (c *common) start(ctx context.Context, args []string) (samSettings, aws.Config, error) {
+	if err := c.parse(args); err != nil {
+		return samSettings{}, aws.Config{}, err
+	}
+	s, err := c.settings()
+	if err != nil {
+		return samSettings{}, aws.Config{}, err
+	}
+	cfg, err := loadAWS(ctx, s.Region)
+	return s, cfg, err
 }
 
 // settings reads samconfig.toml under the flags: the stack, the Region
