@@ -67,6 +67,16 @@ type codeEntry struct {
 // this package's: [Status] maps a code to its HTTP status by it, and
 // docs/errors.md's table is generated from it. A code that has no entry
 // answers 500 as [CodeInternal].
+//
+// Each code has exactly one status: when statuses were set where errors
+// were built, no code was built with two (testdata/statuses.txt holds what
+// each answered). The statuses that did not come from a code are explicit
+// here: an error that is not a *memory.Error answers as CodeInternal; a
+// repository that did not answer in time is a code of its own,
+// [CodeUnavailable], which [Unavailable] chooses from the cause, never a
+// second status of memory.CodeRepository; and the two codes the extractor
+// only reports, memory.CodeModelFailed and memory.CodeBadAnswer, keep the
+// 502 they were built with, though no route answers with them.
 var codeTable = []codeEntry{
 	{memory.CodeEmptyFact, "memory.CodeEmptyFact", http.StatusBadRequest, true,
 		"a key or a value is empty after trimming (also: a PUT body without `value`)"},
