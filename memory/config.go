@@ -2,7 +2,6 @@ package memory
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 )
@@ -210,7 +209,7 @@ func (c Config) MaxRecordBytes() int {
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	bad := func(format string, args ...any) error {
-		return &Error{Status: http.StatusInternalServerError, Code: CodeInvalidConfig,
+		return &Error{Code: CodeInvalidConfig,
 			Message: "invalid config: " + fmt.Sprintf(format, args...)}
 	}
 	switch {

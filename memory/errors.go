@@ -3,12 +3,12 @@ package memory
 import (
 	"errors"
 	"fmt"
-	"net/http"
 )
 
 // Error codes. The first four are those of the store the service comes
-// from (docs/decisions.md, Origin); the others are new, unique to this
-// service, and listed in docs/errors.md.
+// from (docs/decisions.md, Origin); the others are new and unique to this
+// service. The core knows codes only: functions/httpapi maps each to its
+// HTTP status and generates docs/errors.md from the same table.
 const (
 	// CodeEmptyFact: a key or a value is empty after trimming.
 	CodeEmptyFact int64 = 5372597957094
@@ -55,11 +55,11 @@ const (
 	CodeSecretRefused int64 = 5380000000113
 )
 
-// Error is an error with a meaning for callers: an HTTP status, a numeric
-// code that is stable across releases, a message for developers and, where
-// a person should see it, a userMessage. Err is the cause, for logs only.
+// Error is an error with a meaning for callers: a numeric code that is
+// stable across releases, a message for developers and, where a person
+// should see it, a userMessage. Err is the cause, for logs only. How a code
+// is answered (over HTTP, its status) is the adapter's business.
 type Error struct {
-	Status      int
 	Code        int64
 	Message     string
 	UserMessage string
@@ -86,16 +86,6 @@ func ErrorCode(err error) int64 {
 	return 0
 }
 
-// ErrorStatus returns the HTTP status of the first *Error in err's chain,
-// or 500 for any other non-nil error.
-func ErrorStatus(err error) int {
-	var e *Error
-	if errors.As(err, &e) && e.Status != 0 {
-		return e.Status
-	}
-	return http.StatusInternalServerError
-}
-
 // ErrConflict is returned by a [Repository] whose conditional write found
 // the stored record changed since it was read.
 var ErrConflict = errors.New("memory: conditional write conflict")
@@ -106,8 +96,10 @@ var ErrConflict = errors.New("memory: conditional write conflict")
 // it as CodeBadAnswer and writes nothing.
 var ErrMalformedAnswer = errors.New("memory: the model's answer is not the expected structure")
 
+// badRequest returns the Error of input the caller must change: a code
+// and messages, nothing of HTTP (the adapter maps the code).
 func badRequest(code int64, msg, userMsg string) *Error {
-	return &Error{Status: http.StatusBadRequest, Code: code, Message: msg, UserMessage: userMsg}
+	return &Error{Code: code, Message: msg, UserMessage: userMsg}
 }
 
 func repoError(err error) error {
@@ -115,5 +107,5 @@ func repoError(err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return &Error{Status: http.StatusInternalServerError, Code: CodeRepository, Message: "repository failed", Err: err}
+	return &Error{Code: CodeRepository, Message: "repository failed", Err: err}
 }

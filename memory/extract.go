@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -242,11 +241,11 @@ func (s *Store) metaOf(req ExtractRequest) Meta {
 func (res *ExtractResult) reportModelFailure(err error) {
 	if errors.Is(err, ErrMalformedAnswer) {
 		res.Outcome = OutcomeBadAnswer
-		res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeBadAnswer, Message: "the model's answer is not the expected structure", Err: err}
+		res.Reported = &Error{Code: CodeBadAnswer, Message: "the model's answer is not the expected structure", Err: err}
 		return
 	}
 	res.Outcome = OutcomeModelFailed
-	res.Reported = &Error{Status: http.StatusBadGateway, Code: CodeModelFailed, Message: "the model call failed", Err: err}
+	res.Reported = &Error{Code: CodeModelFailed, Message: "the model call failed", Err: err}
 }
 
 // merge saves the screened changes of req into the record, read as rec,

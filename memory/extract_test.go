@@ -352,13 +352,16 @@ func TestExtractCapsAndBadRequests(t *testing.T) {
 	if diff := cmp.Diff([]string{"b", "c", "d"}, keys(res.Facts)); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
-	for _, req := range []memory.ExtractRequest{
-		extractReq(memorytest.Ana, "th/1", 0, 2, "hi"),
-		extractReq(memorytest.Ana, "th-1", 3, 2, "hi"),
-		extractReq(memory.Scope{TenantID: "acme", UserID: "a#b"}, "th-1", 0, 2, "hi"),
+	for _, tt := range []struct {
+		req  memory.ExtractRequest
+		code int64
+	}{
+		{extractReq(memorytest.Ana, "th/1", 0, 2, "hi"), memory.CodeInvalidID},
+		{extractReq(memorytest.Ana, "th-1", 3, 2, "hi"), memory.CodeInvalidTurnCount},
+		{extractReq(memory.Scope{TenantID: "acme", UserID: "a#b"}, "th-1", 0, 2, "hi"), memory.CodeInvalidID},
 	} {
-		if _, err := s.Extract(ctx, req); memory.ErrorStatus(err) != 400 {
-			t.Errorf("Extract(%+v) = %v, want a 400", req.Scope, err)
+		if _, err := s.Extract(ctx, tt.req); memory.ErrorCode(err) != tt.code {
+			t.Errorf("Extract(%+v) = %v, want code %d", tt.req.Scope, err, tt.code)
 		}
 	}
 }

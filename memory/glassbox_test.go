@@ -162,8 +162,8 @@ func TestSecretsAreNeverStored(t *testing.T) {
 	// By hand and by the remember tool: refused with a code.
 	for _, c := range secretExamples {
 		_, err := s.UpsertFact(ctx, memorytest.Ana, strings.ReplaceAll(c.key, "_", " "), c.value)
-		if memory.ErrorCode(err) != memory.CodeSecretRefused || memory.ErrorStatus(err) != 400 {
-			t.Errorf("UpsertFact(%q, %q) = %v, want 400 CodeSecretRefused", c.key, c.value, err)
+		if memory.ErrorCode(err) != memory.CodeSecretRefused {
+			t.Errorf("UpsertFact(%q, %q) = %v, want CodeSecretRefused", c.key, c.value, err)
 		}
 	}
 	if rec, _ := repo.Record(memorytest.Ana); len(rec.Facts) != 0 {
@@ -219,8 +219,8 @@ func TestSensitiveFactsWaitForTheUsersYes(t *testing.T) {
 	if err := s.DiscardPending(ctx, memorytest.Ana, "faith"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.KeepPending(ctx, memorytest.Ana, "faith"); memory.ErrorCode(err) != memory.CodePendingNotFound || memory.ErrorStatus(err) != 404 {
-		t.Errorf("keep after discard: %v, want 404 CodePendingNotFound", err)
+	if _, err := s.KeepPending(ctx, memorytest.Ana, "faith"); memory.ErrorCode(err) != memory.CodePendingNotFound {
+		t.Errorf("keep after discard: %v, want CodePendingNotFound", err)
 	}
 	m, _ = s.Read(ctx, memorytest.Ana)
 	if diff := cmp.Diff(map[string]string{"name": "Ana", "health_condition": "type 1 diabetes"}, values(m.Facts)); diff != "" {

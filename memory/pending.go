@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"maps"
-	"net/http"
 	"slices"
 	"time"
 )
@@ -58,7 +57,7 @@ func (s *Store) KeepPending(ctx context.Context, sc Scope, key string) (Fact, er
 		return Fact{}, err
 	}
 	if !found {
-		return Fact{}, &Error{Status: http.StatusNotFound, Code: CodePendingNotFound,
+		return Fact{}, &Error{Code: CodePendingNotFound,
 			Message: "no pending fact has this key", UserMessage: "This is no longer waiting for your answer."}
 	}
 	return kept, nil

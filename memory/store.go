@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"time"
 	"unicode/utf8"
 )
@@ -251,7 +250,7 @@ func (s *Store) saveLoop(ctx context.Context, sc Scope, rec Record, change func(
 		}
 		rec = cur
 	}
-	return &Error{Status: http.StatusConflict, Code: CodeConflict,
+	return &Error{Code: CodeConflict,
 		Message: "the facts kept changing during the write", UserMessage: "Please try again."}
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 )
 
@@ -194,7 +193,7 @@ func (s *Store) ExecuteTool(ctx context.Context, sc Scope, call ToolCall, approv
 			return ToolResult{}, err
 		}
 		if !approved {
-			return ToolResult{}, &Error{Status: http.StatusForbidden, Code: CodeApprovalRequired,
+			return ToolResult{}, &Error{Code: CodeApprovalRequired,
 				Message: "remembering a fact needs the user's approval", UserMessage: "Allow the assistant to remember this?"}
 		}
 		f, err := s.UpsertFactFrom(ctx, sc, *in.Key, *in.Value, OriginRememberTool)

@@ -178,18 +178,21 @@ func TestExecuteTool(t *testing.T) {
 	if facts := mustFacts(t, s, memorytest.Ana); len(facts) != 0 {
 		t.Errorf("after forget: %v", facts)
 	}
-	bad := []memory.ToolCall{
-		{Name: "rm_rf", Input: json.RawMessage(`{}`)},
-		{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"a"}`)},
-		{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"a","value":"b","userId":"bob"}`)},
-		{Name: memory.ForgetToolName, Input: json.RawMessage(`not json`)},
-		{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"a","value":"b"}`)},
-		{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"Bad Key!","value":"b"}`)},
-		{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"Bad Key!"}`)},
+	bad := []struct {
+		call memory.ToolCall
+		code int64
+	}{
+		{memory.ToolCall{Name: "rm_rf", Input: json.RawMessage(`{}`)}, memory.CodeUnknownTool},
+		{memory.ToolCall{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"a"}`)}, memory.CodeBadToolInput},
+		{memory.ToolCall{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"a","value":"b","userId":"bob"}`)}, memory.CodeBadToolInput},
+		{memory.ToolCall{Name: memory.ForgetToolName, Input: json.RawMessage(`not json`)}, memory.CodeBadToolInput},
+		{memory.ToolCall{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"a","value":"b"}`)}, memory.CodeBadToolInput},
+		{memory.ToolCall{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"Bad Key!","value":"b"}`)}, memory.CodeInvalidKeyChars},
+		{memory.ToolCall{Name: memory.ForgetToolName, Input: json.RawMessage(`{"key":"Bad Key!"}`)}, memory.CodeInvalidKeyChars},
 	}
-	for _, call := range bad {
-		if _, err := s.ExecuteTool(ctx, memorytest.Ana, call, true); memory.ErrorStatus(err) != 400 {
-			t.Errorf("ExecuteTool(%s, %s) = %v, want a 400", call.Name, call.Input, err)
+	for _, b := range bad {
+		if _, err := s.ExecuteTool(ctx, memorytest.Ana, b.call, true); memory.ErrorCode(err) != b.code {
+			t.Errorf("ExecuteTool(%s, %s) = %v, want code %d", b.call.Name, b.call.Input, err, b.code)
 		}
 	}
 	if defs := memory.UserTools(); !defs[0].NeedsApproval || defs[1].NeedsApproval {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -33,7 +32,7 @@ const (
 
 // CodeUnavailable: a dependency (DynamoDB) did not answer within the
 // request's bound, or kept failing with throttling or server errors
-// through the SDK's retries (503, with Retry-After and a userMessage). A
+// through the SDK's retries (with Retry-After and a userMessage). A
 // write answered so may or may not have been applied; PUT and DELETE are
 // idempotent, so trying again is safe.
 const CodeUnavailable int64 = 5380000000213
@@ -64,7 +63,7 @@ func Unavailable(ctx context.Context, err error) bool {
 	if err == nil {
 		return false
 	}
-	if s := memory.ErrorStatus(err); s >= 400 && s < 500 {
+	if s := StatusOf(err); s >= 400 && s < 500 {
 		return false
 	}
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
@@ -77,7 +76,7 @@ func Unavailable(ctx context.Context, err error) bool {
 // answer; write says whether the request writes. The cause stays in Err,
 // for the log only.
 func unavailable(write bool, cause error) *memory.Error {
-	e := &memory.Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+	e := &memory.Error{Code: CodeUnavailable,
 		Message: "the service could not answer in time: a dependency is slow or unavailable; retry after the Retry-After delay",
 		Err:     cause}
 	e.UserMessage = unavailableRead

@@ -25,10 +25,10 @@ func TestStalledDependencyAnswers503(t *testing.T) {
 	spec := httpapitest.LoadSpec(t)
 	stalled := func(ctx context.Context, _ httpapi.Request) (int, any, error) {
 		<-ctx.Done()
-		return 0, nil, &memory.Error{Status: 500, Code: memory.CodeRepository, Message: "repository failed", Err: ctx.Err()}
+		return 0, nil, &memory.Error{Code: memory.CodeRepository, Message: "repository failed", Err: ctx.Err()}
 	}
 	throttled := func(context.Context, httpapi.Request) (int, any, error) {
-		return 0, nil, &memory.Error{Status: 500, Code: memory.CodeRepository, Message: "repository failed",
+		return 0, nil, &memory.Error{Code: memory.CodeRepository, Message: "repository failed",
 			Err: &smithy.GenericAPIError{Code: "ProvisionedThroughputExceededException", Message: "Lisbon"}}
 	}
 	routes := []struct {
@@ -117,8 +117,8 @@ func TestUnavailable(t *testing.T) {
 		{context.DeadlineExceeded, true},
 		{&smithy.GenericAPIError{Code: "ThrottlingException"}, true},
 		{&smithy.GenericAPIError{Code: "ConditionalCheckFailedException"}, false},
-		{&memory.Error{Status: 409, Code: memory.CodeConflict, Err: context.DeadlineExceeded}, false},
-		{&memory.Error{Status: 400, Code: memory.CodeEmptyFact}, false},
+		{&memory.Error{Code: memory.CodeConflict, Err: context.DeadlineExceeded}, false},
+		{&memory.Error{Code: memory.CodeEmptyFact}, false},
 		{errors.New("a bug"), false},
 	}
 	for _, tt := range tests {

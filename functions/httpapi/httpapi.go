@@ -20,7 +20,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"slices"
 	"time"
 
@@ -88,7 +87,7 @@ func (h *Handler) Decode(req events.APIGatewayV2HTTPRequest) (Request, error) {
 func (h *Handler) decode(req events.APIGatewayV2HTTPRequest) (route, Request, error) {
 	rt, ok := h.routes[req.RouteKey]
 	if !ok {
-		return route{}, Request{}, fail(http.StatusNotFound, CodeRouteNotFound, "no such route")
+		return route{}, Request{}, fail(CodeRouteNotFound, "no such route")
 	}
 	r, err := h.auth.decode(rt, req)
 	return rt, r, err

@@ -43,9 +43,9 @@ func TestProblemForHidesCauses(t *testing.T) {
 	secret := errors.New("dynamodb: table arn:aws:dynamodb:us-east-1:1:table/x value=Lisbon")
 	for _, err := range []error{
 		secret,
-		&memory.Error{Status: 500, Code: memory.CodeRepository, Message: "repository failed: Lisbon", Err: secret},
-		&memory.Error{Status: 503, Code: 1, Message: "Lisbon", UserMessage: "Lisbon"},
-		&memory.Error{Status: 200, Code: 1, Message: "Lisbon"},
+		&memory.Error{Code: memory.CodeRepository, Message: "repository failed: Lisbon", Err: secret},
+		&memory.Error{Code: memory.CodeInvalidConfig, Message: "Lisbon", UserMessage: "Lisbon"},
+		&memory.Error{Code: 1, Message: "Lisbon", UserMessage: "Lisbon"},
 	} {
 		p := httpapi.ProblemFor(err)
 		b, _ := json.Marshal(p)
@@ -53,7 +53,7 @@ func TestProblemForHidesCauses(t *testing.T) {
 			t.Errorf("ProblemFor(%v) = %s", err, b)
 		}
 	}
-	p := httpapi.ProblemFor(&memory.Error{Status: 400, Code: memory.CodeEmptyFact, Message: "the key is empty", UserMessage: "Give the fact a name."})
+	p := httpapi.ProblemFor(&memory.Error{Code: memory.CodeEmptyFact, Message: "the key is empty", UserMessage: "Give the fact a name."})
 	want := httpapi.Problem{Type: "urn:usermemory:error:5372597957094", Title: "Bad Request", Status: 400,
 		Detail: "the key is empty", Code: memory.CodeEmptyFact, UserMessage: "Give the fact a name."}
 	if p != want {
@@ -100,7 +100,7 @@ func TestDecode(t *testing.T) {
 	}
 	ev.RequestContext.Authorizer.JWT.Scopes = nil
 	ev.RequestContext.Authorizer.JWT.Claims["scp"] = "[x u]"
-	if _, err := h.Decode(ev); memory.ErrorStatus(err) != http.StatusForbidden {
+	if _, err := h.Decode(ev); httpapi.StatusOf(err) != http.StatusForbidden {
 		t.Errorf("user scope on admin route: got %v, want 403", err)
 	}
 }
@@ -208,7 +208,7 @@ func FuzzRequest(f *testing.F) {
 		ev.Body, ev.IsBase64Encoded = body, b64
 		ev.Headers["content-type"] = contentType
 		h := fuzzHandler(t)
-		if _, err := h.Decode(ev); err != nil && memory.ErrorStatus(err) >= 500 {
+		if _, err := h.Decode(ev); err != nil && httpapi.StatusOf(err) >= 500 {
 			t.Fatalf("Decode: %v", err)
 		}
 		resp, err := h.Handle(context.Background(), ev)

@@ -137,17 +137,17 @@ func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, erro
 		jwt = req.RequestContext.Authorizer.JWT
 	}
 	if jwt == nil {
-		return out, fail(http.StatusUnauthorized, CodeUnauthenticated, "no verified token")
+		return out, fail(CodeUnauthenticated, "no verified token")
 	}
 	// A claim that is not valid UTF-8 is not one valid ID either (IDs are
 	// ASCII): like any malformed identity, it is a 401.
 	sub, ok := singleClaim(jwt.Claims, "sub")
 	if !ok {
-		return out, fail(http.StatusUnauthorized, CodeUnauthenticated, "the token's sub claim is missing or malformed")
+		return out, fail(CodeUnauthenticated, "the token's sub claim is missing or malformed")
 	}
 	tenant, ok := singleClaim(jwt.Claims, a.TenantClaim)
 	if !ok {
-		return out, fail(http.StatusUnauthorized, CodeUnauthenticated,
+		return out, fail(CodeUnauthenticated,
 			"the token's "+a.TenantClaim+" claim is missing or malformed")
 	}
 	out.Caller = sub
@@ -169,10 +169,10 @@ func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, erro
 		need = a.AdminScope
 	}
 	if !hasScope(jwt, need) {
-		return out, fail(http.StatusForbidden, CodeForbidden, "the token lacks the scope "+need)
+		return out, fail(CodeForbidden, "the token lacks the scope "+need)
 	}
 	if r.admin && !memory.ValidID(user) {
-		return out, fail(http.StatusBadRequest, memory.CodeInvalidID, "invalid user ID in the path")
+		return out, fail(memory.CodeInvalidID, "invalid user ID in the path")
 	}
 	if r.hasKey {
 		// API Gateway HTTP APIs decode the path once before the function
@@ -201,7 +201,7 @@ func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, erro
 // so that "k%FF%FE" named the fact "k". Both are refused, never rewritten.
 func checkKey(key string) error {
 	if !utf8.ValidString(key) || strings.ContainsRune(key, utf8.RuneError) {
-		return &memory.Error{Status: http.StatusBadRequest, Code: CodeInvalidKey,
+		return &memory.Error{Code: CodeInvalidKey,
 			Message:     "the key in the path is not valid UTF-8 text once percent-decoded",
 			UserMessage: "The name of a fact must be plain text."}
 	}
@@ -286,17 +286,17 @@ func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
 		return putBody{}, err
 	}
 	if body.Value == nil || body.Value.Kind() == 'n' {
-		return putBody{}, &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeEmptyFact,
+		return putBody{}, &memory.Error{Code: memory.CodeEmptyFact,
 			Message: `the body has no "value"`, UserMessage: "Write what should be remembered."}
 	}
 	b := putBody{origin: memory.OriginManual}
 	if err := json.Unmarshal(body.Value, &b.value); err != nil {
-		return putBody{}, fail(http.StatusBadRequest, CodeMalformedBody, `the body's "value" must be a string`)
+		return putBody{}, fail(CodeMalformedBody, `the body's "value" must be a string`)
 	}
 	if body.Origin != nil {
 		var o string
 		if err := json.Unmarshal(body.Origin, &o); err != nil {
-			return putBody{}, fail(http.StatusBadRequest, CodeMalformedBody, `the body's "origin" must be a string`)
+			return putBody{}, fail(CodeMalformedBody, `the body's "origin" must be a string`)
 		}
 		b.origin = memory.Origin(o)
 		if err := memory.CheckWriteOrigin(b.origin); err != nil {
@@ -305,7 +305,7 @@ func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
 	}
 	if body.ValidUntil != nil {
 		if err := json.Unmarshal(body.ValidUntil, &b.validUntil); err != nil || body.ValidUntil.Kind() == 'n' {
-			return putBody{}, &memory.Error{Status: http.StatusBadRequest, Code: memory.CodeInvalidValidUntil,
+			return putBody{}, &memory.Error{Code: memory.CodeInvalidValidUntil,
 				Message:     `the body's "validUntil" must be a date "YYYY-MM-DD"`,
 				UserMessage: "Give the last day as a date, like 2026-12-31."}
 		}
@@ -323,18 +323,18 @@ func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (putJSON, error) {
 	}
 	var body putJSON
 	if jsontext.Value(bytes.TrimSpace(raw)).Kind() != '{' || json.Unmarshal(raw, &body) != nil {
-		return putJSON{}, fail(http.StatusBadRequest, CodeMalformedBody, `the body must be a JSON object {"value": "…"}`)
+		return putJSON{}, fail(CodeMalformedBody, `the body must be a JSON object {"value": "…"}`)
 	}
 	// Look for identity members first, to say why they are refused.
 	for name := range body.Unknown {
 		switch strings.ToLower(name) {
 		case "tenantid", "tenant_id", "userid", "user_id", "sub", "tenant", "user":
-			return putJSON{}, fail(http.StatusBadRequest, CodeIdentityInBody,
+			return putJSON{}, fail(CodeIdentityInBody,
 				"the body may not name a tenant or a user: they come from the token")
 		}
 	}
 	if len(body.Unknown) > 0 {
-		return putJSON{}, fail(http.StatusBadRequest, CodeUnknownField, `the body's members are "value" and, optionally, "origin" and "validUntil"`)
+		return putJSON{}, fail(CodeUnknownField, `the body's members are "value" and, optionally, "origin" and "validUntil"`)
 	}
 	return body, nil
 }
@@ -352,7 +352,7 @@ func (a Auth) rawBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
 		}
 		dec, err := base64.StdEncoding.DecodeString(req.Body)
 		if err != nil {
-			return nil, fail(http.StatusBadRequest, CodeMalformedBody, "the body's base64 encoding is malformed")
+			return nil, fail(CodeMalformedBody, "the body's base64 encoding is malformed")
 		}
 		raw = dec
 	}
@@ -384,19 +384,19 @@ func (a Auth) rawBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
 // by [Auth.bodyMembers].
 func checkJSON(raw []byte) error {
 	if !utf8.Valid(raw) {
-		return fail(http.StatusBadRequest, CodeInvalidUTF8, "the body is not valid UTF-8")
+		return fail(CodeInvalidUTF8, "the body is not valid UTF-8")
 	}
 	v := jsontext.Value(raw)
 	if !v.IsValid(jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) {
-		return fail(http.StatusBadRequest, CodeMalformedBody, `the body must be one JSON object {"value": "…"}`)
+		return fail(CodeMalformedBody, `the body must be one JSON object {"value": "…"}`)
 	}
 	if !v.IsValid(jsontext.AllowDuplicateNames(true)) {
-		return fail(http.StatusBadRequest, CodeInvalidUTF8,
+		return fail(CodeInvalidUTF8,
 			`the body escapes a surrogate that is not half of a pair (such as \ud800): it is not Unicode text`)
 	}
 	var serr *jsontext.SyntacticError
 	if err := json.Unmarshal(raw, new(jsontext.Value)); errors.As(err, &serr) {
-		return fail(http.StatusBadRequest, CodeDuplicateMember,
+		return fail(CodeDuplicateMember,
 			"the body names the member "+quoteShort(serr.JSONPointer.LastToken())+" twice in one object")
 	}
 	return nil
@@ -411,7 +411,7 @@ func quoteShort(name string) string {
 }
 
 func tooLarge(limit int) error {
-	return fail(http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
+	return fail(CodeBodyTooLarge, fmt.Sprintf("the body is over %d bytes", limit))
 }
 
 // checkContentType accepts application/json, with a charset of utf-8 if
@@ -425,10 +425,10 @@ func checkContentType(headers map[string]string) error {
 	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
-		return fail(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "the body must be application/json")
+		return fail(CodeUnsupportedMediaType, "the body must be application/json")
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return fail(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "the body must be UTF-8")
+		return fail(CodeUnsupportedMediaType, "the body must be UTF-8")
 	}
 	return nil
 }
