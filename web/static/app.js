@@ -342,7 +342,10 @@ async function load() {
       show($("me"), $("tab-me").getAttribute("aria-current") === "page");
       setStatus("");
     }
-  } catch (err) { setError(err); }
+  } catch (err) {
+    if (!state.loaded && !err.sessionEnded) setStatus("Could not read what I remember about you.");
+    setError(err);
+  }
 }
 
 // renderMine shows state's facts and pending facts, without the fact
@@ -447,7 +450,7 @@ async function save(ev) {
 }
 
 // undoSeconds is how long a single forget can be undone: the DELETE waits
-// that long, with an Undo button (web/README.md says why undo rather than
+// that long, with an Undo button (README.md, "The memory page", says why undo rather than
 // a question).
 const undoSeconds = 5;
 
