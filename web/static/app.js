@@ -239,17 +239,17 @@ function pendingLine(f, own) {
 function provenance(f, own, pending) {
   const at = timeElement(f.updatedAt);
   const tip = f.sourceThreadId ? "Thread " + f.sourceThreadId : "";
-  const when = pending ? pendingLine(f, own) : saidLine(f);
+  const line = pending ? pendingLine(f, own) : saidLine(f);
   if (f.evidence) {
     const where = f.sourceThreadTitle ? ` in “${f.sourceThreadTitle}”` : " in a conversation";
-    return { parts: [own ? "You said: " : "The user said: ", quoteElement(f.evidence), where, when], tip };
+    return { parts: [own ? "You said: " : "The user said: ", quoteElement(f.evidence), where, line], tip };
   }
   switch (f.origin) {
     case "remember_tool":
       return { parts: [own ? "You asked me to remember this on " : "The user asked the assistant to remember this on ", at], tip: "" };
     case "conversation": {
       const title = f.sourceThreadTitle ? ` “${f.sourceThreadTitle}”` : "";
-      return { parts: ["Learned in a conversation" + title, when], tip };
+      return { parts: ["Learned in a conversation" + title, line], tip };
     }
     default:
       return { parts: [own ? "You set this on " : "Set by hand on ", at], tip: "" };
@@ -708,7 +708,8 @@ function connect(api, token, signedIn) {
   state.signedIn = Boolean(signedIn);
   state.loaded = false;
   sessionStorage.setItem("usermemory", JSON.stringify({ api, token, signedIn: state.signedIn }));
-  for (const id of ["connect", "connect-ended", "signin"]) show($(id), false);
+  for (const id of ["connect", "connect-ended", "signin", "admin-result"]) show($(id), false);
+  stopEdit(); // Nothing of an earlier token's session stays.
   show($("sign-out"), true);
   const c = claims(token);
   const admin = scopes(c).some(isAdminScope);
@@ -777,10 +778,12 @@ async function start() {
   const api = hash.get("api") || (cfg && cfg.apiUrl) || (saved && saved.api) || "";
   if (hash.has("token")) history.replaceState(null, "", location.pathname); // Keep the token out of the address bar.
   if (api && token && !expired(token)) { connect(api, token, !hash.has("token") && saved && saved.signedIn); return; }
-  if (token) sessionStorage.removeItem("usermemory");
-  if (state.auth) { showSignIn(token ? expiredReason(token) : ""); return; }
+  const ended = token && expired(token) ? expiredReason(token) : "";
+  if (ended) sessionStorage.removeItem("usermemory");
+  if (state.auth) { showSignIn(ended); return; }
   $("api-url").value = api;
-  showConnect(token ? expiredReason(token) : "", token ? claims(token) : null);
+  if (token && !ended) $("token").value = token; // No API URL to use it with yet.
+  showConnect(ended, ended ? claims(token) : null);
 }
 
 start();
