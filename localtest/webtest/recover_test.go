@@ -121,7 +121,7 @@ func TestTokenRefused(t *testing.T) {
 	}
 	run1(t, ctx, "open the page with a token the API refuses", chromedp.Navigate(st.Info.PageURL+"/#token="+other))
 	connectShown(t, ctx, "The API refused the token: Unauthorized (401)", mintFor("page-wu")+" --admin")
-	if hidden(t, ctx, "me") != true {
+	if !hidden(t, ctx, "me") {
 		t.Error("the facts' view was shown before any read succeeded")
 	}
 	audit(t, ctx, "Connect, token refused")
