@@ -63,6 +63,14 @@ type Config struct {
 	ClientID string `json:"clientId,omitempty"`
 	// Scope is the scope the page asks for, besides openid.
 	Scope string `json:"scope,omitempty"`
+	// TokenCommand is the shell command that prints a new token for the
+	// fact API, such as the local stack's `go run ./localtest token
+	// --tenant acme --user ana`. When a token the page was given expires
+	// or is refused, the page shows it on Connect, with --user set to the
+	// subject of the token that ended (and --admin added when that token
+	// had the admin scope). Empty: the page only asks for a new token; a
+	// page that signs in (AuthURL) offers to sign in again instead.
+	TokenCommand string `json:"tokenCommand,omitempty"`
 }
 
 // JSON returns c as config.json.

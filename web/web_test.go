@@ -82,6 +82,8 @@ func TestConfigJSON(t *testing.T) {
 		{web.Config{APIURL: "http://127.0.0.1:3000"}, `{"apiUrl":"http://127.0.0.1:3000"}`},
 		{web.Config{AuthURL: "https://x.auth.eu-west-1.amazoncognito.com", ClientID: "c", Scope: "memory/user"},
 			`{"authUrl":"https://x.auth.eu-west-1.amazoncognito.com","clientId":"c","scope":"memory/user"}`},
+		{web.Config{APIURL: "http://127.0.0.1:3000", TokenCommand: "go run ./localtest token --tenant acme --user ana"},
+			`{"apiUrl":"http://127.0.0.1:3000","tokenCommand":"go run ./localtest token --tenant acme --user ana"}`},
 	} {
 		if got := string(c.cfg.JSON()); got != c.want {
 			t.Errorf("%+v: %s, want %s", c.cfg, got, c.want)

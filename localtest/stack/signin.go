@@ -49,3 +49,24 @@ func (s *Stack) configureSignIn() {
 // SignIn returns the managed-login stand-in, whose tokens' lifetime tests
 // may shorten.
 func (s *Stack) SignIn() *token.SignIn { return s.signIn }
+
+// tokenCommand is the command that prints a token for this stack, as `go
+// run ./localtest up` prints it: with -state when the state folder is not
+// the default one. The memory page shows it when a token ends
+// (web.Config.TokenCommand).
+func tokenCommand(stateDir string) string {
+	state := ""
+	if stateDir != DefaultStateDir() {
+		state = " -state " + shellWord(stateDir)
+	}
+	return "go run ./localtest token" + state + " --tenant acme --user ana"
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but
+// characters that never need quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

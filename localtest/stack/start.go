@@ -352,7 +352,7 @@ func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
 	}
 	s.Info.PageURL = st.pageURL
 	s.configureSignIn()
-	s.serve(st.pageLn, web.Handler(s.Info.APIURL))
+	s.serve(st.pageLn, web.NewHandler(web.Config{APIURL: s.Info.APIURL, TokenCommand: tokenCommand(st.o.StateDir)}))
 	ln, err := localnet.Listen()
 	if err != nil {
 		return err

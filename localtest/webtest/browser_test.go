@@ -439,7 +439,13 @@ func TestMemoryPage(t *testing.T) {
 	// Each fact says why it is remembered: the user's own words for a
 	// learned fact, with the thread named by its title and the date (its
 	// ID only in the tooltip); its origin for the others.
-	waitText(t, ctx, factSel("role", ".fact-meta"), "You said: “I work as a nurse on night shifts” in “"+pageTitle+"” on ")
+	waitText(t, ctx, factSel("role", ".fact-meta"), "You said: “I work as a nurse on night shifts” in “"+pageTitle+"”")
+	// When it was said, if the API says (saidAt), else when it was learned.
+	if factField(t, tok, "role", "saidAt") != "" {
+		waitText(t, ctx, factSel("role", ".fact-when"), "said on ")
+	} else {
+		waitText(t, ctx, factSel("role", ".fact-when"), "learned on ")
+	}
 	// A temporary fact shows its last day.
 	waitText(t, ctx, factSel("current_city", ".fact-until"), "until "+nextFriday().Format("Mon 2 Jan"))
 	if n := evaluate[int](t, ctx, `document.querySelectorAll("#facts .fact-until").length`); n != 1 {
@@ -450,7 +456,8 @@ func TestMemoryPage(t *testing.T) {
 	waitText(t, ctx, `#pending li[data-key="health_condition"]`, "asthma")
 	waitText(t, ctx, `#pending li[data-key="health_condition"] .fact-category`, "Health")
 	waitText(t, ctx, `#pending li[data-key="health_condition"] .fact-meta`, "You said: “I have asthma”")
-	waitText(t, ctx, `#pending li[data-key="health_condition"] .fact-meta`, "Dropped on ")
+	waitText(t, ctx, `#pending li[data-key="health_condition"] .fact-when`, "; will be dropped on ")
+	waitText(t, ctx, `#pending li[data-key="health_condition"] .fact-when`, " unless you keep it")
 	if evaluate[bool](t, ctx, `document.querySelector('#facts li[data-key="health_condition"]') !== null`) {
 		t.Error("the pending fact is among the facts")
 	}
@@ -462,19 +469,17 @@ func TestMemoryPage(t *testing.T) {
 	if text := evaluate[string](t, ctx, `document.getElementById("facts").innerText`); strings.Contains(text, "th-page-1") {
 		t.Errorf("the page shows the raw thread ID: %q", text)
 	}
-	// A person reads labels, not keys; the key is kept as the tooltip.
-	for key, want := range map[string]string{"home_city": "Home city", "preferred_language": "Preferred language", "role": "Role", "name": "Name"} {
-		got := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector('#facts li[data-key=%q] .fact-label').textContent`, key))
-		tip := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector('#facts li[data-key=%q] .fact-label').title`, key))
-		if got != want || tip != key {
-			t.Errorf("label of %s = %q (title %q), want %q (title %q)", key, got, tip, want, key)
+	// A fact is named by its key as stored, as the chat and the API name it.
+	for _, key := range []string{"home_city", "preferred_language", "role", "name"} {
+		if got := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector('#facts li[data-key=%q] .fact-label').textContent`, key)); got != key {
+			t.Errorf("label of %s = %q, want the key", key, got)
 		}
 	}
 	// Every button names the fact it acts on.
-	for sel, want := range map[string]string{factSel("home_city", ".fact-edit"): "Edit home city", factSel("home_city", ".fact-forget"): "Forget home city",
-		factSel("preferred_language", ".fact-edit"):                 "Edit preferred language",
-		`#pending li[data-key="health_condition"] .pending-keep`:    "Keep health condition",
-		`#pending li[data-key="health_condition"] .pending-discard`: "Discard health condition"} {
+	for sel, want := range map[string]string{factSel("home_city", ".fact-edit"): "Edit home_city", factSel("home_city", ".fact-forget"): "Forget home_city",
+		factSel("preferred_language", ".fact-edit"):                 "Edit preferred_language",
+		`#pending li[data-key="health_condition"] .pending-keep`:    "Keep health_condition",
+		`#pending li[data-key="health_condition"] .pending-discard`: "Discard health_condition"} {
 		if got := evaluate[string](t, ctx, fmt.Sprintf(`document.querySelector(%q).getAttribute("aria-label")`, sel)); got != want {
 			t.Errorf("accessible name of %s = %q, want %q", sel, got, want)
 		}
@@ -503,13 +508,13 @@ func TestMemoryPage(t *testing.T) {
 	// Edit one: the form names the fact by its label and shows its key;
 	// the new value is what the API returns afterwards.
 	run1(t, ctx, "edit home_city", chromedp.Click(chromedp.CSS(factSel("home_city", ".fact-edit"))))
-	if title, key := evaluate[string](t, ctx, `document.getElementById("edit-title").textContent`), evaluate[string](t, ctx, `document.getElementById("edit-key").value`); title != "Edit “Home city”" || key != "home_city" {
-		t.Errorf("edit form: title %q, key %q; want Edit “Home city” and home_city", title, key)
+	if title, key := evaluate[string](t, ctx, `document.getElementById("edit-title").textContent`), evaluate[string](t, ctx, `document.getElementById("edit-key").value`); title != "Edit home_city" || key != "home_city" {
+		t.Errorf("edit form: title %q, key %q; want Edit home_city and home_city", title, key)
 	}
 	run1(t, ctx, "save home_city",
 		chromedp.SetValue(chromedp.CSS("#edit-value"), "Porto"),
 		chromedp.Click(chromedp.CSS("#edit-save")))
-	waitText(t, ctx, "#status", "Remembered “Home city”.")
+	waitText(t, ctx, "#status", "Changed home_city = Porto (it was Lisbon).")
 	waitText(t, ctx, factSel("home_city", ".fact-value"), "Porto")
 	if got := factValues(t, tok, "/v1/me/facts")["home_city"]; got != "Porto" {
 		t.Errorf("after the edit the API says home_city = %q, want Porto", got)
@@ -524,14 +529,14 @@ func TestMemoryPage(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#edit-value"), "level -2, B14"),
 		chromedp.SetValue(chromedp.CSS("#edit-until"), until.Format(time.DateOnly)),
 		chromedp.Click(chromedp.CSS("#edit-save")))
-	waitText(t, ctx, "#status", "Remembered “Parking spot”.")
+	waitText(t, ctx, "#status", "Remembered parking_spot = level -2, B14.")
 	waitText(t, ctx, factSel("parking_spot", ".fact-until"), "until "+until.Format("Mon 2 Jan"))
 	if got := factField(t, tok, "parking_spot", "validUntil"); got != until.Format(time.DateOnly) {
 		t.Errorf("the API says parking_spot's validUntil = %q, want %s", got, until.Format(time.DateOnly))
 	}
 	// Discard the pending fact: it is gone, and never became a fact.
 	run1(t, ctx, "discard the pending fact", chromedp.Click(chromedp.CSS(`#pending li[data-key="health_condition"] .pending-discard`)))
-	waitText(t, ctx, "#status", "Discarded “Health condition”.")
+	waitText(t, ctx, "#status", "Discarded health_condition = asthma.")
 	if !evaluate[bool](t, ctx, `document.getElementById("pending-card").hidden`) {
 		t.Error("with nothing pending the page still shows the pending section")
 	}
@@ -560,9 +565,10 @@ func TestMemoryPage(t *testing.T) {
 		t.Error("a key with punctuation was stored under favourite_food")
 	}
 
-	// Forget one.
+	// Forget one: it leaves the list at once, the API after the window of Undo.
 	run1(t, ctx, "forget the name", chromedp.Click(chromedp.CSS(factSel("name", ".fact-forget"))))
 	waitText(t, ctx, "#caps", "6 of 30 facts")
+	waitText(t, ctx, "#status", "Forgot name.")
 	if _, ok := factValues(t, tok, "/v1/me/facts")["name"]; ok {
 		t.Error("the API still has the forgotten fact")
 	}
@@ -583,6 +589,7 @@ func TestMemoryPage(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#confirm-ok")),
 		chromedp.Click(chromedp.CSS("#confirm-ok")))
 	waitText(t, ctx, "#caps", "0 of 30 facts")
+	waitText(t, ctx, "#status", "Forgot all 6 facts.")
 	waitText(t, ctx, "#empty", "Nothing remembered yet")
 	audit(t, ctx, "user, no fact")
 	if n := len(factValues(t, tok, "/v1/me/facts")); n != 0 {
@@ -628,6 +635,7 @@ func TestAdminView(t *testing.T) {
 	waitText(t, ctx, `#admin-facts li[data-key="role"] .fact-meta`, "Set by hand on ")
 	waitText(t, ctx, `#admin-pending li[data-key="union"]`, "nurses' union")
 	waitText(t, ctx, `#admin-pending li[data-key="union"] .fact-meta`, "The user said: “I'm a member of the nurses' union”")
+	waitText(t, ctx, `#admin-pending li[data-key="union"] .fact-when`, " unless the user keeps it")
 	if n := evaluate[int](t, ctx, `document.querySelectorAll("#admin-pending button").length`); n != 0 {
 		t.Errorf("the admin view offers %d buttons on a pending fact, want none", n)
 	}
@@ -722,7 +730,7 @@ func TestKeyboard(t *testing.T) {
 
 	tabTo(t, ctx, "Keep medication")
 	press(t, ctx, kb.Enter)
-	waitText(t, ctx, "#status", "Kept “Medication”")
+	waitText(t, ctx, "#status", "Kept medication = insulin: the assistant may use it from now on.")
 	waitText(t, ctx, "#caps", "3 of 30 facts")
 	if got := factValues(t, tok, "/v1/me/facts")["medication"]; got != "insulin" || len(pendingValues(t, tok)) != 0 {
 		t.Errorf("after Enter on Keep the API says medication = %q with %v pending; want insulin and none", got, pendingValues(t, tok))
@@ -731,15 +739,15 @@ func TestKeyboard(t *testing.T) {
 		t.Errorf("after keeping, the focus is on %q, want the count of facts (caps)", id)
 	}
 
-	tabTo(t, ctx, "Edit home city")
+	tabTo(t, ctx, "Edit home_city")
 	press(t, ctx, kb.Enter)
 	if id := evaluate[string](t, ctx, `document.activeElement.id`); id != "edit-value" {
-		t.Fatalf("after Enter on Edit home city the focus is on %q, want edit-value", id)
+		t.Fatalf("after Enter on Edit home_city the focus is on %q, want edit-value", id)
 	}
 	press(t, ctx, "a", chromedp.ModifierCtrl)
 	press(t, ctx, "Porto")
 	press(t, ctx, kb.Enter)
-	waitText(t, ctx, "#status", "Remembered “Home city”.")
+	waitText(t, ctx, "#status", "Changed home_city = Porto (it was Lisbon).")
 	if got := factValues(t, tok, "/v1/me/facts")["home_city"]; got != "Porto" {
 		t.Errorf("after the edit by keyboard the API says home_city = %q, want Porto", got)
 	}
@@ -747,6 +755,10 @@ func TestKeyboard(t *testing.T) {
 	tabTo(t, ctx, "Forget name")
 	press(t, ctx, " ")
 	waitText(t, ctx, "#caps", "2 of 30 facts")
+	if id := evaluate[string](t, ctx, `document.activeElement.id`); id != "undo-button" {
+		t.Errorf("after Space on Forget the focus is on %q, want Undo", id)
+	}
+	waitText(t, ctx, "#status", "Forgot name.") // After the window of Undo.
 	if _, ok := factValues(t, tok, "/v1/me/facts")["name"]; ok {
 		t.Error("Space on Forget name did not forget it")
 	}

@@ -5,8 +5,13 @@
 
 // auth is the managed login of config.json ({url, clientId, scope}),
 // null when the page asks for a token instead; signedIn says the token
-// came from it. expiry is the timer of the token's end.
-const state = { api: "", token: "", limits: null, facts: [], pending: [], editing: null, adminUser: "", auth: null, signedIn: false, expiry: 0 };
+// came from it. expiry is the timer of the token's end. tokenCommand is
+// config.json's command that mints a token ("" when it has none). loaded
+// says a read of the user's facts succeeded with this token: until then
+// no button that acts on them is shown. undo is the one forget that waits
+// for its Undo window to pass ({key, value, timer}), null when none does.
+const state = { api: "", token: "", limits: null, facts: [], pending: [], editing: null, adminUser: "", auth: null, signedIn: false, expiry: 0,
+  tokenCommand: "", loaded: false, undo: null };
 const $ = (id) => document.getElementById(id);
 
 function show(el, on) { el.hidden = !on; }
@@ -35,22 +40,24 @@ function scopes(c) {
 }
 
 // call sends one request to the fact API and returns the parsed body, or
-// throws the problem+json body of an error.
-// A token that has expired, or that the API refuses (401), ends the
-// session: the page says so and asks for a new sign-in or token, and the
-// call throws an error marked sessionEnded, which setError ignores.
-async function call(method, path, body) {
-  if (expired(state.token)) throw sessionEnded();
+// throws the problem+json body of an error (with its status).
+// A token that has expired, or that the API refuses (401, or 403: it lacks
+// the scope), ends the session: the page says why and how to get a new
+// one, and the call throws an error marked sessionEnded, which setError
+// ignores. keepalive lets the request outlive the page (a forget sent as
+// the tab closes).
+async function call(method, path, body, keepalive) {
+  if (expired(state.token)) throw sessionEnded(expiredReason(state.token));
   const headers = { Authorization: "Bearer " + state.token };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(state.api.replace(/\/$/, "") + path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body), keepalive: Boolean(keepalive),
   });
-  if (res.status === 401) throw sessionEnded();
   if (res.status === 204) return null;
   const text = await res.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = { title: text }; }
+  if (res.status === 401 || res.status === 403) throw sessionEnded(refusedReason(res, data));
   if (!res.ok) {
     const err = data || {};
     err.status = res.status;
@@ -60,17 +67,48 @@ async function call(method, path, body) {
   return data;
 }
 
-// words turns a canonical key into the words it names: "home_city"
-// becomes "home city". label capitalises them for a heading: "Home city".
-// The key itself is shown where a fact is edited.
-function words(key) {
-  return String(key).replace(/[_\-.]+/g, " ").trim() || String(key);
+// A fact is named by its key as stored ("home_city") everywhere: in the
+// list, on its buttons, in the form and in every status, as the chat and
+// the API name it.
+
+// canonicalKey is memory.CanonicalKey in JavaScript: the key the API
+// stores for a key typed by hand. Letters, decimal digits and combining
+// marks are kept, lower-cased one by one (the simple case mapping, as Go's
+// unicode.ToLower); every run of anything else between two kept
+// characters becomes one "_", and leading or trailing runs go. The page's
+// browser tests hold it to the Go function.
+const keyRune = /^[\p{L}\p{Nd}\p{M}]$/u;
+
+function canonicalKey(key) {
+  let out = "";
+  let sep = false;
+  for (const ch of String(key)) {
+    if (!keyRune.test(ch)) { sep = true; continue; }
+    if (sep && out) out += "_";
+    sep = false;
+    out += lowerRune(ch);
+  }
+  return out;
 }
 
-function label(key) {
-  const w = words(key);
-  return w[0].toLocaleUpperCase() + w.slice(1);
+// lowerRune lower-cases one character. JavaScript applies the full case
+// mapping, which turns a few characters into two ("İ" into "i" and a dot
+// above); Go's simple mapping keeps the first.
+function lowerRune(ch) {
+  const l = ch.toLowerCase();
+  return String.fromCodePoint(l.codePointAt(0));
 }
+
+// keyCharsOK is memory.CheckKey: a key set by hand holds only what
+// canonicalKey keeps, spaces, "-", "_" and ".".
+function keyCharsOK(key) {
+  for (const ch of String(key)) {
+    if (!keyRune.test(ch) && !" -_.".includes(ch)) return false;
+  }
+  return true;
+}
+
+function capitalise(s) { return s ? s[0].toLocaleUpperCase() + s.slice(1) : s; }
 
 // when formats a time in the reader's own locale and time zone.
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -118,7 +156,7 @@ const categoryNames = {
   health: "Health", sexual_life: "Sex life or orientation",
 };
 
-function categoryName(c) { return categoryNames[c] || (c ? label(c) : "Sensitive"); }
+function categoryName(c) { return categoryNames[c] || (c ? capitalise(c.replace(/_/g, " ")) : "Sensitive"); }
 
 // quoteElement shows the user's own words a fact was learned from.
 function quoteElement(text) {
@@ -128,24 +166,90 @@ function quoteElement(text) {
   return q;
 }
 
-// provenance says, in words, why a fact is remembered and since when: for
-// a fact learned in a conversation, the user's own words it rests on (its
-// evidence) and the conversation, named by its title when the gateway gave
-// one; else by the user's own hand or through the remember tool the user
-// approved. A thread's ID is never the label: it is only the tooltip. own
-// says the reader is the user (else an admin, who reads about the user).
-function provenance(f, own) {
+// Times of the wording the chat shares: "said on 3 Dec at 19:31", "kept at
+// 19:35" (the same day) or "kept on 4 Dec at 09:00", "will be dropped on
+// Thu 10 Dec", each in the reader's locale and time zone, the year only
+// when it is not this year's.
+const dayMonth = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short" });
+const dayMonthYear = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric" });
+const weekdayDay = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short" });
+const hourMinute = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+
+function sameDay(a, b) { return a.toDateString() === b.toDateString(); }
+
+// instantElement is a <time> of iso whose text is format(date).
+function instantElement(iso, format) {
+  const t = document.createElement("time");
+  const d = new Date(iso);
+  if (isNaN(d)) return t;
+  t.dateTime = d.toISOString();
+  t.textContent = format(d);
+  return t;
+}
+
+// onDayAt writes "3 Dec at 19:31" (the year added when not this year's).
+function onDayAt(d) {
+  return (d.getFullYear() === new Date().getFullYear() ? dayMonth : dayMonthYear).format(d) + " at " + hourMinute.format(d);
+}
+
+function whenLine(parts) {
+  const span = document.createElement("span");
+  span.className = "fact-when";
+  span.append(...parts);
+  return span;
+}
+
+// saidLine says when a fact learned in a conversation was said (its
+// saidAt) and, for a fact that waited for the user's yes (it has a
+// category), when it was kept (updatedAt): "said on 3 Dec at 19:31, kept
+// at 19:35". Without saidAt (an API or a fact from before it) the page
+// says only what it knows: "learned on …" or "kept on …".
+function saidLine(f) {
+  const kept = Boolean(f.category);
+  if (!f.saidAt) {
+    return whenLine([kept ? "kept on " : "learned on ", instantElement(f.updatedAt, onDayAt)]);
+  }
+  const parts = ["said on ", instantElement(f.saidAt, onDayAt)];
+  const said = new Date(f.saidAt);
+  const at = new Date(f.updatedAt);
+  if (kept && at > said) {
+    if (sameDay(said, at)) parts.push(", kept at ", instantElement(f.updatedAt, (d) => hourMinute.format(d)));
+    else parts.push(", kept on ", instantElement(f.updatedAt, onDayAt));
+  }
+  return whenLine(parts);
+}
+
+// pendingLine says when a pending fact was said and when it is dropped:
+// "said on 3 Dec at 19:31; will be dropped on Thu 10 Dec unless you keep
+// it" (learned on, without saidAt); own says the reader is the user.
+function pendingLine(f, own) {
+  return whenLine([f.saidAt ? "said on " : "learned on ", instantElement(f.saidAt || f.updatedAt, onDayAt),
+    "; will be dropped on ", instantElement(f.pendingUntil, (d) => weekdayDay.format(d)),
+    own ? " unless you keep it" : " unless the user keeps it"]);
+}
+
+// provenance says, in words, why a fact is remembered: for a fact learned
+// in a conversation, the user's own words it rests on (its evidence) and
+// the conversation, named by its title when the gateway gave one, then
+// when it was said (saidLine); else by the user's own hand or through the
+// remember tool the user approved, and when. A thread's ID is never the
+// label: it is only the tooltip. own says the reader is the user (else an
+// admin, who reads about the user). pending says the fact waits for the
+// user's yes: its line says when it is dropped instead.
+function provenance(f, own, pending) {
   const at = timeElement(f.updatedAt);
+  const tip = f.sourceThreadId ? "Thread " + f.sourceThreadId : "";
+  const line = pending ? pendingLine(f, own) : saidLine(f);
   if (f.evidence) {
-    const where = f.sourceThreadTitle ? ` in “${f.sourceThreadTitle}” on ` : " in a conversation on ";
-    return { parts: [own ? "You said: " : "The user said: ", quoteElement(f.evidence), where, at], tip: f.sourceThreadId ? "Thread " + f.sourceThreadId : "" };
+    const where = f.sourceThreadTitle ? ` in “${f.sourceThreadTitle}”` : " in a conversation";
+    return { parts: [own ? "You said: " : "The user said: ", quoteElement(f.evidence), where, line], tip };
   }
   switch (f.origin) {
     case "remember_tool":
       return { parts: [own ? "You asked me to remember this on " : "The user asked the assistant to remember this on ", at], tip: "" };
     case "conversation": {
       const title = f.sourceThreadTitle ? ` “${f.sourceThreadTitle}”` : "";
-      return { parts: ["Learned in a conversation" + title + " on ", at], tip: f.sourceThreadId ? "Thread " + f.sourceThreadId : "" };
+      return { parts: ["Learned in a conversation" + title, line], tip };
     }
     default:
       return { parts: [own ? "You set this on " : "Set by hand on ", at], tip: "" };
@@ -153,21 +257,20 @@ function provenance(f, own) {
 }
 
 // factItem returns a copy of the template with ID template filled with
-// what every listed fact shows: its name (the key in a tooltip), its value,
-// for a temporary fact its end date, and where it comes from (provenance,
+// what every listed fact shows: its key as stored, its value, for a
+// temporary fact its end date, and where it comes from (provenance,
 // followed by the nodes of after). own says the reader is the user, who
 // gets the item's buttons: each of actions is [selector, verb, onclick];
-// an admin only reads, and the buttons are removed.
-function factItem(template, f, own, after, actions) {
+// an admin only reads, and the buttons are removed. pending says the fact
+// waits for the user's yes.
+function factItem(template, f, own, pending, after, actions) {
   const li = $(template).content.firstElementChild.cloneNode(true);
   li.dataset.key = f.key;
-  const name = li.querySelector(".fact-label");
-  name.textContent = label(f.key);
-  name.title = f.key;
+  li.querySelector(".fact-label").textContent = f.key;
   li.querySelector(".fact-value").textContent = f.value;
   if (f.validUntil) li.querySelector(".fact-main").append(untilElement(f.validUntil));
   const meta = li.querySelector(".fact-meta");
-  const p = provenance(f, own);
+  const p = provenance(f, own, pending);
   meta.replaceChildren(...p.parts, ...after);
   if (p.tip) meta.title = p.tip;
   if (!own) {
@@ -177,32 +280,42 @@ function factItem(template, f, own, after, actions) {
   for (const [selector, verb, onclick] of actions) {
     const button = li.querySelector(selector);
     // Each button says which fact it acts on: a screen reader hears
-    // "Edit home city", not one "Edit" per row.
-    button.setAttribute("aria-label", verb + " " + words(f.key));
+    // "Edit home_city", not one "Edit" per row.
+    button.setAttribute("aria-label", verb + " " + f.key);
     button.addEventListener("click", onclick);
   }
   return li;
 }
 
 // renderFacts lists the facts; editable says the reader is the user, who
-// may edit or forget each.
+// may edit or forget each. A fact whose forget waits for its Undo window
+// is not listed.
 function renderFacts(list, facts, editable) {
-  list.replaceChildren(...facts.map((f) => factItem("fact-item", f, editable, [], [
+  const shown = facts.filter((f) => !(editable && state.undo && state.undo.key === f.key));
+  list.replaceChildren(...shown.map((f) => factItem("fact-item", f, editable, false, [], [
     [".fact-edit", "Edit", () => startEdit(f)],
-    [".fact-forget", "Forget", () => forget(f.key)],
+    [".fact-forget", "Forget", () => forget(f)],
   ])));
+  return shown.length;
 }
 
 // renderPending lists the facts that wait for the user's yes: what the
-// user said, the category that makes them wait, and when they are dropped.
+// user said, the category that makes them wait, when they are dropped,
+// and the stored fact of the same key (among facts) that Keep replaces.
 // own says the reader is the user, who may keep or discard each; an admin
 // only reads them.
-function renderPending(list, pending, own) {
+function renderPending(list, pending, facts, own) {
   list.replaceChildren(...pending.map((f) => {
-    const dropped = [". Dropped on ", timeElement(f.pendingUntil), own ? " unless you keep it." : " unless the user keeps it."];
-    const li = factItem("pending-item", f, own, dropped, [
-      [".pending-keep", "Keep", () => answerPending(f.key, true)],
-      [".pending-discard", "Discard", () => answerPending(f.key, false)],
+    const stored = facts.find((s) => s.key === f.key);
+    const after = [];
+    if (stored) {
+      const line = whenLine([`Keep replaces ${stored.key} = ${stored.value}`]);
+      line.classList.add("fact-replaces");
+      after.push(line);
+    }
+    const li = factItem("pending-item", f, own, true, after, [
+      [".pending-keep", "Keep", () => answerPending(f, true)],
+      [".pending-discard", "Discard", () => answerPending(f, false)],
     ]);
     li.querySelector(".fact-category").textContent = categoryName(f.category);
     return li;
@@ -213,21 +326,36 @@ function capsText(n, limits) {
   return limits ? `${n} of ${limits.maxFacts} facts` : `${n} facts`;
 }
 
+// load reads the user's facts and shows them; the first read that
+// succeeds shows the view of the facts and its buttons (state.loaded).
 async function load() {
   try {
     const data = await call("GET", "/v1/me/facts");
     state.facts = data.facts;
     state.pending = data.pending || [];
     state.limits = data.limits;
-    renderFacts($("facts"), data.facts, true);
-    renderPending($("pending"), state.pending, true);
-    show($("pending-card"), state.pending.length > 0);
-    $("caps").textContent = capsText(data.facts.length, data.limits);
-    show($("empty"), data.facts.length === 0);
+    renderMine();
     $("edit-value").maxLength = data.limits.maxFactChars * 2; // The API says when it is too long.
     setUntilRange();
-    setStatus("");
-  } catch (err) { setError(err); }
+    if (!state.loaded) {
+      state.loaded = true;
+      show($("me"), $("tab-me").getAttribute("aria-current") === "page");
+      setStatus("");
+    }
+  } catch (err) {
+    if (!state.loaded && !err.sessionEnded) setStatus("Could not read what I remember about you.");
+    setError(err);
+  }
+}
+
+// renderMine shows state's facts and pending facts, without the fact
+// whose forget waits for its Undo window, and their count.
+function renderMine() {
+  const n = renderFacts($("facts"), state.facts, true);
+  renderPending($("pending"), state.pending, state.facts, true);
+  show($("pending-card"), state.pending.length > 0);
+  $("caps").textContent = capsText(n, state.limits);
+  show($("empty"), n === 0);
 }
 
 // setUntilRange lets the end date of a fact be from today (UTC, as the
@@ -239,25 +367,39 @@ function setUntilRange() {
   $("edit-until").max = day(new Date(today.getTime() + 366 * 86400000));
 }
 
-// answerPending is the user's yes (keep) or no (discard) to a pending fact.
-async function answerPending(key, keep) {
-  const path = "/v1/me/pending/" + encodeURIComponent(key);
+// answerPending is the user's yes (keep) or no (discard) to the pending
+// fact f; the status says what the API did: kept, and which stored value
+// it replaced; discarded; or nothing, when f no longer waits (404).
+async function answerPending(f, keep) {
+  await settleForget();
+  const path = "/v1/me/pending/" + encodeURIComponent(f.key);
+  const stored = state.facts.find((s) => s.key === f.key);
+  let said;
   try {
-    if (keep) await call("POST", path + "/keep");
-    else await call("DELETE", path);
-    await load();
-    setStatus(keep ? `Kept “${label(key)}”: the assistant may use it from now on.` : `Discarded “${label(key)}”.`);
-    $("caps").focus(); // The row and its buttons are gone: keep the keyboard in the page.
-  } catch (err) { setError(err); }
+    if (keep) {
+      const data = await call("POST", path + "/keep");
+      said = `Kept ${data.fact.key} = ${data.fact.value}` + (stored ? `; it replaced ${stored.key} = ${stored.value}.` : ": the assistant may use it from now on.");
+    } else {
+      await call("DELETE", path);
+      said = `Discarded ${f.key} = ${f.value}.`;
+    }
+  } catch (err) {
+    if (err.status !== 404) { setError(err); return; }
+    said = keep ? `Nothing to keep: no pending ${f.key}.` : `Nothing to discard: no pending ${f.key}.`;
+  }
+  await load();
+  setStatus(said);
+  $("caps").focus(); // The row and its buttons are gone: keep the keyboard in the page.
 }
 
 function startEdit(f) {
   state.editing = f.key;
-  $("edit-title").textContent = "Edit “" + label(f.key) + "”";
+  $("edit-title").textContent = "Edit " + f.key;
   $("edit-key").value = f.key;
   $("edit-key").readOnly = true;
   $("edit-value").value = f.value;
   $("edit-until").value = f.validUntil || "";
+  keyHint();
   show($("edit-cancel"), true);
   $("edit-value").focus();
 }
@@ -267,21 +409,39 @@ function stopEdit() {
   $("edit-title").textContent = "Remember something";
   $("edit-form").reset();
   $("edit-key").readOnly = false;
+  keyHint();
   show($("edit-cancel"), false);
   show($("edit-error"), false);
 }
 
+// keyHint says, under the key being typed, the key the API will store
+// (canonicalKey) when it differs, or that the API will refuse it.
+function keyHint() {
+  const typed = $("edit-key").value;
+  const stored = canonicalKey(typed);
+  let text = "";
+  if (!keyCharsOK(typed)) text = "A key can hold letters, digits, spaces, hyphens, underscores and dots only.";
+  else if (stored && stored !== typed) text = "Will be stored as " + stored;
+  $("edit-key-hint").textContent = text;
+  show($("edit-key-hint"), text !== "");
+}
+
+// save sets the form's fact; the status names the key as stored and says
+// whether a value was replaced.
 async function save(ev) {
   ev.preventDefault();
+  await settleForget();
   const key = $("edit-key").value;
   const body = { value: $("edit-value").value };
   if ($("edit-until").value) body.validUntil = $("edit-until").value;
   show($("edit-error"), false);
   try {
     const data = await call("PUT", "/v1/me/facts/" + encodeURIComponent(key), body);
+    const before = state.facts.find((f) => f.key === data.fact.key);
     stopEdit();
     await load();
-    setStatus("Remembered “" + label(data.fact.key) + "”.");
+    const set = `${data.fact.key} = ${data.fact.value}`;
+    setStatus(before ? (before.value === data.fact.value ? `Saved ${set} (the value is unchanged).` : `Changed ${set} (it was ${before.value}).`) : `Remembered ${set}.`);
   } catch (err) {
     if (err.sessionEnded) return;
     $("edit-error").textContent = err.userMessage || err.detail || err.title || "Could not save.";
@@ -289,13 +449,64 @@ async function save(ev) {
   }
 }
 
-async function forget(key) {
-  try {
-    await call("DELETE", "/v1/me/facts/" + encodeURIComponent(key));
-    await load();
-    setStatus("Forgot “" + label(key) + "”.");
-    $("caps").focus(); // The row and its button are gone: keep the keyboard in the list.
-  } catch (err) { setError(err); }
+// undoSeconds is how long a single forget can be undone: the DELETE waits
+// that long, with an Undo button (README.md, "The memory page", says why undo rather than
+// a question).
+const undoSeconds = 5;
+
+// forget takes fact f out of the list and forgets it after undoSeconds
+// unless Undo is pressed first. One forget waits at a time: a second one,
+// or any other change, sends the first now.
+async function forget(f) {
+  await settleForget();
+  state.undo = { key: f.key, value: f.value, timer: setTimeout(settleForget, undoSeconds * 1000) };
+  renderMine();
+  $("undo-text").textContent = `${f.key} will be forgotten in ${undoSeconds} seconds.`;
+  $("undo-button").setAttribute("aria-label", "Undo: keep " + f.key);
+  show($("undo"), true);
+  setStatus("");
+  $("undo-button").focus(); // The row and its button are gone: Enter undoes.
+}
+
+// undoForget keeps the fact whose forget waits: nothing was sent.
+function undoForget() {
+  const u = state.undo;
+  if (!u) return;
+  clearTimeout(u.timer);
+  state.undo = null;
+  renderMine();
+  closeUndo();
+  setStatus(`Not forgotten: ${u.key} = ${u.value} is kept.`);
+  const button = document.querySelector(`#facts li[data-key="${CSS.escape(u.key)}"] .fact-forget`);
+  if (button) button.focus();
+}
+
+// closeUndo hides the Undo bar, keeping the keyboard in the page.
+function closeUndo() {
+  if ($("undo").contains(document.activeElement)) $("caps").focus();
+  show($("undo"), false);
+}
+
+// settleForget sends the forget that waits, if any, now, and says what
+// the API did. leaving says the page is going away: the request is sent
+// with keepalive, which lets it complete after the page is gone, and
+// nothing more is shown.
+async function settleForget(leaving) {
+  const u = state.undo;
+  if (!u) return;
+  clearTimeout(u.timer);
+  state.undo = null;
+  const sent = call("DELETE", "/v1/me/facts/" + encodeURIComponent(u.key), undefined, true);
+  if (leaving) { sent.catch(() => {}); return; }
+  closeUndo();
+  let said = `Forgot ${u.key}.`;
+  try { await sent; } catch (err) {
+    if (err.sessionEnded) return;
+    if (err.status !== 404) { setError(err); await load(); return; }
+    said = `Nothing to forget: no fact ${u.key}.`;
+  }
+  await load();
+  setStatus(said);
 }
 
 function confirmDialog(title, text, ok) {
@@ -310,7 +521,10 @@ function confirmDialog(title, text, ok) {
   });
 }
 
+// forgetAll forgets every fact, behind a question; the status counts the
+// facts forgotten and the pending facts, which still wait.
 async function forgetAll() {
+  await settleForget();
   const n = state.facts.length;
   const yes = await confirmDialog("Forget everything?",
     `All ${n} facts remembered about you will be forgotten. The assistant will no longer know them in any conversation.`,
@@ -319,7 +533,8 @@ async function forgetAll() {
   try {
     await call("DELETE", "/v1/me/facts");
     await load();
-    setStatus("Everything was forgotten.");
+    const waiting = state.pending.length ? ` ${state.pending.length} waiting for your yes still wait.` : "";
+    setStatus(`Forgot all ${n} facts.` + waiting);
   } catch (err) { setError(err); }
 }
 
@@ -331,7 +546,7 @@ async function lookup(ev) {
     const data = await call("GET", "/v1/users/" + encodeURIComponent(user) + "/facts");
     state.adminUser = user;
     renderFacts($("admin-facts"), data.facts, false);
-    renderPending($("admin-pending"), data.pending || [], false);
+    renderPending($("admin-pending"), data.pending || [], data.facts, false);
     show($("admin-pending-block"), (data.pending || []).length > 0);
     $("admin-caps").textContent = `${user}: ` + capsText(data.facts.length, data.limits);
     show($("admin-result"), true);
@@ -356,12 +571,13 @@ async function erase() {
 }
 
 // selectTab shows one view; the button of the view shown is marked
-// aria-current. The bar of views shows only when there are two.
+// aria-current. The bar of views shows only when there are two. The
+// user's own view shows once a read of the facts succeeded.
 function selectTab(admin) {
   const [on, off] = admin ? ["tab-admin", "tab-me"] : ["tab-me", "tab-admin"];
   $(on).setAttribute("aria-current", "page");
   $(off).removeAttribute("aria-current");
-  show($("me"), !admin);
+  show($("me"), !admin && state.loaded);
   show($("admin"), admin);
   setError(null);
 }
@@ -373,68 +589,139 @@ function expired(token) {
   return typeof exp === "number" && exp * 1000 <= Date.now();
 }
 
+// expiredReason says when token expired: "your token expired at 19:31"
+// (on another day: "on 3 Dec at 19:31").
+function expiredReason(token) {
+  const at = new Date(claims(token).exp * 1000);
+  return "your token expired " + (sameDay(at, new Date()) ? "at " + hourMinute.format(at) : "on " + onDayAt(at));
+}
+
+// refusedReason says why the API refused the token, from its answer res
+// and body data: API Gateway's authorizer answers {"message":
+// "Unauthorized"} (401) or "Forbidden" (403, a scope the token lacks);
+// the API's own answer is problem+json.
+function refusedReason(res, data) {
+  if (expired(state.token)) return expiredReason(state.token);
+  const why = (data && (data.userMessage || data.detail || data.message || data.title)) || String(res.status);
+  return `the API refused the token: ${why} (${res.status})`;
+}
+
+// isAdminScope says scope s is the admin scope of the fact API.
+function isAdminScope(s) { return s.endsWith("/admin") || s === "memory/admin"; }
+
+// shellWord quotes s for a POSIX shell when it holds anything but
+// characters that never need quoting.
+function shellWord(s) {
+  return /^[A-Za-z0-9\-_./:=@+,]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+}
+
+// mintCommand is config.json's tokenCommand for the holder of the token
+// that ended (its claims c): --user set to its subject, --admin added
+// when it had the admin scope.
+function mintCommand(c) {
+  let cmd = state.tokenCommand;
+  if (!cmd) return "";
+  if (typeof c.sub === "string" && c.sub) cmd = cmd.replace(/--user\s+\S+/, () => "--user " + shellWord(c.sub));
+  if (scopes(c).some(isAdminScope) && !/--admin\b/.test(cmd)) cmd += " --admin";
+  return cmd;
+}
+
 // sessionEnded hides every view of the facts and their buttons, forgets
-// the token and asks for a new one: Sign in again with a managed login,
-// else the token form. It returns the error the interrupted call throws.
-function sessionEnded() {
+// the token and asks for a new one, saying why (reason): Sign in again
+// with a managed login, else the token form with the command that mints
+// one. A forget still waiting for its Undo window cannot be sent any
+// more: the page says so. It returns the error the interrupted call
+// throws.
+function sessionEnded(reason) {
+  const ended = claims(state.token);
   clearTimeout(state.expiry);
+  let lost = "";
+  if (state.undo) {
+    clearTimeout(state.undo.timer);
+    lost = ` ${state.undo.key} was not forgotten.`;
+    state.undo = null;
+  }
+  show($("undo"), false);
   state.token = "";
+  state.loaded = false;
   sessionStorage.removeItem("usermemory");
   for (const id of ["me", "admin", "views", "sign-out"]) show($(id), false);
   setError(null);
-  if (state.auth) {
-    showSignIn(true);
-  } else {
-    show($("connect-ended"), true);
-    show($("connect"), true);
-    setStatus("The token has expired or was refused.");
-  }
+  if (state.auth) showSignIn(reason, lost);
+  else showConnect(reason, ended, lost);
   return { sessionEnded: true };
 }
 
-// showSignIn offers to sign in; ended says a session just ended.
-function showSignIn(ended) {
-  $("signin-title").textContent = ended ? "Your sign-in has expired" : "Sign in";
-  $("signin-text").textContent = ended
-    ? "Sign in again to see, change or download what the assistant remembers about you."
-    : "Sign in to see, change or download what the assistant remembers about you.";
+// showConnect asks for a token; reason, when not empty, says why the last
+// one ended, and the command that mints a new one for the holder of the
+// claims ended is shown when config.json has one; lost says what did not
+// happen because of it.
+function showConnect(reason, ended, lost) {
+  $("api-url").value = $("api-url").value || state.api;
+  const why = reason ? capitalise(reason) + "." + (lost || "") : "";
+  $("connect-ended").textContent = why;
+  show($("connect-ended"), Boolean(why));
+  const cmd = mintCommand(ended || {});
+  $("connect-command").textContent = cmd;
+  show($("connect-mint"), Boolean(cmd));
+  show($("connect"), true);
+  if (why) {
+    setStatus(why);
+    $("connect-title").focus(); // The buttons the keyboard was on are gone.
+  }
+}
+
+// showSignIn offers to sign in; reason, when not empty, says why the
+// session just ended, and lost what did not happen because of it.
+function showSignIn(reason, lost) {
+  const ended = Boolean(reason);
+  const expiredNow = ended && reason.startsWith("your token expired");
+  $("signin-title").textContent = !ended ? "Sign in" : expiredNow ? "Your sign-in has expired" : "Sign in again";
+  $("signin-text").textContent = (ended ? capitalise(reason) + "." + (lost || "") + " Sign in again" : "Sign in") +
+    " to see, change or download what the assistant remembers about you.";
   $("sign-in").textContent = ended ? "Sign in again" : "Sign in";
   show($("signin"), true);
   if (ended) {
-    setStatus("Your sign-in has expired.");
+    setStatus((expiredNow ? "Your sign-in has expired: " : "Your sign-in ended: ") + reason + "." + (lost || ""));
     $("sign-in").focus(); // The buttons the keyboard was on are gone.
   }
 }
 
-function signOut() {
+async function signOut() {
+  await settleForget();
   clearTimeout(state.expiry);
   sessionStorage.removeItem("usermemory");
   if (state.signedIn) { location.assign(signOutURL(state.auth)); return; }
   state.token = "";
+  state.loaded = false;
   for (const id of ["me", "admin", "views", "sign-out"]) show($(id), false);
-  show($("connect"), true);
+  showConnect("", null);
   setStatus("Signed out.");
 }
 
 // connect shows the facts of the holder of token; signedIn says it came
 // from the managed login. The session ends by itself when the token does.
+// Nothing that acts on the facts shows until they are read (load).
 function connect(api, token, signedIn) {
   state.api = api;
   state.token = token;
   state.signedIn = Boolean(signedIn);
+  state.loaded = false;
   sessionStorage.setItem("usermemory", JSON.stringify({ api, token, signedIn: state.signedIn }));
-  for (const id of ["connect", "connect-ended", "signin"]) show($(id), false);
+  for (const id of ["connect", "connect-ended", "signin", "admin-result"]) show($(id), false);
+  stopEdit(); // Nothing of an earlier token's session stays.
   show($("sign-out"), true);
   const c = claims(token);
-  const admin = scopes(c).some((s) => s.endsWith("/admin") || s === "memory/admin");
+  const admin = scopes(c).some(isAdminScope);
   show($("tab-admin"), admin);
   show($("views"), admin);
   selectTab(false);
+  setStatus("Reading what I remember about you…");
   clearTimeout(state.expiry);
   if (typeof c.exp === "number") {
     // setTimeout holds at most 2^31-1 ms (24.8 days); a longer token is checked at each call.
     const left = c.exp * 1000 - Date.now();
-    if (left < 2147483647) state.expiry = setTimeout(sessionEnded, Math.max(left, 0));
+    if (left < 2147483647) state.expiry = setTimeout(() => sessionEnded(expiredReason(token)), Math.max(left, 0));
   }
   load();
 }
@@ -452,10 +739,12 @@ async function readConfig() {
   } catch { return null; }
 }
 
-async function start() {
+function listen() {
   $("edit-form").addEventListener("submit", save);
   $("edit-cancel").addEventListener("click", stopEdit);
+  $("edit-key").addEventListener("input", keyHint);
   $("forget-all").addEventListener("click", forgetAll);
+  $("undo-button").addEventListener("click", undoForget);
   $("lookup-form").addEventListener("submit", lookup);
   $("erase").addEventListener("click", erase);
   $("tab-me").addEventListener("click", () => selectTab(false));
@@ -466,14 +755,21 @@ async function start() {
     ev.preventDefault();
     connect($("api-url").value, $("token").value.trim(), false);
   });
+  // A forget still in its Undo window when the tab closes or navigates
+  // away is sent then, with keepalive.
+  addEventListener("pagehide", () => { settleForget(true); });
+}
 
+async function start() {
+  listen();
   const cfg = await readConfig();
   if (cfg && cfg.authUrl && cfg.clientId) state.auth = { url: cfg.authUrl.replace(/\/$/, ""), clientId: cfg.clientId, scope: cfg.scope || "" };
+  state.tokenCommand = (cfg && cfg.tokenCommand) || "";
   const query = new URLSearchParams(location.search);
   if (state.auth && (query.has("code") || query.has("error"))) {
     try {
       connect(cfg.apiUrl, await finishSignIn(state.auth, query), true);
-    } catch (err) { showSignIn(false); setError(err); }
+    } catch (err) { showSignIn(""); setError(err); }
     return;
   }
   const hash = new URLSearchParams(location.hash.slice(1));
@@ -482,11 +778,12 @@ async function start() {
   const api = hash.get("api") || (cfg && cfg.apiUrl) || (saved && saved.api) || "";
   if (hash.has("token")) history.replaceState(null, "", location.pathname); // Keep the token out of the address bar.
   if (api && token && !expired(token)) { connect(api, token, !hash.has("token") && saved && saved.signedIn); return; }
-  if (token && state.auth) { sessionStorage.removeItem("usermemory"); showSignIn(true); return; }
-  if (state.auth) { showSignIn(false); return; }
+  const ended = token && expired(token) ? expiredReason(token) : "";
+  if (ended) sessionStorage.removeItem("usermemory");
+  if (state.auth) { showSignIn(ended); return; }
   $("api-url").value = api;
-  show($("connect-ended"), Boolean(token));
-  show($("connect"), true);
+  if (token && !ended) $("token").value = token; // No API URL to use it with yet.
+  showConnect(ended, ended ? claims(token) : null);
 }
 
 start();
