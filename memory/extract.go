@@ -504,7 +504,7 @@ type mergeCounts struct{ sets, deletes, pending int }
 // source and evidence) and drops the key's pending fact; a pending SET
 // adds or replaces the key's pending fact, unless the same value is a
 // fact already; DELETE removes the key's fact and pending fact. A fact it
-// sets has the origin and thread of source. The facts are capped to
+// sets has the origin, thread and SaidAt of source. The facts are capped to
 // maxFacts, dropping those updated longest ago.
 func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.Time, maxFacts int) ([]Fact, []Fact, mergeCounts) {
 	byKey := make(map[string]Fact, len(facts)+len(ops))
