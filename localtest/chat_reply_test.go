@@ -241,3 +241,15 @@ func TestNotDueSaysWhenTheTurnsAreRead(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenNoteSaysUntilWhen: the token command's note says until when
+// the token is taken, and that a token minted expired is refused.
+func TestTokenNoteSaysUntilWhen(t *testing.T) {
+	now := time.Date(2026, 12, 6, 10, 0, 0, 0, time.Local)
+	if got, want := tokenNote("ana", "acme", now, time.Hour), "token of user ana in tenant acme, valid until 11:00:00 (1h0m0s); after that the API refuses it: run this command again for a new one"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	if got := tokenNote("ana", "acme", now, -time.Minute); !strings.Contains(got, "already expired") || strings.Contains(got, "valid until") {
+		t.Errorf("note of a token minted expired: %q", got)
+	}
+}
