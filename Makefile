@@ -11,13 +11,16 @@ export PATH := $(PATH):$(VENV)/bin
 
 ## setup: moto_server and cfn-lint into $(VENV) where they are missing (a
 ## virtual environment: stock Debian and Ubuntu refuse a plain pip install),
-## then the local stack's command compiled once, so that the first
-## `go run ./localtest up` starts in seconds.
+## then each tool found named with where it is and its version, or what
+## brings it (scripts/setup-report.sh), then the local stack's command
+## compiled once, so that the first `go run ./localtest up` starts in
+## seconds.
 setup:
 	@if ! command -v moto_server >/dev/null 2>&1 || ! command -v cfn-lint >/dev/null 2>&1; then \
 	  echo "installing moto[server] 5.2.1 and cfn-lint into $(VENV)"; \
 	  python3 -m venv "$(VENV)" || { echo "error: python3 -m venv failed; on Debian and Ubuntu: sudo apt-get install python3-venv"; exit 1; }; \
 	  "$(VENV)/bin/pip" install -q 'moto[server]==5.2.1' cfn-lint; fi
+	@./scripts/setup-report.sh "$(VENV)"
 	@echo "building the local stack's command: 143 CPU-seconds the first time (over a minute on two cores), seconds after that"
 	$(GO) build -o /dev/null ./localtest
 

@@ -122,7 +122,7 @@ func (p *preflight) callModel(ctx context.Context, id string) Result {
 	fmt.Fprintf(p.out, "Call %s once (a few input tokens, 1 output token, billed at the model's price per token: docs/cost.md)? [y/N] ", id)
 	line, _ := bufio.NewReader(p.in).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-		return Result{Pass, "model call", "not called: the answer was not yes", ""}
+		return Result{Warn, "model call", "not called (the answer was not yes): whether this account may call the model is not checked", ""}
 	}
 	_, err := p.model.Converse(ctx, &bedrockruntime.ConverseInput{
 		ModelId:         aws.String(id),

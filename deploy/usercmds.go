@@ -119,7 +119,9 @@ func sendCmd(ctx context.Context, args []string) error {
 	if err := producer.New(sqs.NewFromConfig(cfg), out["QueueUrl"]).Send(ctx, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stdout, "sent: tenant %s, user %s (%s), thread %s; the facts show on the page within a minute\n", m.TenantID, m.UserID, *name, m.ThreadID)
+	fmt.Fprintf(os.Stdout, "sent: tenant %s, user %s (%s), thread %s, turns %d→%d. The extractor reads it unless it read this thread's first answer already "+
+		"(then pass another -thread); what it learns shows on the page once it has run, usually within a minute\n",
+		m.TenantID, m.UserID, *name, m.ThreadID, m.PreviousTurnCount, m.TurnCount)
 	return nil
 }
 

@@ -120,7 +120,7 @@
 // not measured: [memory.Config.Validate] guarantees that a full record
 // under the caps, evidence and MaxPending pending facts included, stays
 // within [memory.ItemBudget]. The largest record template.yaml allows
-// (75 facts and 10 pending facts of 200 characters) is 288,305 bytes by
+// (75 facts and 10 pending facts of 200 characters) is 289,155 bytes by
 // these rules, under its bound of 297,289 (TestFullRecordFitsTheBudget). moto_server checks the
 // size on PutItem only, at 405,000 bytes, a little under DynamoDB's limit.
 //

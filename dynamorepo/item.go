@@ -81,7 +81,8 @@ type item struct {
 	Ends      integer             `dynamodbav:"endsAt,omitempty"`
 }
 
-// factItem is a stored fact; t and u are unix milliseconds.
+// factItem is a stored fact; t, u and a (when it was said) are unix
+// milliseconds.
 type factItem struct {
 	Value     *text    `dynamodbav:"v"`
 	UpdatedAt *integer `dynamodbav:"t"`
@@ -91,6 +92,7 @@ type factItem struct {
 	Evidence  text     `dynamodbav:"e,omitempty"`
 	Until     integer  `dynamodbav:"u,omitempty"`
 	Category  text     `dynamodbav:"c,omitempty"`
+	SaidAt    integer  `dynamodbav:"a,omitempty"`
 }
 
 // mark is a stored thread watermark: the string "<turn count>:<unix ms>",
@@ -212,17 +214,20 @@ func (n integer) time() time.Time { return time.UnixMilli(int64(n)).UTC() }
 
 func ptr[T any](v T) *T { return &v }
 
-// factValue is the stored form of f: {v, t, o, s, n, e, u, c}. The
+// factValue is the stored form of f: {v, t, o, s, n, e, u, c, a}. The
 // origin is stored only when it is not the one [factItem.fact] derives
 // from the source thread (conversation with one, manual without), so that
-// the common facts cost no bytes for it; the evidence, the end date and
-// the category only when the fact has one.
+// the common facts cost no bytes for it; the evidence, the end date, the
+// category and the time it was said only when the fact has one.
 func factValue(f memory.Fact) factItem {
 	it := factItem{Value: ptr(text(f.Value)), UpdatedAt: ptr(integer(f.UpdatedAt.UnixMilli())),
 		Source: text(f.SourceThreadID), Title: text(f.SourceThreadTitle),
 		Evidence: text(f.Evidence), Category: text(f.Category)}
 	if !f.ValidUntil.IsZero() {
 		it.Until = integer(f.ValidUntil.UnixMilli())
+	}
+	if !f.SaidAt.IsZero() {
+		it.SaidAt = integer(f.SaidAt.UnixMilli())
 	}
 	if f.Origin != it.derivedOrigin() {
 		it.Origin = text(f.Origin)
@@ -252,6 +257,9 @@ func (f factItem) fact(key string) memory.Fact {
 		Evidence: string(f.Evidence), Category: string(f.Category)}
 	if f.Until != 0 {
 		fact.ValidUntil = f.Until.time()
+	}
+	if f.SaidAt != 0 {
+		fact.SaidAt = f.SaidAt.time()
 	}
 	return fact
 }

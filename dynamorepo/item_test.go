@@ -287,6 +287,7 @@ func fullRecord(cfg memory.Config) memory.Record {
 			Evidence:          strings.Repeat("𝒮", memory.MaxEvidenceChars),
 			ValidUntil:        time.Date(2999, 12, 31, 0, 0, 0, 0, time.UTC),
 			Category:          longest,
+			SaidAt:            at,
 		}
 	}
 	rec := memory.Record{Threads: map[string]memory.ThreadMark{}, Tombstones: map[string]time.Time{},

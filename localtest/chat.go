@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,14 +37,15 @@ const exampleChatModel = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 const defaultChatWait = 15 * time.Second
 
 const chatHelp = `Type a message, or:
-  /new          start a new thread (its system prompt shows what was learned)
-  /prompt       show the system prompt the next answer will get
-  /facts        list what is remembered about you
-  /forget KEY   forget one fact
-  /pending      list the sensitive facts waiting for your yes
-  /keep KEY     keep a pending fact: from then on it is in every prompt
-  /discard KEY  discard a pending fact
-  /quit         leave (or Ctrl-D)
+  /new               start a new thread (its system prompt shows what was learned)
+  /prompt            show the system prompt the next answer will get
+  /facts             list what is remembered about you
+  /forget KEY        forget one fact
+  /pending           list the sensitive facts waiting for your yes
+  /keep KEY|CAT      keep a pending fact (by its key, or by its category when
+                     one pending fact has it): from then on it is in every prompt
+  /discard KEY|CAT   discard a pending fact
+  /quit              leave (or Ctrl-D)
 Say "remember that my role is nurse" to see the remember tool ask for approval.
 A fact about your health, religion or politics waits as pending until you /keep it.
 `
@@ -114,7 +113,8 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 	}
 	fmt.Fprintf(out, "Answers come from %s (model %s); facts, queue and extractor from the local stack.\n", from, *modelID)
 	c := &chatSession{gw: gw, store: store, queue: queue, queueURL: info.QueueURL, sc: sc, wait: *wait,
-		in: bufio.NewScanner(in), out: out, echo: !isTerminal(in)}
+		in: bufio.NewScanner(in), out: out, echo: !isTerminal(in), idleRead: idleReadOf(info.ExtractorEnv)}
+	c.extracted = c.waitForExtractor
 	return c.run(ctx)
 }
 
@@ -132,6 +132,15 @@ type chatSession struct {
 	echo    bool
 	thread  *gateway.Thread
 	threads int
+	// extracted waits for the extraction of the message just sent and
+	// reports whether it finished (false: still running after c.wait).
+	extracted func(context.Context) (bool, error)
+	// idleRead is when a thread's unread turns are read once it is idle:
+	// the extractor's IDLE_READ_SECONDS as a duration, 0 when it is off,
+	// -1 when the stack does not say.
+	idleRead time.Duration
+	// loc is the time zone of the times shown; nil for the machine's.
+	loc *time.Location
 }
 
 // read reads one line of input.
@@ -221,109 +230,6 @@ func (c *chatSession) newThread(ctx context.Context) error {
 	return nil
 }
 
-func (c *chatSession) ask(ctx context.Context, text string) error {
-	before, err := c.store.GetFacts(ctx, c.sc)
-	if err != nil {
-		return err
-	}
-	reply, err := c.gw.Ask(ctx, c.thread, text, c.approve)
-	for _, t := range reply.Tools {
-		switch {
-		case t.Err != nil:
-			fmt.Fprintf(c.out, "  [tool %s refused: %v]\n", t.Call.Name, t.Err)
-		default:
-			fmt.Fprintf(c.out, "  [tool %s: %s]\n", t.Call.Name, t.Result)
-		}
-	}
-	if reply.Text != "" {
-		fmt.Fprintf(c.out, "assistant> %s\n", reply.Text)
-	}
-	if err != nil {
-		return err
-	}
-	if !reply.ExtractDue {
-		fmt.Fprintf(c.out, "  (extraction message sent; no extraction is due at turn %d, so the extractor calls no model)\n", c.thread.TurnCount())
-		return nil
-	}
-	if err := c.waitForExtractor(ctx); err != nil {
-		return err
-	}
-	after, err := c.store.GetFacts(ctx, c.sc)
-	if err != nil {
-		return err
-	}
-	changes := diff(before, after)
-	if len(changes) == 0 {
-		fmt.Fprintln(c.out, "  (the extractor learned nothing new)")
-	} else {
-		fmt.Fprintf(c.out, "  memory: %s\n", strings.Join(changes, ", "))
-	}
-	return c.printPending(ctx, false)
-}
-
-// keyCommand runs /forget, /keep or /discard on key.
-func (c *chatSession) keyCommand(ctx context.Context, cmd, key string) error {
-	if key == "" {
-		fmt.Fprintf(c.out, "usage: %s KEY (see /facts and /pending)\n", cmd)
-		return nil
-	}
-	canonical := memory.CanonicalKey(key)
-	switch cmd {
-	case "/forget":
-		if err := c.store.RemoveFact(ctx, c.sc, key); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.out, "forgot %s\n", canonical)
-	case "/keep":
-		f, err := c.gw.Keep(ctx, c.sc, key)
-		if memory.ErrorCode(err) == memory.CodePendingNotFound {
-			fmt.Fprintf(c.out, "nothing waits under %s (see /pending)\n", canonical)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.out, "kept %s = %s: it is in the prompt from the next answer on\n", f.Key, f.Value)
-	case "/discard":
-		if err := c.gw.Discard(ctx, c.sc, key); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.out, "discarded %s\n", canonical)
-	}
-	return nil
-}
-
-// printPending lists the pending facts with what the user said and when
-// each is dropped; always says so when there is none, else only when
-// there is some.
-func (c *chatSession) printPending(ctx context.Context, always bool) error {
-	pending, err := c.gw.Pending(ctx, c.sc)
-	if err != nil {
-		return err
-	}
-	if len(pending) == 0 {
-		if always {
-			fmt.Fprintln(c.out, "nothing waits for your yes")
-		}
-		return nil
-	}
-	fmt.Fprintln(c.out, "  waiting for your yes (not in any prompt until you /keep KEY; /discard KEY drops it):")
-	for _, p := range pending {
-		fmt.Fprintf(c.out, "    %s = %s [%s]%s; dropped %s\n", p.Key, p.Value, p.Category, said(p.Fact),
-			p.Until.Local().Format("Mon 2 Jan 15:04"))
-	}
-	return nil
-}
-
-// said is what a fact rests on, for the terminal: the user's words, or
-// nothing for a fact set by hand.
-func said(f memory.Fact) string {
-	if f.Evidence == "" {
-		return ""
-	}
-	return ", you said “" + f.Evidence + "”"
-}
-
 // approve asks the user, on the same input, whether a tool may run.
 func (c *chatSession) approve(_ context.Context, call memory.ToolCall) bool {
 	fmt.Fprintf(c.out, "  The assistant wants to %s %s. Allow? [y/N] ", call.Name, call.Input)
@@ -334,56 +240,14 @@ func (c *chatSession) approve(_ context.Context, call memory.ToolCall) bool {
 
 // waitForExtractor waits until the queue holds no message, visible or in
 // flight: the extractor has then processed the one just sent. Past
-// c.wait it says so and lets the chat go on.
-func (c *chatSession) waitForExtractor(ctx context.Context) error {
+// c.wait it says so, reports false, and lets the chat go on.
+func (c *chatSession) waitForExtractor(ctx context.Context) (bool, error) {
 	err := stack.WaitDrained(ctx, c.queue, c.queueURL, c.wait)
 	if errors.Is(err, stack.ErrNotDrained) {
-		fmt.Fprintf(c.out, "  (the extractor has not finished after %s; /facts shows what it learned so far)\n", c.wait)
-		return nil
+		fmt.Fprintf(c.out, "  (the extractor has not finished after %s; /facts and /pending show what it learned so far)\n", c.wait)
+		return false, nil
 	}
-	return err
-}
-
-func (c *chatSession) printFacts(ctx context.Context) error {
-	facts, err := c.store.GetFacts(ctx, c.sc)
-	if err != nil {
-		return err
-	}
-	if len(facts) == 0 {
-		fmt.Fprintln(c.out, "nothing remembered")
-	}
-	for _, f := range facts {
-		until := ""
-		if !f.ValidUntil.IsZero() {
-			until = ", until " + f.ValidUntil.Format("Mon 2 Jan")
-		}
-		fmt.Fprintf(c.out, "  %s = %s (%s%s%s)\n", f.Key, f.Value, f.UpdatedAt.Local().Format("2006-01-02 15:04"), until, said(f))
-	}
-	return nil
-}
-
-// diff says what changed from before to after: +key = value, ~key = value,
-// -key.
-func diff(before, after []memory.Fact) []string {
-	old := map[string]string{}
-	for _, f := range before {
-		old[f.Key] = f.Value
-	}
-	var out []string
-	for _, f := range after {
-		v, ok := old[f.Key]
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("learned %s = %s", f.Key, f.Value))
-		case v != f.Value:
-			out = append(out, fmt.Sprintf("updated %s = %s", f.Key, f.Value))
-		}
-		delete(old, f.Key)
-	}
-	for _, k := range slices.Sorted(maps.Keys(old)) {
-		out = append(out, "forgot "+k)
-	}
-	return out
+	return err == nil, err
 }
 
 func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }

@@ -62,7 +62,7 @@ func TestChatPendingCommands(t *testing.T) {
 	got := out.String()
 	t.Logf("transcript:\n%s", got)
 	first, rest, _ := strings.Cut(got, "you> /keep health_condition")
-	for _, want := range []string{"waiting for your yes", "health_condition = asthma [health], you said “I have asthma”; dropped ",
+	for _, want := range []string{"waiting for your yes", "health_condition = asthma [health], you said “I have asthma”; said on ",
 		"political_party = Greens [politics], you said “I vote for the Greens”"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("/pending does not say %q:\n%s", want, first)
@@ -72,7 +72,7 @@ func TestChatPendingCommands(t *testing.T) {
 		t.Errorf("the first thread's prompt holds a pending fact:\n%s", first)
 	}
 	for _, want := range []string{"kept health_condition = asthma", "discarded political_party",
-		"nothing waits under political_party", "nothing waits for your yes", `"health_condition": "asthma"`} {
+		"nothing to keep: no pending political_party", "nothing waits for your yes", `"health_condition": "asthma"`} {
 		if !strings.Contains(rest, want) {
 			t.Errorf("after /keep and /discard the chat does not say %q:\n%s", want, rest)
 		}

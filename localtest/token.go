@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/usermemory/usermemory/claims"
@@ -49,10 +50,27 @@ func tokenCmd(args []string) error {
 		return err
 	}
 	c.TTL = *ttl
+	if c.TTL == 0 {
+		c.TTL = time.Hour // what Sign takes for 0
+	}
+	now := time.Now()
+	c.IssuedAt = now
 	t, err := iss.Sign(c)
 	if err != nil {
 		return err
 	}
 	fmt.Println(t)
+	fmt.Fprintln(os.Stderr, tokenNote(*user, *tenant, now, c.TTL))
 	return nil
+}
+
+// tokenNote says, on standard error, whose token was printed and until
+// when the API takes it: a token past its exp is refused with a 401.
+func tokenNote(user, tenant string, now time.Time, ttl time.Duration) string {
+	who := fmt.Sprintf("token of user %s in tenant %s", user, tenant)
+	if ttl <= 0 {
+		return who + ": already expired (-ttl " + ttl.String() + "), so the API refuses it"
+	}
+	return fmt.Sprintf("%s, valid until %s (%s); after that the API refuses it: run this command again for a new one",
+		who, now.Add(ttl).Local().Format("15:04:05"), ttl)
 }

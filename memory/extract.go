@@ -265,7 +265,7 @@ func (s *Store) merge(ctx context.Context, rec Record, req ExtractRequest, chang
 		kept, forgotten := forgetRemoved(changes, rec.Tombstones, req.SentAt)
 		res.Forgotten = forgotten
 		var n mergeCounts
-		next.Facts, next.Pending, n = mergeOperations(rec.Facts, rec.Pending, kept, sourceOf(req), now, s.cfg.MaxFacts)
+		next.Facts, next.Pending, n = mergeOperations(rec.Facts, rec.Pending, kept, sourceOf(req, now), now, s.cfg.MaxFacts)
 		res.Sets, res.Deletes, res.Pending = n.sets, n.deletes, n.pending
 		next.Threads = markThread(rec.Threads, ThreadKey(req.ThreadID), req.mark(now), s.cfg.MaxThreads)
 		final = next
@@ -410,9 +410,14 @@ func malformed(format string, args ...any) error {
 }
 
 // sourceOf returns what a fact set by the extraction req records of where
-// it came from: OriginConversation, the thread's ID and its clean title.
-func sourceOf(req ExtractRequest) Fact {
-	return Fact{Origin: OriginConversation, SourceThreadID: req.ThreadID, SourceThreadTitle: CleanThreadTitle(req.ThreadTitle)}
+// and when it came from: OriginConversation, the thread's ID and its clean
+// title, and when it was said: req.SentAt, or now when that is zero.
+func sourceOf(req ExtractRequest, now time.Time) Fact {
+	said := req.SentAt
+	if said.IsZero() || said.After(now) {
+		said = now
+	}
+	return Fact{Origin: OriginConversation, SourceThreadID: req.ThreadID, SourceThreadTitle: CleanThreadTitle(req.ThreadTitle), SaidAt: said.UTC()}
 }
 
 // change is an operation screened by [Store.screen]: for a SET, the fact
@@ -498,7 +503,7 @@ type mergeCounts struct{ sets, deletes, pending int }
 // source and evidence) and drops the key's pending fact; a pending SET
 // adds or replaces the key's pending fact, unless the same value is a
 // fact already; DELETE removes the key's fact and pending fact. A fact it
-// sets has the origin and thread of source. The facts are capped to
+// sets has the origin, thread and SaidAt of source. The facts are capped to
 // maxFacts, dropping those updated longest ago.
 func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.Time, maxFacts int) ([]Fact, []Fact, mergeCounts) {
 	byKey := make(map[string]Fact, len(facts)+len(ops))
@@ -538,9 +543,11 @@ func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.
 	return capFacts(sortedValues(byKey), maxFacts, ""), sortedValues(waiting), n
 }
 
-// withSource returns f with the origin and thread of source, updated at now.
+// withSource returns f with the origin, thread and saying time of source,
+// updated at now.
 func withSource(f, source Fact, now time.Time) Fact {
 	f.Origin, f.SourceThreadID, f.SourceThreadTitle, f.UpdatedAt = source.Origin, source.SourceThreadID, source.SourceThreadTitle, now
+	f.SaidAt = source.SaidAt
 	return f
 }
 

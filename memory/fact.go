@@ -35,6 +35,13 @@ type Fact struct {
 	// to ([Categories]), "" for none. An extracted fact of a category in
 	// Config.PendingCategories waits in Record.Pending for the user's yes.
 	Category string
+	// SaidAt is, for an extracted fact, when the user said it: the time
+	// of the extraction's request (ExtractRequest.SentAt, sent right
+	// after the turn that ended), or of the extraction when that is not
+	// known. It stays when a pending fact is kept, so that UpdatedAt later
+	// than SaidAt is when the user kept it. Zero for a fact set by hand or
+	// by a tool.
+	SaidAt time.Time
 }
 
 // Expired reports whether f is a temporary fact whose last day ended

@@ -110,8 +110,8 @@ func TestExportHoldsEvidenceAndPending(t *testing.T) {
 		memory.Operation{Op: memory.OpSet, Key: "home_city", Value: "Porto", Evidence: "I moved to Porto"},
 		memory.Operation{Op: memory.OpSet, Key: "health_condition", Value: "asthma", Evidence: "I have asthma"})
 	want := `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-123",` +
-		`"facts":[{"key":"home_city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I moved to Porto"}],` +
-		`"pending":[{"key":"health_condition","value":"asthma","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I have asthma","category":"health","pendingUntil":"2026-12-06T22:00:00Z"}],` +
+		`"facts":[{"key":"home_city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I moved to Porto","saidAt":"2026-11-29T22:00:00Z"}],` +
+		`"pending":[{"key":"health_condition","value":"asthma","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I have asthma","category":"health","saidAt":"2026-11-29T22:00:00Z","pendingUntil":"2026-12-06T22:00:00Z"}],` +
 		`"forgotten":[],"threads":[{"threadKey":"th-9","turnCount":2,"extractedAt":"2026-11-29T22:00:00Z"}]}`
 	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200, Answer: want})
 }

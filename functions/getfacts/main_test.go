@@ -99,7 +99,7 @@ var glassBoxOps = []memory.Operation{
 	{Op: memory.OpSet, Key: "health_condition", Value: "diabetes", Evidence: "i have diabetes", Category: memory.CategoryHealth},
 }
 
-// TestGlassBoxMembers checks the answer's new members: the evidence and
+// TestGlassBoxMembers checks the answer's new members: the evidence, when it was said and
 // end date of each fact, and the pending fact with its category and the
 // time it is dropped, apart from the facts.
 func TestGlassBoxMembers(t *testing.T) {
@@ -108,9 +108,9 @@ func TestGlassBoxMembers(t *testing.T) {
 	resp := httpapitest.Invoke(t, fixture.Handler(t, repo), httpapitest.ReadEvent(t, "getfacts-me.json"))
 	httpapitest.LoadSpec(t).CheckResponse(t, "GET /v1/me/facts", resp)
 	want := `{"facts":[` +
-		`{"key":"current_location","value":"Paris","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I'm in Paris until Dec 5","validUntil":"2026-12-05"},` +
-		`{"key":"home_city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I moved to Porto"}],` +
-		`"pending":[{"key":"health_condition","value":"diabetes","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"i have diabetes","category":"health","pendingUntil":"2026-12-06T22:00:00Z"}],` +
+		`{"key":"current_location","value":"Paris","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I'm in Paris until Dec 5","validUntil":"2026-12-05","saidAt":"2026-11-29T22:00:00Z"},` +
+		`{"key":"home_city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I moved to Porto","saidAt":"2026-11-29T22:00:00Z"}],` +
+		`"pending":[{"key":"health_condition","value":"diabetes","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"i have diabetes","category":"health","saidAt":"2026-11-29T22:00:00Z","pendingUntil":"2026-12-06T22:00:00Z"}],` +
 		`"limits":{"maxFacts":30,"maxFactChars":200}}`
 	if resp.Body != want {
 		t.Errorf("got  %s\nwant %s", resp.Body, want)

@@ -259,6 +259,10 @@ type Fact struct {
 	// Category is the special category (memory.Categories) of the fact,
 	// if any.
 	Category string `json:"category,omitempty"`
+	// SaidAt is, for a fact learned from a conversation, when the user
+	// said it, RFC 3339 in UTC; none for a fact set by hand or by a tool.
+	// An UpdatedAt after it is when the fact was kept or last changed.
+	SaidAt string `json:"saidAt,omitempty"`
 }
 
 // FactOf returns the API form of f.
@@ -268,6 +272,9 @@ func FactOf(f memory.Fact) Fact {
 		Evidence: f.Evidence, Category: f.Category}
 	if !f.ValidUntil.IsZero() {
 		out.ValidUntil = f.ValidUntil.UTC().Format(time.DateOnly)
+	}
+	if !f.SaidAt.IsZero() {
+		out.SaidAt = f.SaidAt.UTC().Format(time.RFC3339Nano)
 	}
 	return out
 }

@@ -69,7 +69,7 @@ func TestAnswers(t *testing.T) {
 		facts                 map[string]string
 	}{
 		{"pendingfact-keep.json", "keep", `{"fact":{"key":"health_condition","value":"diabetes","updatedAt":"2026-11-29T22:00:00Z",` +
-			`"origin":"conversation","sourceThreadId":"th-9","evidence":"I have diabetes","category":"health"}}`, anasKept},
+			`"origin":"conversation","sourceThreadId":"th-9","evidence":"I have diabetes","category":"health","saidAt":"2026-11-29T22:00:00Z"}}`, anasKept},
 		{"pendingfact-discard.json", "discard", "", anas},
 	} {
 		t.Run(tc.action, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -185,8 +186,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) st
 	var claims map[string]any
 	if rt.Authorizer != "" {
 		var status int
-		claims, status = g.authorize(r, rt)
+		var why string
+		claims, status, why = g.authorize(r, rt)
 		if status != http.StatusOK {
+			g.cfg.Log.Warn("token refused", "requestId", reqID, "routeKey", rt.Key(), "status", status, "reason", why)
 			if status == http.StatusUnauthorized {
 				w.Header().Set("Www-Authenticate", "Bearer")
 				message(w, status, "Unauthorized")
@@ -278,12 +281,14 @@ func matchPath(pattern, segs []string) (map[string]string, int, bool) {
 }
 
 // authorize verifies the request's token for rt and returns its claims,
-// or 401 (no valid token) or 403 (no scope of the route).
-func (g *Gateway) authorize(r *http.Request, rt route) (map[string]any, int) {
+// or 401 (no valid token) or 403 (no scope of the route) with the reason,
+// for the log: what was wrong with the token, never the token itself nor
+// a claim's value.
+func (g *Gateway) authorize(r *http.Request, rt route) (map[string]any, int, string) {
 	a := g.cfg.API.Authorizers[rt.Authorizer]
 	raw := identity(r, a.IdentitySource)
 	if raw == "" {
-		return nil, http.StatusUnauthorized
+		return nil, http.StatusUnauthorized, "missing: no token in " + strings.TrimPrefix(a.IdentitySource, "$request.header.")
 	}
 	p := jwt.NewParser(
 		jwt.WithValidMethods([]string{"RS256"}),
@@ -295,18 +300,44 @@ func (g *Gateway) authorize(r *http.Request, rt route) (map[string]any, int) {
 	)
 	claims := jwt.MapClaims{}
 	if _, err := p.ParseWithClaims(raw, claims, g.cfg.Keys[rt.Authorizer].keyfunc(r.Context())); err != nil {
-		return nil, http.StatusUnauthorized
+		return nil, http.StatusUnauthorized, refusal(err)
 	}
 	if !audienceOK(claims, a.Audience) {
-		return nil, http.StatusUnauthorized
+		return nil, http.StatusUnauthorized, "wrong audience: neither aud nor client_id is an audience of the authorizer " + rt.Authorizer
 	}
 	if len(rt.Scopes) > 0 {
 		have := scopes(claims)
 		if !slices.ContainsFunc(rt.Scopes, func(s string) bool { return slices.Contains(have, s) }) {
-			return nil, http.StatusForbidden
+			return nil, http.StatusForbidden, "no scope of the route (it needs one of " + strings.Join(rt.Scopes, ", ") + ")"
 		}
 	}
-	return claims, http.StatusOK
+	return claims, http.StatusOK, ""
+}
+
+// refusal names what is wrong with a token the parser refused, from the
+// class of its error alone: the error's text is never logged, as it may
+// quote the token.
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return "malformed: not a JWT"
+	case errors.Is(err, jwt.ErrTokenUnverifiable):
+		return "unverifiable: no key of the JWKS matches its kid, or the JWKS could not be read"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return "bad signature, or not signed with RS256"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return "invalid claims: no exp"
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return "expired: its exp is past (mint a new one)"
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued), errors.Is(err, jwt.ErrTokenNotValidYet):
+		return "not valid yet: its iat or nbf is in the future"
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return "wrong issuer: its iss is not the authorizer's issuer"
+	case errors.Is(err, jwt.ErrTokenInvalidClaims):
+		return "invalid claims: exp, iat or nbf missing or not a number"
+	default:
+		return "invalid token"
+	}
 }
 
 // identity reads the token from the identity source, a header such as

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,6 +30,7 @@ const (
 // result.
 type fake struct {
 	mu     sync.Mutex
+	log    logBuffer
 	events []events.APIGatewayV2HTTPRequest
 	fns    []string
 	result lambdapool.Result
@@ -73,13 +75,44 @@ func setup(t *testing.T) (*httptest.Server, *token.Issuer, *fake) {
 	}
 	f := &fake{result: lambdapool.Result{Payload: []byte(`{"statusCode":200,"body":"ok"}`)}}
 	gw, err := New(Config{API: api, Keys: map[string]*JWKS{"Jwt": NewJWKS(jwks.URL + token.JWKSPath)}, Invoke: f.invoke,
-		AccountID: "123456789012", APIID: "httpapi"})
+		AccountID: "123456789012", APIID: "httpapi", Log: slog.New(slog.NewTextHandler(&f.log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
 	return srv, iss, f
+}
+
+// tampered returns tok with its signature's first byte changed.
+func tampered(tok string) string {
+	i := strings.LastIndexByte(tok, '.') + 1
+	c := byte('A')
+	if tok[i] == 'A' {
+		c = 'B'
+	}
+	return tok[:i] + string(c) + tok[i+1:]
+}
+
+// logBuffer is the gateway's log, written by the requests' goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// take returns what was logged since the last take.
+func (l *logBuffer) take() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()
+	l.b.Reset()
+	return s
 }
 
 func signed(t *testing.T, iss *token.Issuer, mutate func(*token.Claims)) string {
@@ -266,22 +299,25 @@ func TestAuthorizer(t *testing.T) {
 	for _, c := range []struct {
 		name, path, tok string
 		want            int
+		why             string // the reason the log gives for a refusal
 	}{
-		{"valid", "/v1/me/facts", signed(t, iss, nil), 200},
-		{"second audience of the list", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Audience = "other" }), 200},
-		{"client_id instead of aud", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Audience = ""; c.Extra = map[string]any{"aud": nil, "client_id": audience} }), 200},
-		{"scp list", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Scopes = nil; c.Extra = map[string]any{"scp": []string{"x", "memory/user"}} }), 200},
-		{"missing", "/v1/me/facts", "", 401},
-		{"other key", "/v1/me/facts", foreign, 401},
-		{"wrong issuer", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Issuer = "https://evil.test" }), 401},
-		{"wrong audience", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Audience = "nope" }), 401},
-		{"expired", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.IssuedAt = now.Add(-time.Hour); c.TTL = time.Minute }), 401},
-		{"not before", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.NotBefore = now.Add(time.Hour) }), 401},
-		{"issued in the future", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.IssuedAt = now.Add(time.Hour); c.NotBefore = now }), 401},
-		{"no exp", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Extra = map[string]any{"exp": nil} }), 401},
-		{"no scope", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Scopes = nil }), 403},
-		{"user scope on admin route", "/v1/users/u/facts", signed(t, iss, nil), 403},
-		{"no token on an open route", "/files/x", "", 200},
+		{"valid", "/v1/me/facts", signed(t, iss, nil), 200, ""},
+		{"second audience of the list", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Audience = "other" }), 200, ""},
+		{"client_id instead of aud", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Audience = ""; c.Extra = map[string]any{"aud": nil, "client_id": audience} }), 200, ""},
+		{"scp list", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Scopes = nil; c.Extra = map[string]any{"scp": []string{"x", "memory/user"}} }), 200, ""},
+		{"missing", "/v1/me/facts", "", 401, "missing: no token in Authorization"},
+		{"not a JWT", "/v1/me/facts", "not-a-token", 401, "malformed"},
+		{"other key", "/v1/me/facts", foreign, 401, "unverifiable: no key of the JWKS matches its kid"},
+		{"bad signature", "/v1/me/facts", tampered(signed(t, iss, nil)), 401, "bad signature"},
+		{"wrong issuer", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Issuer = "https://evil.test" }), 401, "wrong issuer"},
+		{"wrong audience", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Audience = "nope" }), 401, "wrong audience"},
+		{"expired", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.IssuedAt = now.Add(-time.Hour); c.TTL = time.Minute }), 401, "expired"},
+		{"not before", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.NotBefore = now.Add(time.Hour) }), 401, "not valid yet"},
+		{"issued in the future", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.IssuedAt = now.Add(time.Hour); c.NotBefore = now }), 401, "not valid yet"},
+		{"no exp", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Extra = map[string]any{"exp": nil} }), 401, "invalid claims"},
+		{"no scope", "/v1/me/facts", signed(t, iss, func(c *token.Claims) { c.Scopes = nil }), 403, "no scope of the route"},
+		{"user scope on admin route", "/v1/users/u/facts", signed(t, iss, nil), 403, "no scope of the route (it needs one of memory/admin)"},
+		{"no token on an open route", "/files/x", "", 200, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := len(f.fns)
@@ -299,6 +335,14 @@ func TestAuthorizer(t *testing.T) {
 			}
 			if want := map[int]string{401: `{"message":"Unauthorized"}`, 403: `{"message":"Forbidden"}`}[c.want]; want != "" && body != want {
 				t.Errorf("body = %s, want %s", body, want)
+			}
+			logged := f.log.take()
+			refused := strings.Contains(logged, `msg="token refused"`)
+			if refused != (c.why != "") || c.why != "" && !strings.Contains(logged, c.why) {
+				t.Errorf("log %q, want a refusal saying %q", logged, c.why)
+			}
+			if c.tok != "" && strings.Contains(logged, c.tok[:len(c.tok)/2]) {
+				t.Errorf("the log holds the token: %s", logged)
 			}
 		})
 	}

@@ -477,9 +477,9 @@ func testWritesOverAFence(t *testing.T, r memory.Repository) {
 }
 
 // glassBox returns a fact with every field of glass-box memory set: the
-// user's words, an end date, a category.
+// user's words, when they were said, an end date, a category.
 func glassBox(key, value string, at time.Time) memory.Fact {
-	return memory.Fact{Key: key, Value: value, UpdatedAt: at, Origin: memory.OriginConversation,
+	return memory.Fact{Key: key, Value: value, UpdatedAt: at, SaidAt: at.Add(-4 * time.Minute), Origin: memory.OriginConversation,
 		SourceThreadID: "th-9", SourceThreadTitle: "Checkup", Evidence: "my «doctor» said I'm diabetic ✓",
 		ValidUntil: time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC), Category: memory.Categories[0]}
 }

@@ -20,6 +20,8 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/usermemory/usermemory/internal/motoserver"
 )
 
 // event is one line of go test -json (see go doc test2json).
@@ -53,7 +55,8 @@ func main() {
 	}
 	skips := account(out, os.Stdout)
 	err = cmd.Wait()
-	report(os.Stdout, skips)
+	moto, _ := motoserver.Find()
+	report(os.Stdout, skips, moto)
 	if err != nil {
 		os.Exit(1)
 	}
@@ -120,8 +123,11 @@ func reason(out []string) string {
 	return strings.Join(said, " ")
 }
 
-// report prints the skips, or that nothing was skipped.
-func report(w io.Writer, skips []skip) {
+// report prints the skips, or that nothing was skipped. moto is the path
+// of the installed moto_server ("" for none): a test that skipped for want
+// of moto_server is then said to need it started, with the command that
+// does, never to need it installed.
+func report(w io.Writer, skips []skip, moto string) {
 	if len(skips) == 0 {
 		fmt.Fprintln(w, "\nno test skipped")
 		return
@@ -137,6 +143,44 @@ func report(w io.Writer, skips []skip) {
 		if len(names) > 3 {
 			names = append(slices.Clone(names[:3]), fmt.Sprintf("and %d more", len(s.tests)-3))
 		}
-		fmt.Fprintf(w, "  %s: %d (%s)\n    why: %s\n", s.pkg, len(s.tests), strings.Join(names, ", "), s.reason)
+		fmt.Fprintf(w, "  %s: %d (%s)\n    why: %s\n", s.pkg, len(s.tests), strings.Join(names, ", "), withMoto(s.reason, moto))
 	}
+}
+
+// withMoto returns the reason of a skip, or, when it is moto_server's and
+// moto_server is installed at moto, how to run the tests with it.
+func withMoto(reason, moto string) string {
+	if moto == "" || !strings.Contains(reason, "moto_server") {
+		return reason
+	}
+	where := moto
+	if v := motoVersion(moto); v != "" {
+		where += ", moto " + v
+	}
+	return "this test needs a running moto_server; moto_server is installed (" + where + "), but none was started for this run: " +
+		"run `./scripts/with-moto.sh go run ./scripts/skips` (or `make test`), which starts it"
+}
+
+// motoVersion returns the version of the moto package of the moto_server
+// program at path, asked of the Python its first line names; "" when it
+// cannot tell.
+func motoVersion(path string) string {
+	if p, err := exec.LookPath(path); err == nil {
+		path = p
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	first, _ := bufio.NewReader(f).ReadString('\n')
+	python, ok := strings.CutPrefix(strings.TrimSpace(first), "#!")
+	if !ok || strings.ContainsAny(python, " \t") {
+		return ""
+	}
+	out, err := exec.Command(python, "-c", "import moto; print(moto.__version__)").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -32,7 +32,7 @@ not json
 	if want := "ok  \tx/a\t0.1s\nok  \tx/e2e\t0.2s\n"; out.String() != want {
 		t.Errorf("result lines %q, want %q", out.String(), want)
 	}
-	report(&out, skips)
+	report(&out, skips, "")
 	for _, want := range []string{
 		"3 tests skipped, not run:",
 		"  x/a: 2 (TestOne, TestTwo)\n    why: needs moto_server: run make test\n",
@@ -46,8 +46,36 @@ not json
 		t.Errorf("report names a test that ran:\n%s", out.String())
 	}
 	var none bytes.Buffer
-	report(&none, nil)
+	report(&none, nil, "")
 	if !strings.Contains(none.String(), "no test skipped") {
 		t.Errorf("report of no skip: %q", none.String())
+	}
+}
+
+// TestInstalledMotoIsNotToBeInstalled: with moto_server installed, a test
+// that skipped for want of it is said to need it started, with the
+// command that starts it, and never to need it installed; without, the
+// test's own reason stays.
+func TestInstalledMotoIsNotToBeInstalled(t *testing.T) {
+	skips := []skip{
+		{pkg: "x/a", reason: "this test needs moto_server, and USERMEMORY_AWS_ENDPOINT is not set: run the tests with `./scripts/with-moto.sh go test ./...` (make test does), which needs moto_server (`make setup` installs it)", tests: []string{"TestOne"}},
+		{pkg: "x/b", reason: "needs Chromium", tests: []string{"TestPage"}},
+	}
+	var with bytes.Buffer
+	report(&with, skips, "/opt/venv/bin/moto_server")
+	got := with.String()
+	if !strings.Contains(got, "moto_server is installed (/opt/venv/bin/moto_server") || !strings.Contains(got, "./scripts/with-moto.sh go run ./scripts/skips") {
+		t.Errorf("report with moto_server installed:\n%s\nwant where it is and the command that runs the tests with it", got)
+	}
+	if strings.Contains(got, "install it") || strings.Contains(got, "installs it") {
+		t.Errorf("report tells to install moto_server, which is installed:\n%s", got)
+	}
+	if !strings.Contains(got, "why: needs Chromium") {
+		t.Errorf("another reason changed:\n%s", got)
+	}
+	var without bytes.Buffer
+	report(&without, skips, "")
+	if !strings.Contains(without.String(), "(`make setup` installs it)") {
+		t.Errorf("report without moto_server lost the test's reason:\n%s", without.String())
 	}
 }

@@ -15,8 +15,10 @@ export type { Operation, Scope, Token, TokenProvider } from "./tokens.js";
 /**
  * Fact is one stored fact, as the fact API returns it (IUserMemoryFact),
  * with its origin (conversation, manual or remember_tool) and, for a fact
- * learned from a thread, sourceThreadId, sourceThreadTitle and evidence
- * (the user's own words it rests on); validUntil is the last day of a
+ * learned from a thread, sourceThreadId, sourceThreadTitle, evidence
+ * (the user's own words it rests on) and saidAt (when the user said
+ * them; updatedAt later than it is when the fact was kept or changed);
+ * validUntil is the last day of a
  * temporary fact, category a special category (GDPR Art. 9).
  */
 export type Fact = components["schemas"]["Fact"];

@@ -320,6 +320,15 @@ export interface components {
              * @enum {string}
              */
             category?: "ethnic_origin" | "politics" | "religion" | "union_membership" | "genetics" | "biometrics" | "health" | "sexual_life";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC. For a fact learned from a conversation, when the
+             *     user said it (when the extraction's newest turn was sent); absent
+             *     for a fact set by hand or by the remember tool. An updatedAt
+             *     later than it is when the fact was kept or last changed: show
+             *     "said on 3 Dec at 19:31, kept at 19:35".
+             */
+            saidAt?: string;
         };
         /**
          * @description An extracted fact of a special category that waits for the user's
@@ -369,6 +378,15 @@ export interface components {
              * @enum {string}
              */
             category?: "ethnic_origin" | "politics" | "religion" | "union_membership" | "genetics" | "biometrics" | "health" | "sexual_life";
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC. For a fact learned from a conversation, when the
+             *     user said it (when the extraction's newest turn was sent); absent
+             *     for a fact set by hand or by the remember tool. An updatedAt
+             *     later than it is when the fact was kept or last changed: show
+             *     "said on 3 Dec at 19:31, kept at 19:35".
+             */
+            saidAt?: string;
             /** @description When it is dropped if nobody answers it. */
             pendingUntil: components["schemas"]["Time"];
         };

@@ -177,7 +177,7 @@ test("a send that SQS does not answer in time is a ProducerError timeout", async
 
 test("getMemory reads the facts and the pending facts; getFacts only the facts", async () => {
   seen.length = 0;
-  const pending = { ...fact, key: "health_condition", value: "asthma", evidence: "I have asthma", category: "health" as const, pendingUntil: "2026-12-09T00:00:00Z" };
+  const pending = { ...fact, key: "health_condition", value: "asthma", evidence: "I have asthma", category: "health" as const, saidAt: "2026-12-02T19:31:00Z", pendingUntil: "2026-12-09T00:00:00Z" };
   const body = { facts: [fact], pending: [pending], limits: { maxFacts: 30, maxFactChars: 200 } };
   answer = (_, res) => json(res, 200, body);
   const c = client("me");
