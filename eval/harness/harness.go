@@ -10,7 +10,11 @@
 // an extraction was due, with the turns before them as context turns
 // (the store keeps the newest within its ContextChars), and the
 // extraction runs only when memory.Store.IsExtractDue(previousTurnCount,
-// turnCount) says so. The facts kept at the end are scored. Conversations
+// turnCount) says so. When the user leaves a thread whose last turns came
+// after its last due message, those turns are read once, in one
+// extraction, as the extractor's idle read does (at most one model call
+// per thread); the memory is scored as the user left it (the beat alone)
+// and after the idle read, the report's figures. Conversations
 // that continue one another run as the threads of one user (RunThreads),
 // and a Replayer gives the store the answers a report recorded instead of
 // a model's.

@@ -484,7 +484,7 @@ type Totals struct {
 	// UnreadAfterIdle counts the conversations with turns still unread
 	// after the idle read (its call failed or was refused).
 	UnreadAfterIdle int `json:"unreadAfterIdle"`
-	IdleCalls     int `json:"idleCalls"`
+	IdleCalls       int `json:"idleCalls"`
 	// BeatOnlySatisfied and BeatOnlyKept sum what the beat alone learned
 	// (see [BeatOnly]): the expected facts right, the facts kept.
 	BeatOnlySatisfied int `json:"beatOnlySatisfied"`
