@@ -178,11 +178,11 @@ func writeIdleRead(w io.Writer, p profile, cfg memory.Config, r reportInput, m m
 	extra := idleCost(p, r, m)
 	fmt.Fprintf(w, "`IdleReadSeconds` %d. A thread of the profile has %d answers: at `ExtractEveryTurns` %d, %d of its %d messages are due (`memory.Store.IsExtractDue`) and its last is %s, so %d of the %d threads a day end between beats. "+
 		"**Extra model calls per active user: %.0f a day** (%.0f a month), one per thread left with turns unread, on top of the beat's %d a day (%.0f %% more). "+
-		"The %.0f messages a day that are not due each note their thread's tail and send one delayed copy; %.0f copies come back to a read, %.0f are dropped. "+
-		"The idle read costs %.4f USD a month of the total above (%.0f %%).\n\n",
+		"The %.0f messages a day that are not due each note their thread's tail and send one delayed copy; when they come back, %.0f copies read their thread and %.0f are dropped. "+
+		"The idle read costs %.4f USD a month of the total above (%.0f %%), and the stack, whatever its users, %d custom metrics more (its %d outcomes, in the table below).\n\n",
 		p.idleReadSeconds, perThread, cfg.ExtractEveryTurns, beatDue, perThread, map[bool]string{true: "due", false: "not"}[lastDue], left, p.threadsPerDay,
 		d.reads, d.reads*p.days, r.extractionsPerDay, 100*d.reads/float64(r.extractionsPerDay),
-		d.notDue, d.reads, d.dropped, extra, 100*extra/m.total)
+		d.notDue, d.reads, d.dropped, extra, 100*extra/m.total, len(extractorMetricNames)*len(idleOutcomes), len(idleOutcomes))
 	fmt.Fprintf(w, "| answers in a thread | messages due | last message due | idle reads a day, %d such threads |\n|---:|---:|---|---:|\n", p.threadsPerDay)
 	for n := 1; n <= 12; n++ {
 		due, last := dueMessages(store, n)
