@@ -172,7 +172,7 @@ type thread struct {
 
 	calls         []score.Call
 	messages, due int
-	count, mark   int // the turns sent, and the watermark: the turn count of the last extraction
+	count, prev   int // the turns sent, and before the last message
 	read, pending []memory.Turn
 }
 
@@ -184,7 +184,7 @@ type thread struct {
 func (th *thread) beat(ctx context.Context) error {
 	for _, call := range th.conv.Calls() {
 		prev := th.count
-		th.count += len(call)
+		th.prev, th.count = prev, th.count+len(call)
 		for _, t := range call {
 			th.pending = append(th.pending, memory.Turn{Role: t.Role, Text: t.Text})
 		}
@@ -203,7 +203,8 @@ func (th *thread) beat(ctx context.Context) error {
 // idleRead is the production extractor's read of an idle thread: once the
 // user has left, the turns after the last due message, if any, are read in
 // one extraction (at most one model call per thread), after the turns
-// read before as context. It returns the turns it gave a model that
+// read before as context: the request of the thread's last message, as
+// its delayed copy brings it back. It returns the turns it gave a model that
 // answered: 0 when there was no tail, or when the call failed, was refused
 // or made none (those turns stay never read).
 func (th *thread) idleRead(ctx context.Context) (int, error) {
@@ -211,9 +212,9 @@ func (th *thread) idleRead(ctx context.Context) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	res, err := th.extract(ctx, th.mark, true)
+	res, err := th.extract(ctx, th.prev, true)
 	if err != nil {
-		return 0, fmt.Errorf("%s: idle read of turns %d to %d: %w", th.conv.ID, th.mark+1, th.count, err)
+		return 0, fmt.Errorf("%s: idle read of the last %d turns: %w", th.conv.ID, n, err)
 	}
 	if res.ModelCalls == 0 || res.Outcome == memory.OutcomeModelFailed || res.Outcome == memory.OutcomeBadAnswer {
 		return 0, nil
@@ -232,7 +233,7 @@ func (th *thread) extract(ctx context.Context, prev int, idle bool) (memory.Extr
 	if err != nil {
 		return res, err
 	}
-	th.read, th.pending, th.mark = append(th.read, th.pending...), nil, th.count
+	th.read, th.pending = append(th.read, th.pending...), nil
 	if res.ModelCalls == 0 {
 		return res, nil
 	}

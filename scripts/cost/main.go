@@ -465,10 +465,8 @@ func oneDay(ctx context.Context, store *memory.Store, pr *producer.Producer, sc 
 		id := threadID(1000 + th)
 		// read are the turns extracted already, sent again as context
 		// turns before the new ones (the producer keeps the newest within
-		// memory.DefaultContextChars), as the gateway sends them; mark is
-		// the turn count of the last extraction.
+		// memory.DefaultContextChars), as the gateway sends them.
 		var read, pending []producer.Turn
-		mark := 0
 		for k := 1; k <= perThread; k++ {
 			pending = append(pending, producer.Turn{Role: "user", Text: text(p.userChars)}, producer.Turn{Role: "assistant", Text: text(p.assistantChars)})
 			m := producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: id, PreviousTurnCount: 2*k - 2, TurnCount: 2 * k,
@@ -492,12 +490,14 @@ func oneDay(ctx context.Context, store *memory.Store, pr *producer.Producer, sc 
 			if res.ModelCalls > 0 {
 				// Extracted: the next message starts after these turns,
 				// which become its context.
-				read, pending, mark = append(read, pending...), nil, m.TurnCount
+				read, pending = append(read, pending...), nil
 			}
 		}
 		if len(pending) > 0 {
+			// The thread's last message, as its delayed copy brings it
+			// back to the idle read.
 			d.tails = append(d.tails, extractRequest(sc, producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: id,
-				PreviousTurnCount: mark, TurnCount: 2 * perThread, Turns: pending, ContextTurns: read}))
+				PreviousTurnCount: 2*perThread - 2, TurnCount: 2 * perThread, Turns: pending, ContextTurns: read}))
 		}
 	}
 	return d, nil
