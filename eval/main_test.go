@@ -72,10 +72,22 @@ func TestGoldSetOnStandIn(t *testing.T) {
 		if c.ID != conv.ID {
 			t.Fatalf("conversation %d is %s, want %s: the order must be the gold set's", i, c.ID, conv.ID)
 		}
-		// Messages and due extractions follow from the turns alone.
-		due := len(goldtest.DueCounts(store, conv))
-		if c.Messages != len(conv.Calls()) || c.Due != due || len(c.Calls) != due || c.UnreadTurns != 0 {
-			t.Errorf("%s: messages %d due %d calls %d unread %d, want %d, %d, %d, 0", c.ID, c.Messages, c.Due, len(c.Calls), c.UnreadTurns, len(conv.Calls()), due, due)
+		// Messages, due extractions, the turns the beat leaves unread and
+		// the idle read follow from the turns alone.
+		dueCounts := goldtest.DueCounts(store, conv)
+		due, unread, idle := len(dueCounts), len(conv.Turns), 0
+		if due > 0 {
+			unread -= dueCounts[due-1]
+		}
+		if unread > 0 {
+			idle = 1
+		}
+		if c.Messages != len(conv.Calls()) || c.Due != due || len(c.Calls) != due+idle || c.UnreadTurns != unread || c.IdleReadTurns != unread {
+			t.Errorf("%s: messages %d due %d calls %d unread %d read idle %d, want %d, %d, %d, %d, %d",
+				c.ID, c.Messages, c.Due, len(c.Calls), c.UnreadTurns, c.IdleReadTurns, len(conv.Calls()), due, due+idle, unread, unread)
+		}
+		if idle == 1 && !c.Calls[len(c.Calls)-1].Idle {
+			t.Errorf("%s: the last call is not marked as the idle read", c.ID)
 		}
 		for _, call := range c.Calls {
 			if call.Failed != "" || call.InputTokens <= 0 || call.OutputTokens <= 0 {

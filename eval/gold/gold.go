@@ -201,6 +201,12 @@ func (f Forbidden) Matches(onSubject func(Subject, string) bool, key, value stri
 	return false
 }
 
+// LeftBetweenBeats is the covers tag of a conversation that ends between
+// beats: at memory.DefaultExtractEveryTurns its last message is not due,
+// so the beat never reads its last turns and only the idle read does, as
+// for a user who leaves a thread between two extractions.
+const LeftBetweenBeats = "left_between_beats"
+
 // Conversation is one gold conversation.
 type Conversation struct {
 	// ID is the file's name without .yaml.

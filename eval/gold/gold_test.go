@@ -81,23 +81,75 @@ func TestGoldSetCoverage(t *testing.T) {
 	}
 }
 
-// TestGoldSetIsReadWhole checks that, at the default extractEveryTurns,
-// the last message of every conversation is due, so that the scores
-// measure what the model made of every turn and not the beat.
-func TestGoldSetIsReadWhole(t *testing.T) {
+// TestGoldSetLeavesBetweenBeats holds the gold set to how threads end:
+// at the default extractEveryTurns, a conversation whose last message is
+// not due (the user leaves between beats, and only the idle read reads
+// its last turns) covers left_between_beats, and one that covers it ends
+// so. At least 10 do, and in at least 8 of them an expected fact is first
+// stated in the turns after the last due message, so that the report's
+// row of the beat alone measures what leaving costs.
+func TestGoldSetLeavesBetweenBeats(t *testing.T) {
 	store, err := memory.New(memorytest.NewRepo(), memory.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	between, statedLate := 0, 0
 	for _, c := range load(t) {
-		count, last := len(c.Turns), 0
+		last := 0
 		if due := goldtest.DueCounts(store, c); len(due) > 0 {
 			last = due[len(due)-1]
 		}
-		if last != count {
-			t.Errorf("%s: the last %d turns are never read at extractEveryTurns %d: end the conversation on a due message",
-				c.ID, count-last, memory.DefaultExtractEveryTurns)
+		tagged := slices.Contains(c.Covers, gold.LeftBetweenBeats)
+		if tagged != (last != len(c.Turns)) {
+			t.Errorf("%s: %d of %d turns after the last due message at extractEveryTurns %d, and covers %s is %v: tag it exactly when the conversation ends between beats",
+				c.ID, len(c.Turns)-last, len(c.Turns), memory.DefaultExtractEveryTurns, gold.LeftBetweenBeats, tagged)
 		}
+		if !tagged {
+			continue
+		}
+		between++
+		for _, e := range append(slices.Clone(c.Expect), c.Pending...) {
+			if i := firstStated(c, e); i >= last {
+				statedLate++
+				break
+			}
+		}
+	}
+	if between < 10 || statedLate < 8 {
+		t.Errorf("%d conversations end between beats, %d of them with an expected fact first stated after the last due message, want at least 10 and 8", between, statedLate)
+	}
+}
+
+// firstStated returns the index in c.Turns of the first user turn that
+// holds an accepted value of e (three characters or more, case folded),
+// or -1.
+func firstStated(c gold.Conversation, e gold.Expected) int {
+	for i, turn := range c.Turns {
+		if turn.Role != memory.RoleUser {
+			continue
+		}
+		low := strings.ToLower(turn.Text)
+		for _, v := range append(slices.Clone(e.Values), e.Contains...) {
+			if v = strings.ToLower(v); len([]rune(v)) > 2 && strings.Contains(low, v) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// TestFirstStated checks the index of the turn that states a value, so
+// that the count above cannot pass on a wrong one.
+func TestFirstStated(t *testing.T) {
+	c := gold.Conversation{Turns: []gold.Turn{
+		{Role: "user", Text: "hi"}, {Role: "assistant", Text: "Lisbon is nice"},
+		{Role: "user", Text: "I live in LISBON now"}, {Role: "assistant", Text: "ok"},
+	}}
+	if got := firstStated(c, gold.Expected{Values: []string{"Lisbon"}}); got != 2 {
+		t.Errorf("firstStated = %d, want 2 (the assistant's turn does not count)", got)
+	}
+	if got := firstStated(c, gold.Expected{Values: []string{"Porto"}}); got != -1 {
+		t.Errorf("firstStated = %d, want -1", got)
 	}
 }
 

@@ -10,7 +10,11 @@
 // an extraction was due, with the turns before them as context turns
 // (the store keeps the newest within its ContextChars), and the
 // extraction runs only when memory.Store.IsExtractDue(previousTurnCount,
-// turnCount) says so. The facts kept at the end are scored. Conversations
+// turnCount) says so. When the user leaves a thread whose last turns came
+// after its last due message, those turns are read once, in one
+// extraction, as the extractor's idle read does (at most one model call
+// per thread); the memory is scored as the user left it (the beat alone)
+// and after the idle read, the report's figures. Conversations
 // that continue one another run as the threads of one user (RunThreads),
 // and a Replayer gives the store the answers a report recorded instead of
 // a model's.
@@ -122,7 +126,10 @@ func checkQuotes(c *score.Conversation, mem memory.Memory, convs []gold.Conversa
 }
 
 // runThread runs the last of threads, the conversations of the user of sc
-// so far, as its thread and scores the memory the user has when it ends.
+// so far, as its thread and scores the memory the user has when it ends:
+// under the beat, then after the idle read of the turns the beat left
+// unread (see [thread.idleRead]). The memory as the user left the thread,
+// before the idle read, is scored too (BeatOnly).
 func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memory.Scope, threads []gold.Conversation) (score.Conversation, error) {
 	conv := threads[len(threads)-1]
 	for _, k := range conv.Known {
@@ -130,48 +137,116 @@ func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memor
 			return score.Conversation{}, fmt.Errorf("%s: known fact %q: %w", conv.ID, k.Key, err)
 		}
 	}
-	var calls []score.Call
-	messages, due, count := 0, 0, 0
-	var read, pending []memory.Turn
-	for _, call := range conv.Calls() {
-		prev := count
-		count += len(call)
-		for _, t := range call {
-			pending = append(pending, memory.Turn{Role: t.Role, Text: t.Text})
-		}
-		messages++
-		if !store.IsExtractDue(prev, count) {
-			continue
-		}
-		due++
-		cctx, cancel := context.WithTimeout(ctx, CallTimeout)
-		res, err := store.Extract(cctx, memory.ExtractRequest{Scope: sc, ThreadID: threadID(len(threads) - 1),
-			PreviousTurnCount: prev, TurnCount: count, Turns: pending, ContextTurns: read})
-		cancel()
-		if err != nil {
-			return score.Conversation{}, fmt.Errorf("%s: extract at turn %d: %w", conv.ID, count, err)
-		}
-		read, pending = append(read, pending...), nil
-		if res.ModelCalls == 0 {
-			continue
-		}
-		c := rec.take()
-		c.InputTokens, c.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
-		c.Unsupported, c.Secrets, c.Ended, c.Pending = res.Unsupported, res.Secrets, res.Ended, res.Pending
-		if res.Outcome == memory.OutcomeModelFailed || res.Outcome == memory.OutcomeBadAnswer {
-			c.Failed = string(res.Outcome)
-			c.Error = redact(res.Reported)
-		}
-		calls = append(calls, c)
+	th := &thread{store: store, rec: rec, sc: sc, id: threadID(len(threads) - 1), conv: conv}
+	if err := th.beat(ctx); err != nil {
+		return score.Conversation{}, err
+	}
+	left, err := store.Read(ctx, sc)
+	if err != nil {
+		return score.Conversation{}, err
+	}
+	unread := len(th.pending)
+	idleRead, err := th.idleRead(ctx)
+	if err != nil {
+		return score.Conversation{}, err
 	}
 	mem, err := store.Read(ctx, sc)
 	if err != nil {
 		return score.Conversation{}, err
 	}
-	out := score.ScoreMemory(conv, mem, calls)
-	out.Messages, out.Due, out.UnreadTurns = messages, due, len(pending)
+	out := score.ScoreMemory(conv, mem, th.calls)
+	out.Messages, out.Due, out.UnreadTurns, out.IdleReadTurns = th.messages, th.due, unread, idleRead
+	out.BeatOnly = score.BeatOnlyOf(score.ScoreMemory(conv, left, nil))
 	checkQuotes(&out, mem, threads)
 	return out, nil
+}
+
+// thread is one thread of a user as the gateway and the extractor run it:
+// the calls made so far, the turns read and those not read yet.
+type thread struct {
+	store *memory.Store
+	rec   *recorder
+	sc    memory.Scope
+	id    string
+	conv  gold.Conversation
+
+	calls         []score.Call
+	messages, due int
+	count, prev   int // the turns sent, and before the last message
+	read, pending []memory.Turn
+}
+
+// beat sends the conversation's messages one per call, as the gateway
+// does, and extracts each message that memory.Store.IsExtractDue finds
+// due (the reference's beat at extractEveryTurns), with the turns since
+// the last due message. The turns after the last due message stay in
+// th.pending: the beat never reads them.
+func (th *thread) beat(ctx context.Context) error {
+	for _, call := range th.conv.Calls() {
+		prev := th.count
+		th.prev, th.count = prev, th.count+len(call)
+		for _, t := range call {
+			th.pending = append(th.pending, memory.Turn{Role: t.Role, Text: t.Text})
+		}
+		th.messages++
+		if !th.store.IsExtractDue(prev, th.count) {
+			continue
+		}
+		th.due++
+		if _, err := th.extract(ctx, prev, false); err != nil {
+			return fmt.Errorf("%s: extract at turn %d: %w", th.conv.ID, th.count, err)
+		}
+	}
+	return nil
+}
+
+// idleRead is the production extractor's read of an idle thread: once the
+// user has left, the turns after the last due message, if any, are read in
+// one extraction (at most one model call per thread), after the turns
+// read before as context: the request of the thread's last message, as
+// its delayed copy brings it back. It returns the turns it gave a model that
+// answered: 0 when there was no tail, or when the call failed, was refused
+// or made none (those turns stay never read).
+func (th *thread) idleRead(ctx context.Context) (int, error) {
+	n := len(th.pending)
+	if n == 0 {
+		return 0, nil
+	}
+	res, err := th.extract(ctx, th.prev, true)
+	if err != nil {
+		return 0, fmt.Errorf("%s: idle read of the last %d turns: %w", th.conv.ID, n, err)
+	}
+	if res.ModelCalls == 0 || res.Outcome == memory.OutcomeModelFailed || res.Outcome == memory.OutcomeBadAnswer {
+		return 0, nil
+	}
+	return n, nil
+}
+
+// extract runs one extraction of th.pending, from turn count prev to
+// th.count, with th.read as context, and records its model call (idle
+// for the idle read).
+func (th *thread) extract(ctx context.Context, prev int, idle bool) (memory.ExtractResult, error) {
+	cctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	res, err := th.store.Extract(cctx, memory.ExtractRequest{Scope: th.sc, ThreadID: th.id,
+		PreviousTurnCount: prev, TurnCount: th.count, Turns: th.pending, ContextTurns: th.read})
+	if err != nil {
+		return res, err
+	}
+	th.read, th.pending = append(th.read, th.pending...), nil
+	if res.ModelCalls == 0 {
+		return res, nil
+	}
+	c := th.rec.take()
+	c.Idle = idle
+	c.InputTokens, c.OutputTokens = res.Usage.InputTokens, res.Usage.OutputTokens
+	c.Unsupported, c.Secrets, c.Ended, c.Pending = res.Unsupported, res.Secrets, res.Ended, res.Pending
+	if res.Outcome == memory.OutcomeModelFailed || res.Outcome == memory.OutcomeBadAnswer {
+		c.Failed = string(res.Outcome)
+		c.Error = redact(res.Reported)
+	}
+	th.calls = append(th.calls, c)
+	return res, nil
 }
 
 // recorder times the calls of a model and records each answer as the

@@ -39,13 +39,23 @@ func TestRunSendsWhatTheGatewaySends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Counts 2, 4, 6, 8, 10: due at 2 (first answer) and 6 (crosses 6).
-	if got.Messages != 5 || got.Due != 2 || len(got.Calls) != 2 || got.UnreadTurns != 4 {
-		t.Errorf("messages %d due %d calls %d unread %d, want 5, 2, 2, 4", got.Messages, got.Due, len(got.Calls), got.UnreadTurns)
+	// Counts 2, 4, 6, 8, 10: due at 2 (first answer) and 6 (crosses 6);
+	// turns 7 to 10 are read once, by the idle read, after the user left.
+	if got.Messages != 5 || got.Due != 2 || len(got.Calls) != 3 || got.UnreadTurns != 4 || got.IdleReadTurns != 4 {
+		t.Errorf("messages %d due %d calls %d unread %d read idle %d, want 5, 2, 3, 4, 4", got.Messages, got.Due, len(got.Calls), got.UnreadTurns, got.IdleReadTurns)
 	}
 	reqs := model.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d model requests, want 2", len(reqs))
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	if got.Calls[1].Idle || !got.Calls[2].Idle {
+		t.Errorf("calls %+v, want the third, and only it, marked as the idle read", got.Calls)
+	}
+	// The idle read reads calls 4 and 5, after calls 1 to 3 as context.
+	context, recent, ok := strings.Cut(reqs[2].Transcript, memory.NewTurnsHeading)
+	if !ok || !strings.Contains(context, "answer C") || strings.Contains(context, "question D") ||
+		!strings.Contains(recent, "question D") || !strings.Contains(recent, "answer E") || strings.Contains(recent, "answer C") {
+		t.Errorf("idle read's transcript = %q, want calls 4 and 5 as the new turns after 1 to 3", reqs[2].Transcript)
 	}
 	if !strings.Contains(reqs[0].Transcript, "question A") || strings.Contains(reqs[0].Transcript, "question B") {
 		t.Errorf("first transcript = %q, want call 1 only", reqs[0].Transcript)
@@ -54,7 +64,7 @@ func TestRunSendsWhatTheGatewaySends(t *testing.T) {
 		t.Errorf("first transcript = %q, want no context: nothing was read before", reqs[0].Transcript)
 	}
 	// The second reads calls 2 and 3, after call 1 as context.
-	context, recent, ok := strings.Cut(reqs[1].Transcript, memory.NewTurnsHeading)
+	context, recent, ok = strings.Cut(reqs[1].Transcript, memory.NewTurnsHeading)
 	if !ok || !strings.Contains(context, "question A") || !strings.Contains(context, "answer A") || strings.Contains(context, "question B") {
 		t.Errorf("second transcript = %q, want call 1 as context", reqs[1].Transcript)
 	}
@@ -69,6 +79,66 @@ func TestRunSendsWhatTheGatewaySends(t *testing.T) {
 	}
 	if got.Recall != 1 || got.Kept != 2 || got.Precision != 0.5 {
 		t.Errorf("score = precision %v recall %v kept %d, want 0.5, 1, 2 (the known city is extra here)", got.Precision, got.Recall, got.Kept)
+	}
+}
+
+// TestIdleReadReadsTheTail runs a conversation whose turns 5 and 6 come
+// after its last due message (every 4 turns: due at 2 and 4, not at 6),
+// with the fact stated in turn 5: the beat alone never reads 2 turns and
+// misses the fact; the idle read reads them in one more call and learns
+// it.
+func TestIdleReadReadsTheTail(t *testing.T) {
+	turns := pairs(3)
+	turns[4].Text = "I live in Porto"
+	conv := gold.Conversation{ID: "c-tail", Language: "en", Turns: turns,
+		Expect:     []gold.Expected{{Subject: gold.Subject{Name: "home_city", Keys: []string{"home_city"}}, Values: []string{"Porto"}}},
+		Vocabulary: []gold.Subject{{Name: "home_city", Keys: []string{"home_city"}}}}
+	model := memorytest.NewModel(memorytest.Answer{}, memorytest.Answer{},
+		memorytest.Answer{Operations: []memory.Operation{{Op: "SET", Key: "home_city", Value: "Porto", Evidence: "I live in Porto"}}})
+	got, err := harness.Run(context.Background(), model, memory.Config{ExtractEveryTurns: 4}, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Due != 2 || got.UnreadTurns != 2 || got.IdleReadTurns != 2 || len(got.Calls) != 3 || !got.Calls[2].Idle {
+		t.Errorf("due %d unread %d read idle %d calls %+v, want 2, 2, 2 and a third call, the idle read", got.Due, got.UnreadTurns, got.IdleReadTurns, got.Calls)
+	}
+	if got.BeatOnly.Satisfied != 0 || len(got.BeatOnly.Missing) != 1 || got.Satisfied != 1 || got.Recall != 1 {
+		t.Errorf("beat only %+v, then satisfied %d recall %v: want the fact missed without the idle read and kept with it", got.BeatOnly, got.Satisfied, got.Recall)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	if _, recent, _ := strings.Cut(reqs[2].Transcript, memory.NewTurnsHeading); !strings.Contains(recent, "I live in Porto") || strings.Contains(recent, "question B") {
+		t.Errorf("idle read's transcript = %q, want turns 5 and 6 as the new turns", reqs[2].Transcript)
+	}
+	sum := score.Sum([]score.Conversation{got})
+	if sum.UnreadTurns != 2 || sum.UnreadTurns-sum.IdleReadTurns != 0 || sum.IdleCalls != 1 || sum.LeftUnread != 1 || sum.UnreadAfterIdle != 0 || sum.BeatOnlySatisfied != 0 {
+		t.Errorf("totals %+v, want 2 turns never read by the beat, 0 after the idle read, 1 idle call", sum)
+	}
+}
+
+// TestIdleReadNoTail checks that a conversation read whole by the beat
+// gets no idle read, and that a failed idle read leaves its turns never
+// read.
+func TestIdleReadNoTail(t *testing.T) {
+	conv := gold.Conversation{ID: "c-whole", Language: "en", Turns: pairs(3)}
+	model := memorytest.NewModel()
+	got, err := harness.Run(context.Background(), model, memory.Config{ExtractEveryTurns: 6}, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UnreadTurns != 0 || got.IdleReadTurns != 0 || len(got.Calls) != 2 || len(model.Requests()) != 2 {
+		t.Errorf("unread %d read idle %d calls %d, want 0, 0, 2: due at 2 and 6, nothing left", got.UnreadTurns, got.IdleReadTurns, len(got.Calls))
+	}
+	failing := memorytest.NewModel(memorytest.Answer{}, memorytest.Answer{}, memorytest.Answer{Err: memorytest.ErrInjected})
+	got, err = harness.Run(context.Background(), failing, memory.Config{ExtractEveryTurns: 4}, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := score.Sum([]score.Conversation{got})
+	if got.UnreadTurns != 2 || got.IdleReadTurns != 0 || !got.Calls[2].Idle || got.Calls[2].Failed == "" || sum.UnreadAfterIdle != 1 || sum.IdleCalls != 1 {
+		t.Errorf("unread %d read idle %d calls %+v totals %+v, want 2 turns still never read after a failed idle read", got.UnreadTurns, got.IdleReadTurns, got.Calls, sum)
 	}
 }
 

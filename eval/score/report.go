@@ -156,7 +156,8 @@ func figures(t Totals) string {
 			a.Calls, a.PerAnswer, a.PerOperation, a.MaxTokens, a.MaxTokensOperations)
 	}
 	p("| latency per call p50 / p95 | %s / %s |\n", ms(t.LatencyP50), ms(t.LatencyP95))
-	p("| turns never read (after the last due message) | %d |\n\n", t.UnreadTurns)
+	p("| turns never read by the beat (after the last due message) / after the idle read | %d / %d |\n", t.UnreadTurns, t.UnreadTurns-t.IdleReadTurns)
+	p("| model calls of the idle read | %d |\n\n", t.IdleCalls)
 	return b.String()
 }
 
@@ -184,7 +185,25 @@ func (r Report) Headline() string {
 		p(" %d/%d (%s) |", t.Leaked[c], t.Opportunities[c], f3(t.LeakRate(c)))
 	}
 	p("\n\n%s\n", t.SetsSentence())
+	b.WriteString(t.BeatTable())
 	p("\n%d conversations, %d messages, %d model calls, %d input and %d output tokens.\n", t.Conversations, t.Messages, t.ModelCalls, t.InputTokens, t.OutputTokens)
+	return b.String()
+}
+
+// BeatTable returns, as Markdown, what the turns left unread cost: the
+// run under the beat alone, as the user left each thread (production
+// before the idle read), beside the run with the idle read (production
+// now, the figures above it), and the idle read's extra model calls.
+func (t Totals) BeatTable() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("\n| read | turns never read | conversations left with turns unread | expected facts missed | recall | model calls |\n|---|---:|---:|---:|---:|---:|\n")
+	p("| the beat alone, as the user left (no read after the last due message) | %d | %d | %d/%d | %s | %d |\n",
+		t.UnreadTurns, t.LeftUnread, t.Expected-t.BeatOnlySatisfied, t.Expected, f3(ratio(t.BeatOnlySatisfied, t.Expected)), t.ModelCalls-t.IdleCalls)
+	p("| the beat and the idle read (production: the figures above) | %d | %d | %d/%d | %s | %d |\n",
+		t.UnreadTurns-t.IdleReadTurns, t.UnreadAfterIdle, t.Expected-t.Satisfied, t.Expected, f3(t.Recall), t.ModelCalls)
+	p("\nThe idle read made %d extra model calls over %d conversations, %s per conversation: one per conversation left with turns unread, none for the others.\n",
+		t.IdleCalls, t.Conversations, f3(share(t.IdleCalls, t.Conversations)))
 	return b.String()
 }
 

@@ -92,6 +92,9 @@ type Call struct {
 	Secrets       int           `json:"secrets,omitempty"`
 	Ended         int           `json:"ended,omitempty"`
 	Pending       int           `json:"pending,omitempty"`
+	// Idle marks the idle read: the one extraction of the turns the beat
+	// left unread, once the user has left the thread.
+	Idle bool `json:"idle,omitempty"`
 }
 
 // Operation is one operation as the model answered it, with the user's
@@ -229,14 +232,34 @@ type Conversation struct {
 	// a user turn of the conversation they came from, and why.
 	QuoteProblems []string `json:"quoteProblems,omitempty"`
 
-	// Calls are the model calls, in order; Messages counts the messages
-	// the gateway sent, Due those for which an extraction was due;
-	// UnreadTurns counts the turns after the last due message, which the
-	// model never read.
-	Calls       []Call `json:"calls"`
-	Messages    int    `json:"messages"`
-	Due         int    `json:"due"`
-	UnreadTurns int    `json:"unreadTurns"`
+	// Calls are the model calls, in order, the idle read's last; Messages
+	// counts the messages the gateway sent, Due those for which an
+	// extraction was due; UnreadTurns counts the turns after the last due
+	// message, which the beat never read, and IdleReadTurns those of them
+	// the idle read gave a model that answered.
+	Calls         []Call `json:"calls"`
+	Messages      int    `json:"messages"`
+	Due           int    `json:"due"`
+	UnreadTurns   int    `json:"unreadTurns"`
+	IdleReadTurns int    `json:"idleReadTurns,omitempty"`
+	// BeatOnly is the score of the memory as the user left the thread,
+	// before the idle read: what the beat alone learned.
+	BeatOnly BeatOnly `json:"beatOnly"`
+}
+
+// BeatOnly is what the beat alone learned from a conversation, without
+// the idle read: the expected facts it got right, the facts it kept (the
+// allowed ones aside) and the expected subjects it missed.
+type BeatOnly struct {
+	Satisfied int      `json:"satisfied"`
+	Kept      int      `json:"kept"`
+	Missing   []string `json:"missing"`
+}
+
+// BeatOnlyOf returns the beat-only part of c, the score of the memory a
+// user left a thread with.
+func BeatOnlyOf(c Conversation) BeatOnly {
+	return BeatOnly{Satisfied: c.Satisfied, Kept: c.Kept, Missing: c.Missing}
 }
 
 // Perfect reports whether c scores 1.0 on both precision and recall with
@@ -451,7 +474,21 @@ type Totals struct {
 	FailedCalls        int     `json:"failedCalls"`
 	InputTokens        int     `json:"inputTokens"`
 	OutputTokens       int     `json:"outputTokens"`
-	UnreadTurns        int     `json:"unreadTurns"`
+	// UnreadTurns sums the turns the beat never read; IdleReadTurns
+	// those of them the idle read read; LeftUnread counts the
+	// conversations left with turns unread, and IdleCalls the idle
+	// read's model calls.
+	UnreadTurns   int `json:"unreadTurns"`
+	IdleReadTurns int `json:"idleReadTurns"`
+	LeftUnread    int `json:"leftUnread"`
+	// UnreadAfterIdle counts the conversations with turns still unread
+	// after the idle read (its call failed or was refused).
+	UnreadAfterIdle int `json:"unreadAfterIdle"`
+	IdleCalls       int `json:"idleCalls"`
+	// BeatOnlySatisfied and BeatOnlyKept sum what the beat alone learned
+	// (see [BeatOnly]): the expected facts right, the facts kept.
+	BeatOnlySatisfied int `json:"beatOnlySatisfied"`
+	BeatOnlyKept      int `json:"beatOnlyKept"`
 	// Answers measures the size of the model's answers in output tokens
 	// against their operations: the figure that sizes the maxTokens of a
 	// call (docs/scale.md) for the model of the run.
@@ -482,8 +519,11 @@ func sum(convs []Conversation) Totals {
 		t.add(c.Counts)
 		t.MeanF1 += c.F1 / float64(len(convs))
 		t.Messages += c.Messages
-		t.UnreadTurns += c.UnreadTurns
+		t.addBeat(c)
 		for _, call := range c.Calls {
+			if call.Idle {
+				t.IdleCalls++
+			}
 			t.ModelCalls++
 			if call.Failed != "" {
 				t.FailedCalls++
@@ -503,6 +543,20 @@ func sum(convs []Conversation) Totals {
 	t.LatencyP50 = Percentile(lat, 50)
 	t.LatencyP95 = Percentile(lat, 95)
 	return t
+}
+
+// addBeat adds the turns c left unread and what its beat alone learned.
+func (t *Totals) addBeat(c Conversation) {
+	t.UnreadTurns += c.UnreadTurns
+	t.IdleReadTurns += c.IdleReadTurns
+	if c.UnreadTurns > 0 {
+		t.LeftUnread++
+	}
+	if c.UnreadTurns > c.IdleReadTurns {
+		t.UnreadAfterIdle++
+	}
+	t.BeatOnlySatisfied += c.BeatOnly.Satisfied
+	t.BeatOnlyKept += c.BeatOnly.Kept
 }
 
 // Percentile returns the p-th percentile of ds by nearest rank: the

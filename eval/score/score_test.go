@@ -353,3 +353,30 @@ func TestCompareMarksOnlyWhatLiesBeyondNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestBeatTable checks the rows of the beat alone and of the idle read
+// on hand-made scores: one conversation read whole, one whose 4 last
+// turns only the idle read read (and whose one expected fact only it
+// learned), one whose idle read failed (2 turns still never read).
+func TestBeatTable(t *testing.T) {
+	whole := score.Conversation{Counts: score.Counts{Expected: 1, Satisfied: 1, Kept: 1}, Calls: []score.Call{{}},
+		BeatOnly: score.BeatOnly{Satisfied: 1, Kept: 1}}
+	tail := score.Conversation{Counts: score.Counts{Expected: 1, Satisfied: 1, Kept: 1}, Calls: []score.Call{{}, {Idle: true}},
+		UnreadTurns: 4, IdleReadTurns: 4, BeatOnly: score.BeatOnly{Missing: []string{"home_city"}}}
+	failed := score.Conversation{Counts: score.Counts{Expected: 1}, Calls: []score.Call{{}, {Idle: true, Failed: "model_failed"}},
+		UnreadTurns: 2, BeatOnly: score.BeatOnly{Missing: []string{"role"}}}
+	tot := score.Sum([]score.Conversation{whole, tail, failed})
+	if tot.UnreadTurns != 6 || tot.IdleReadTurns != 4 || tot.LeftUnread != 2 || tot.UnreadAfterIdle != 1 || tot.IdleCalls != 2 || tot.BeatOnlySatisfied != 1 {
+		t.Fatalf("totals %+v", tot)
+	}
+	table := tot.BeatTable()
+	for _, row := range []string{
+		"| the beat alone, as the user left (no read after the last due message) | 6 | 2 | 2/3 | 0.333 | 3 |",
+		"| the beat and the idle read (production: the figures above) | 2 | 1 | 1/3 | 0.667 | 5 |",
+		"made 2 extra model calls over 3 conversations, 0.667 per conversation",
+	} {
+		if !strings.Contains(table, row) {
+			t.Errorf("the table has no %q:\n%s", row, table)
+		}
+	}
+}

@@ -66,7 +66,7 @@ func TestProseFigures(t *testing.T) {
 	var m month
 	var ac, m0 float64
 	err := measure(context.Background(), endpoint, p, func(_ memory.Config, r reportInput) {
-		u, perDay = peakPerUser(p, r), r.extractionsPerDay
+		u, perDay = peakPerUser(p, r), r.extractionsPerDay+int(idleDayOf(p.idleReadSeconds, r).reads)
 		longBefore, longAfter = r.longBefore, r.longAfter
 		m = priceMonth(p, r)
 		_, _, ac, m0 = elsewhere(p, r, m)
@@ -80,7 +80,7 @@ func TestProseFigures(t *testing.T) {
 		"makes about ([0-9,]+) reads/s at peak at 1 million":      round2(million * u.reads),
 		"raise it to about ([0-9,]+) \\(the extractions a second": round2(million * u.extractions * dueSeconds),
 		"at peak, at ([0-9]+) s each\\)":                          dueSeconds,
-		"quota \\(about ([0-9,]+) calls a minute":                 round2(million * u.extractions * 60),
+		"quota \\(about ([0-9,]+) calls a minute":                 round2(million * u.calls() * 60),
 		"\\(about ([0-9]+) calls a day per active user\\)":        perDay,
 	})
 	docblock.CheckFigures(t, filepath.Join(root, "runbook.md"), docblock.Figures{

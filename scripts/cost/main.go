@@ -59,6 +59,9 @@ type profile struct {
 	userChars      int     // characters of a user turn
 	assistantChars int     // characters of an assistant turn
 	days           float64 // days a month
+	// idleReadSeconds is the stack's IdleReadSeconds: the idle time after
+	// which a thread's unread turns are read once; 0 switches it off.
+	idleReadSeconds int
 }
 
 func main() {
@@ -71,6 +74,7 @@ func main() {
 	flag.BoolVar(&p.budget, "budget", p.budget, "a tenant daily budget is set (TenantDailyModelCalls > 0): its counter's writes are counted")
 	flag.IntVar(&p.userChars, "user-chars", p.userChars, "characters of a user turn")
 	flag.IntVar(&p.assistantChars, "assistant-chars", p.assistantChars, "characters of an assistant turn")
+	flag.IntVar(&p.idleReadSeconds, "idle-read-seconds", p.idleReadSeconds, "IdleReadSeconds: the idle time after which a thread's unread turns are read once (0: off)")
 	write := flag.String("write", "", "the repository's root: write docs/cost.md and docs/scale.md between their markers instead of printing")
 	root := flag.String("root", ".", "the repository's root, for template.yaml")
 	flag.Parse()
@@ -87,7 +91,7 @@ func main() {
 // written for.
 func defaultProfile() profile {
 	return profile{answersPerDay: 20, threadsPerDay: 4, facts: 30, pageVisitsWeek: 1, httpReads: true, budget: true,
-		userChars: 300, assistantChars: 1200, days: 30}
+		userChars: 300, assistantChars: 1200, days: 30, idleReadSeconds: defaultIdleReadSeconds}
 }
 
 func run(ctx context.Context, p profile, root string, write bool) error {
@@ -366,10 +370,11 @@ func (r *rig) fillThreads(ctx context.Context, uncounted bool) (int, error) {
 func (r *rig) day(ctx context.Context, p profile, pr *producer.Producer, in *reportInput) error {
 	callsBefore := r.stand.calls
 	r.budgetCounter.take()
-	var err error
-	if in.msgBytes, err = oneDay(ctx, r.store, pr, r.sc, p); err != nil {
+	d, err := oneDay(ctx, r.store, pr, r.sc, p)
+	if err != nil {
 		return err
 	}
+	in.msgBytes, in.idle.notDueBytes, in.idle.tails = d.msgBytes, d.notDueBytes, d.tails
 	in.extractionsPerDay = r.stand.calls - callsBefore
 	in.dayDynamo, in.budgetDynamo = r.counter.take(), r.budgetCounter.take()
 	return nil
@@ -422,6 +427,11 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 		return err
 	}
 	r.prompt(&in)
+	// After the day's figures and its prompt, so that none of them moves:
+	// the idle reads of the threads the day left with turns unread.
+	if err := r.idleReads(ctx, &in); err != nil {
+		return err
+	}
 	if in.longBefore, in.longAfter, err = trimmed(pr, sent); err != nil {
 		return err
 	}
@@ -435,13 +445,22 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	return nil
 }
 
+// dayRun is what one day of answers sent: the size of every message
+// body, of those not due, and the extraction requests of the unread tails
+// the threads were left with (what the idle read reads).
+type dayRun struct {
+	msgBytes, notDueBytes []int
+	tails                 []memory.ExtractRequest
+}
+
 // oneDay sends one day of answers of profile p as a gateway sends them
 // (producer.Build: the turns since the last extraction, and the turns
 // extracted already as context turns), and runs each due message through
-// store as the extractor does. It returns the size of every message body.
-func oneDay(ctx context.Context, store *memory.Store, pr *producer.Producer, sc memory.Scope, p profile) ([]int, error) {
+// store as the extractor does. A thread whose last message was not due is
+// left with its unread tail, returned as the request that reads it.
+func oneDay(ctx context.Context, store *memory.Store, pr *producer.Producer, sc memory.Scope, p profile) (dayRun, error) {
 	perThread := p.answersPerDay / p.threadsPerDay
-	var msgBytes []int
+	var d dayRun
 	for th := range p.threadsPerDay {
 		id := threadID(1000 + th)
 		// read are the turns extracted already, sent again as context
@@ -454,17 +473,19 @@ func oneDay(ctx context.Context, store *memory.Store, pr *producer.Producer, sc 
 				Turns: pending, ContextTurns: read}
 			in, err := pr.Build(m)
 			if err != nil {
-				return nil, err
+				return dayRun{}, err
 			}
-			msgBytes = append(msgBytes, len(aws.ToString(in.MessageBody)))
+			d.msgBytes = append(d.msgBytes, len(aws.ToString(in.MessageBody)))
 			// The extractor's handler checks isExtractDue first: a message
-			// that is not due costs no request.
+			// that is not due calls no model (the idle read's note and copy
+			// are priced apart, idleread.go).
 			if !store.IsExtractDue(m.PreviousTurnCount, m.TurnCount) {
+				d.notDueBytes = append(d.notDueBytes, len(aws.ToString(in.MessageBody)))
 				continue
 			}
 			res, err := store.Extract(ctx, extractRequest(sc, m))
 			if err != nil {
-				return nil, err
+				return dayRun{}, err
 			}
 			if res.ModelCalls > 0 {
 				// Extracted: the next message starts after these turns,
@@ -472,8 +493,14 @@ func oneDay(ctx context.Context, store *memory.Store, pr *producer.Producer, sc 
 				read, pending = append(read, pending...), nil
 			}
 		}
+		if len(pending) > 0 {
+			// The thread's last message, as its delayed copy brings it
+			// back to the idle read.
+			d.tails = append(d.tails, extractRequest(sc, producer.Message{TenantID: sc.TenantID, UserID: sc.UserID, ThreadID: id,
+				PreviousTurnCount: 2*perThread - 2, TurnCount: 2 * perThread, Turns: pending, ContextTurns: read}))
+		}
 	}
-	return msgBytes, nil
+	return d, nil
 }
 
 // extractRequest is the request the extractor makes of message m.
@@ -539,6 +566,7 @@ type reportInput struct {
 	toolChars                            int
 	inTokens, outTokens                  float64
 	longBefore, longAfter                int
+	idle                                 idleInput // the idle read's figures (idleread.go)
 }
 
 func sortedOps(m map[string]int) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/usermemory/usermemory/memory"
@@ -67,15 +68,20 @@ const (
 )
 
 // report writes docs/cost.md's measured part: the measured figures, a
-// month of one active user priced, the same profile on two other services,
-// and what the whole stack costs whatever its users.
-func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) {
+// month of one active user priced, what the idle read adds to it, the
+// same profile on two other services, and what the whole stack costs
+// whatever its users.
+func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) error {
 	m := priceMonth(p, r)
 	writeMeasured(w, p, r, m)
 	writeMonth(w, p, cfg, m)
+	if err := writeIdleRead(w, p, cfg, r, m); err != nil {
+		return err
+	}
 	writeElsewhere(w, p, r, m)
-	writeStack(w, st)
+	writeStack(w, p, st)
 	writeIdle(w, st)
+	return nil
 }
 
 // month is a month of one active user: its volumes and priced lines.
@@ -158,6 +164,7 @@ func priceMonth(p profile, r reportInput) month {
 		budgetW := float64(r.budgetDynamo["UpdateItem"]+r.budgetDynamo["PutItem"]) * days
 		m.lines = append(m.lines, priced{"DynamoDB, the tenant's budget counter", fmt.Sprintf("%.0f WRU (%s a day, 1 WRU each: a counter item is under %d KB)", budgetW, sortedOps(r.budgetDynamo), writeUnitBytes/1024), budgetW * dynamoPerWRU})
 	}
+	m.lines = append(m.lines, idleLines(p, r, m)...)
 	for _, l := range m.lines {
 		m.total += l.cost
 	}
@@ -192,8 +199,8 @@ func writeMeasured(w io.Writer, p profile, r reportInput, m month) {
 // writeMonth writes the month of one active user, priced.
 func writeMonth(w io.Writer, p profile, cfg memory.Config, m month) {
 	fmt.Fprintf(w, "\n## A month of one active user\n\n")
-	fmt.Fprintf(w, "Profile: %d answers a day over %d threads, turns of %d (user) and %d (assistant) characters, ExtractEveryTurns %d, %d facts, %.0f page visit(s) a week (one GET, one PUT), gateway reads over HTTP: %v; %.0f days.\n\n",
-		p.answersPerDay, p.threadsPerDay, p.userChars, p.assistantChars, cfg.ExtractEveryTurns, p.facts, p.pageVisitsWeek, p.httpReads, p.days)
+	fmt.Fprintf(w, "Profile: %d answers a day over %d threads, turns of %d (user) and %d (assistant) characters, ExtractEveryTurns %d, IdleReadSeconds %d, %d facts, %.0f page visit(s) a week (one GET, one PUT), gateway reads over HTTP: %v; %.0f days.\n\n",
+		p.answersPerDay, p.threadsPerDay, p.userChars, p.assistantChars, cfg.ExtractEveryTurns, p.idleReadSeconds, p.facts, p.pageVisitsWeek, p.httpReads, p.days)
 	fmt.Fprintf(w, "| part | usage a month | USD a month |\n|---|---|---:|\n")
 	for _, l := range m.lines {
 		fmt.Fprintf(w, "| %s | %s | %.5f |\n", l.part, l.usage, l.cost)
@@ -230,12 +237,16 @@ func writeElsewhere(w io.Writer, p profile, r reportInput, m month) {
 
 // writeStack writes what the whole stack costs whatever its users: the
 // extractor's custom metrics and the template's alarms.
-func writeStack(w io.Writer, st stack) {
-	metrics := float64(len(extractorMetricNames)*len(everyDayOutcomes) + len(extractorCountNames))
+func writeStack(w io.Writer, p profile, st stack) {
+	outcomes := everyDayOutcomes
+	if p.idleReadSeconds > 0 {
+		outcomes = append(slices.Clone(outcomes), idleOutcomes...)
+	}
+	metrics := float64(len(extractorMetricNames)*len(outcomes) + len(extractorCountNames))
 	fmt.Fprintf(w, "\n## The whole stack, whatever its users\n\n")
 	fmt.Fprintf(w, "| part | count | USD a month |\n|---|---|---:|\n")
 	fmt.Fprintf(w, "| CloudWatch custom metrics | %d metrics of the extractor × %d outcomes seen every day (%s), and %d screening counts kept once = %.0f | %.2f |\n",
-		len(extractorMetricNames), len(everyDayOutcomes), strings.Join(everyDayOutcomes, ", "), len(extractorCountNames), metrics, metrics*metricPerMonth)
+		len(extractorMetricNames), len(outcomes), strings.Join(outcomes, ", "), len(extractorCountNames), metrics, metrics*metricPerMonth)
 	fmt.Fprintf(w, "| CloudWatch alarms | %d alarms of template.yaml watching %d metrics | %.2f |\n",
 		st.alarms, st.alarmMetrics, float64(st.alarmMetrics)*alarmMetricPerMonth)
 	fmt.Fprintf(w, "| **total** | | **%.2f** |\n", metrics*metricPerMonth+float64(st.alarmMetrics)*alarmMetricPerMonth)
@@ -252,3 +263,9 @@ var (
 // everyDayOutcomes are the outcomes a working stack reports every day;
 // each other outcome seen in a month adds a metric per name.
 var everyDayOutcomes = []string{"not_due", "changed", "unchanged", "duplicate", "no_turns"}
+
+// idleOutcomes are the outcomes the idle read adds every day when it is
+// on: a tail noted, a copy dropped as superseded, a copy dropped because
+// its turns were read already (the idle change's memory.OutcomeNoted,
+// OutcomeSuperseded and OutcomeAlreadyRead).
+var idleOutcomes = []string{"idle_noted", "idle_superseded", "idle_already_read"}

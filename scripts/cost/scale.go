@@ -69,6 +69,9 @@ type stack struct {
 	// userPoolTier is the feature plan of the template's user pool, ""
 	// when it makes none.
 	userPoolTier string
+	// idleConcurrency is the MaximumConcurrency of the idle queue's event
+	// source, 0 when the template has none.
+	idleConcurrency int
 }
 
 // loadStack reads template.yaml's numeric parameter defaults and counts
@@ -100,6 +103,11 @@ func loadStack(root string) (stack, error) {
 			return stack{}, err
 		}
 	}
+	for _, e := range app.SQSEvents {
+		if e.Queue == "IdleQueue" && e.Enabled {
+			st.idleConcurrency = e.MaxConcurrency
+		}
+	}
 	for id, f := range app.Functions {
 		if f.MemoryMB != memoryMB {
 			return stack{}, fmt.Errorf("template.yaml: %s has %d MB of memory; scripts/cost prices %d", id, f.MemoryMB, memoryMB)
@@ -125,16 +133,27 @@ func asList(v any) []any { l, _ := v.([]any); return l }
 
 // perUser is what one daily user asks of the service in the peak second.
 type perUser struct {
+	// extractions are the beat's model calls and idleReads the idle
+	// read's (through an event source of their own); notDue the messages
+	// that call no model, and idleDrops the idle copies that call none
+	// (each one Lambda invocation); notes the idle read's writes of a
+	// tail.
 	messages, extractions, reads, edits float64 // a second
+	idleReads, notDue, idleDrops, notes float64 // a second
 	callTokens, reservedTokens          float64 // a model call
 	wru, rru                            float64 // a write, a consistent read
 }
 
 func peakPerUser(p profile, r reportInput) perUser {
 	perSec := func(perDay float64) float64 { return perDay * peakHourShare / 3600 }
+	d := idleDayOf(p.idleReadSeconds, r)
 	u := perUser{
 		messages:       perSec(float64(p.answersPerDay)),
 		extractions:    perSec(float64(r.extractionsPerDay)),
+		idleReads:      perSec(d.reads),
+		notDue:         perSec(float64(p.answersPerDay - r.extractionsPerDay)),
+		idleDrops:      perSec(d.notDue*d.sends - d.reads),
+		notes:          perSec(d.notDue * noteWrites),
 		callTokens:     r.inTokens + r.outTokens,
 		reservedTokens: r.inTokens + float64(r.maxTokens),
 		wru:            units(r.steady, writeUnitBytes),
@@ -146,6 +165,10 @@ func peakPerUser(p profile, r reportInput) perUser {
 	u.edits = perSec(p.pageVisitsWeek / 7)
 	return u
 }
+
+// calls returns the model calls a second: the beat's and the idle
+// read's.
+func (u perUser) calls() float64 { return u.extractions + u.idleReads }
 
 // limit is a limit of the service and the daily users at which it binds,
 // for a US deploy and for one outside the US.
@@ -160,24 +183,28 @@ func limits(p profile, st stack, u perUser) []limit {
 	at := func(capacity, demand float64) float64 { return capacity / demand }
 	conc := st.params["ExtractorMaxConcurrency"]
 	both := func(l limit) limit { l.nonUS = l.us; return l }
-	writes := u.extractions * u.wru
+	writes := (u.calls() + u.notes) * u.wru
 	if p.budget {
-		writes += u.extractions * 2 // the counter: Allow and Record, 1 WRU each
+		writes += u.calls() * 2 // the counter: Allow and Record, 1 WRU each
 	}
 	ls := []limit{
 		both(limit{"ExtractorMaxConcurrency", "Extractor concurrency (`ExtractorMaxConcurrency`)", fmt.Sprintf("%.0f at %.0f s an extraction", conc, dueSeconds), "template.yaml",
 			at(conc/dueSeconds, u.extractions), 0, "raise it with the Bedrock quota; messages wait meanwhile (`ExtractionQueueAgeAlarm`)"}),
 		{"", bedrockTPM.name + ", reserved", fmt.Sprintf("%s / %s tokens a minute, %.0f reserved a call", human(bedrockTPM.us), human(bedrockTPM.nonUS), u.reservedTokens), bedrockTPM.url,
-			at(bedrockTPM.us/60/u.reservedTokens, u.extractions), at(bedrockTPM.nonUS/60/u.reservedTokens, u.extractions), "a quota increase; `ExtractEveryTurns` higher"},
+			at(bedrockTPM.us/60/u.reservedTokens, u.calls()), at(bedrockTPM.nonUS/60/u.reservedTokens, u.calls()), "a quota increase; `ExtractEveryTurns` higher"},
 		both(limit{"ReadRateLimit", "Read route throttle (`ReadRateLimit`)", fmt.Sprintf("%.0f requests/s a route", st.params["ReadRateLimit"]), "template.yaml",
 			at(st.params["ReadRateLimit"], u.reads), 0, "raise the parameter; read the facts with the Go packages"}),
 		both(limit{"", lambdaAccount.name, grouped(lambdaAccount.us), lambdaAccount.url,
-			at(lambdaAccount.us, u.extractions*dueSeconds+(u.messages-u.extractions)*notDueSeconds+u.reads*apiSeconds), 0, "a quota increase"}),
+			at(lambdaAccount.us, u.calls()*dueSeconds+(u.notDue+u.idleDrops)*notDueSeconds+u.reads*apiSeconds), 0, "a quota increase"}),
 		both(limit{"", eventSourceMax.name, grouped(eventSourceMax.us) + " a queue", eventSourceMax.url, at(eventSourceMax.us/dueSeconds, u.extractions), 0, "N queues (below)"}),
 		both(limit{"", apiAccount.name, grouped(apiAccount.us) + " requests/s", apiAccount.url, at(apiAccount.us, u.reads+u.edits), 0, "a quota increase; Go reads"}),
 		both(limit{"", tableFirstWrites.name, grouped(tableFirstWrites.us) + " WRU/s", tableFirstWrites.url, at(tableFirstWrites.us, writes), 0, "warm throughput before launch"}),
 		both(limit{"", tableQuota.name, grouped(tableQuota.us) + " WRU/s", tableQuota.url, at(tableQuota.us, writes), 0, "a quota increase"}),
 		both(limit{"", sqsFIFO.name, grouped(sqsFIFO.us) + " sends/s", sqsFIFO.url, at(sqsFIFO.us, u.messages), 0, "none needed"}),
+	}
+	if st.idleConcurrency > 0 && u.idleReads > 0 {
+		ls = append(ls, both(limit{"", "Idle read concurrency (the idle queue's event source, `MaximumConcurrency`)", fmt.Sprintf("%d at %.0f s a read", st.idleConcurrency, dueSeconds), "template.yaml",
+			at(float64(st.idleConcurrency)/dueSeconds, u.idleReads), 0, "raise the event source's `MaximumConcurrency`; copies wait in the idle queue meanwhile"}))
 	}
 	// A reservation binds only when the template sets one by default
 	// (docs/scale.md, "Reserved concurrency"); without, the reads share
@@ -193,8 +220,10 @@ func limits(p profile, st stack, u perUser) []limit {
 // scaleDoc writes docs/scale.md's generated part.
 func scaleDoc(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) {
 	u := peakPerUser(p, r)
-	fmt.Fprintf(w, "Per daily user (docs/cost.md's profile, measured by `scripts/cost`): %d answers, so %d messages and %d fact reads over HTTP, of which %d extractions (`ExtractEveryTurns` %d). ",
-		p.answersPerDay, p.answersPerDay, map[bool]int{true: p.answersPerDay}[p.httpReads], r.extractionsPerDay, cfg.ExtractEveryTurns)
+	d := idleDayOf(p.idleReadSeconds, r)
+	fmt.Fprintf(w, "Per daily user (docs/cost.md's profile, measured by `scripts/cost`): %d answers, so %d messages and %d fact reads over HTTP, of which %d extractions (`ExtractEveryTurns` %d), and %.0f idle reads (`IdleReadSeconds` %d): %.0f model calls. ",
+		p.answersPerDay, p.answersPerDay, map[bool]int{true: p.answersPerDay}[p.httpReads], r.extractionsPerDay, cfg.ExtractEveryTurns,
+		d.reads, p.idleReadSeconds, float64(r.extractionsPerDay)+d.reads)
 	fmt.Fprintf(w, "Per extraction: %.0f input and %.0f output tokens, `maxTokens` %d (what the adapter asked for), so %.0f tokens of quota reserved while it runs; one write of the %d-byte record (%.0f WRU) and one consistent read (%.0f RRU)",
 		r.inTokens, r.outTokens, r.maxTokens, u.reservedTokens, r.steady, u.wru, u.rru)
 	if p.budget {
@@ -202,7 +231,7 @@ func scaleDoc(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack
 	}
 	fmt.Fprintf(w, ". The busiest hour carries %.0f %% of a day.\n\n", peakHourShare*100)
 
-	fmt.Fprintf(w, "| daily users | messages/s at peak | extractions/s | model calls/min | tokens/min used | tokens/min reserved | fact reads/s | limits passed, US | limits passed, outside the US |\n")
+	fmt.Fprintf(w, "| daily users | messages/s at peak | extractions and idle reads/s | model calls/min | tokens/min used | tokens/min reserved | fact reads/s | limits passed, US | limits passed, outside the US |\n")
 	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	ls := limits(p, st, u)
 	for _, n := range []float64{1e4, 1e5, 1e6, 1e7} {
@@ -215,8 +244,8 @@ func scaleDoc(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack
 				non = append(non, strconv.Itoa(i+1))
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(n), human(n*u.messages), human(n*u.extractions),
-			human(n*u.extractions*60), human(n*u.extractions*60*u.callTokens), human(n*u.extractions*60*u.reservedTokens), human(n*u.reads),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(n), human(n*u.messages), human(n*u.calls()),
+			human(n*u.calls()*60), human(n*u.calls()*60*u.callTokens), human(n*u.calls()*60*u.reservedTokens), human(n*u.reads),
 			orNone(us), orNone(non))
 	}
 	fmt.Fprintf(w, "\nThe limits, numbered in the order they bind for a US deploy (the numbers the table above names):\n\n")
@@ -281,11 +310,15 @@ func render(ctx context.Context, endpoint string, p profile, root string) (map[s
 	}
 	var cost, scale strings.Builder
 	var ls []limit
+	var rerr error
 	err = measure(ctx, endpoint, p, func(cfg memory.Config, r reportInput) {
-		report(&cost, p, cfg, r, st)
+		rerr = report(&cost, p, cfg, r, st)
 		scaleDoc(&scale, p, cfg, r, st)
 		ls = limits(p, st, peakPerUser(p, r))
 	})
+	if err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return nil, nil, err
 	}
