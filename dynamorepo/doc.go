@@ -38,6 +38,10 @@
 //	          hash when longer than 13 bytes). An item written before held
 //	          thread ID -> {n, t}; it still reads, and the next Save writes
 //	          this form
+//	tails     map: thread key -> "<turn count>:<unix ms>", the unread
+//	          tails of the idle read (memory.Record.Tails: the newest
+//	          message not due and its send time), keyed as threads; absent
+//	          when none. Save writes it; ClearFacts removes it
 //	removed   map: canonical key -> unix ms rounded up, the tombstones of
 //	          keys removed by hand; present with facts (an item written
 //	          before tombstones existed lacks it until its next Save)
@@ -120,8 +124,8 @@
 // not measured: [memory.Config.Validate] guarantees that a full record
 // under the caps, evidence and MaxPending pending facts included, stays
 // within [memory.ItemBudget]. The largest record template.yaml allows
-// (75 facts and 10 pending facts of 200 characters) is 289,155 bytes by
-// these rules, under its bound of 297,289 (TestFullRecordFitsTheBudget). moto_server checks the
+// (75 facts and 10 pending facts of 200 characters) is 289,787 bytes by
+// these rules, under its bound of 298,169 (TestFullRecordFitsTheBudget). moto_server checks the
 // size on PutItem only, at 405,000 bytes, a little under DynamoDB's limit.
 //
 // # Errors

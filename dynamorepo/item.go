@@ -25,6 +25,7 @@ const (
 	attrCleared  = "clearedAt"
 	attrPending  = "pending"
 	attrEnds     = "endsAt"
+	attrTails    = "tails"
 )
 
 // MaxItemBytes is DynamoDB's limit on the size of an item: 400 KB.
@@ -79,6 +80,9 @@ type item struct {
 	ClearedAt integer             `dynamodbav:"clearedAt,omitempty"`
 	Pending   map[string]factItem `dynamodbav:"pending"`
 	Ends      integer             `dynamodbav:"endsAt,omitempty"`
+	// Tails are the unread tails (memory.Record.Tails), each stored as a
+	// counted watermark: "<turn count>:<unix ms of the message's send>".
+	Tails map[string]mark `dynamodbav:"tails,omitempty"`
 }
 
 // factItem is a stored fact; t, u and a (when it was said) are unix
@@ -321,6 +325,15 @@ func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.At
 		}
 		addMark(it.Threads, memory.ThreadKey(id), mark{TurnCount: int64(m.TurnCount), Digest: m.Digest, At: m.At.UnixMilli()})
 	}
+	if len(rec.Tails) > 0 {
+		it.Tails = make(map[string]mark, len(rec.Tails))
+	}
+	for key, t := range rec.Tails {
+		if key == "" {
+			return nil, errors.New("dynamorepo: an unread tail with an empty thread key cannot be stored")
+		}
+		addMark(it.Tails, memory.ThreadKey(key), mark{TurnCount: int64(t.TurnCount), At: t.SentAt.UnixMilli()})
+	}
 	for key, at := range rec.Tombstones {
 		if key == "" {
 			return nil, errors.New("dynamorepo: a tombstone with an empty key cannot be stored")
@@ -353,7 +366,7 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 	// One attribute at a time, so that an error names it.
 	for name, dst := range map[string]any{attrVersion: &it.Version, attrFacts: &it.Facts, attrThreads: &it.Threads,
 		attrRemoved: &it.Removed, attrErasedAt: &it.ErasedAt, attrCleared: &it.ClearedAt,
-		attrPending: &it.Pending, attrEnds: &it.Ends} {
+		attrPending: &it.Pending, attrEnds: &it.Ends, attrTails: &it.Tails} {
 		if v, ok := av[name]; ok {
 			if err := attributevalue.Unmarshal(v, dst); err != nil {
 				var te *attributevalue.UnmarshalTypeError // a map or an entry of another type
@@ -396,6 +409,15 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 	}
 	if it.Threads != nil {
 		rec.Threads = threadMarks(it.Threads)
+	}
+	if len(it.Tails) > 0 {
+		rec.Tails = make(map[string]memory.Tail, len(it.Tails))
+		for key, m := range it.Tails {
+			if m.Digest != "" {
+				return memory.Record{}, corrupt(attrTails, "holds a digest where a turn count is expected")
+			}
+			rec.Tails[key] = memory.Tail{TurnCount: int(m.TurnCount), SentAt: integer(m.At).time()}
+		}
 	}
 	return rec, nil
 }

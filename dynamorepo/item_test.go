@@ -219,9 +219,9 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 		}
 		got := mustGet(t, f.repo, s)
 		if len(got.Facts) != cfg.MaxFacts || len(got.Pending) != cfg.MaxPending || len(got.Threads) != cfg.MaxThreads ||
-			got.Facts[0] != rec.Facts[0] || got.Pending[0] != rec.Pending[0] {
-			t.Errorf("stored %d facts, %d pending facts and %d threads, want %d, %d and %d, the first as written",
-				len(got.Facts), len(got.Pending), len(got.Threads), cfg.MaxFacts, cfg.MaxPending, cfg.MaxThreads)
+			len(got.Tails) != memory.MaxTails || got.Facts[0] != rec.Facts[0] || got.Pending[0] != rec.Pending[0] {
+			t.Errorf("stored %d facts, %d pending facts, %d threads and %d tails, want %d, %d, %d and %d, the first as written",
+				len(got.Facts), len(got.Pending), len(got.Threads), len(got.Tails), cfg.MaxFacts, cfg.MaxPending, cfg.MaxThreads, memory.MaxTails)
 		}
 	}
 	// docs/decisions.md states these figures, the package doc those of
@@ -266,7 +266,8 @@ func templateMaxValue(t *testing.T, name string) int {
 // bytes, each from a thread ID of MaxIDLen bytes with a title of
 // MaxThreadTitleChars runes of 4 bytes, evidence of MaxEvidenceChars
 // runes of 4 bytes, the longest stored origin and category and an end
-// date; MaxThreads watermarks of MaxIDLen-byte thread IDs; MaxTombstones
+// date; MaxThreads watermarks and memory.MaxTails unread tails of
+// MaxIDLen-byte thread IDs; MaxTombstones
 // tombstones with keys of MaxFactChars runes of 4 bytes; every time.
 func fullRecord(cfg memory.Config) memory.Record {
 	at := time.Date(2999, 12, 31, 23, 59, 59, 999e6, time.UTC)
@@ -300,6 +301,10 @@ func fullRecord(cfg memory.Config) memory.Record {
 	}
 	for i := range cfg.MaxThreads {
 		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at}
+	}
+	rec.Tails = map[string]memory.Tail{}
+	for i := range memory.MaxTails {
+		rec.Tails[id("tail", i)] = memory.Tail{TurnCount: 1<<31 - 1, SentAt: at}
 	}
 	for i := range cfg.MaxTombstones {
 		k := "gone" + strconv.Itoa(i)

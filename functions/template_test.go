@@ -132,8 +132,8 @@ func TestLeastPrivilege(t *testing.T) {
 				default:
 					t.Errorf("%s: unexpected action %q", id, action)
 				}
-				if service == "sqs" && fmt.Sprint(s["Resource"]) != fmt.Sprint(getAtt("ExtractionQueue", "Arn")) {
-					t.Errorf("%s: %s on %v, want the extraction queue only", id, action, s["Resource"])
+				if service == "sqs" && fmt.Sprint(s["Resource"]) != fmt.Sprint(sqsResource(action)) {
+					t.Errorf("%s: %s on %v, want %v", id, action, s["Resource"], sqsResource(action))
 				}
 				if service == "bedrock" && action != "bedrock:InvokeModel" {
 					t.Errorf("%s: %s, want bedrock:InvokeModel only", id, action)
@@ -353,6 +353,16 @@ func TestQueues(t *testing.T) {
 	}
 }
 
+// sqsResource returns the resource the extractor's role may use action
+// on: sending to the idle queue only (its delayed copies), receiving from
+// the extraction queue and the idle queue.
+func sqsResource(action string) any {
+	if action == "sqs:SendMessage" {
+		return getAtt("IdleQueue", "Arn")
+	}
+	return []any{getAtt("ExtractionQueue", "Arn"), getAtt("IdleQueue", "Arn")}
+}
+
 // setupEnv returns the values of setup's Env* constants, read from its
 // source so that a new variable counts without a change here.
 func setupEnv(t *testing.T) map[string]bool {
@@ -401,6 +411,22 @@ func TestEnvironmentIsSetups(t *testing.T) {
 	}
 	check("Globals", get(tpl, "Globals", "Function", "Environment", "Variables"))
 	for _, id := range tpl.Functions() {
+		if id == "ExtractorFunction" {
+			// The extractor's own settings (the idle read) are read by its
+			// package, not by setup.
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(httpapitest.Root(t), "functions", "extractor", "idle.go"), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			own := maps.Clone(known)
+			envConstants(f, own)
+			for name := range get(props(tpl.Resources()[id]), "Environment", "Variables").(map[string]any) {
+				if !own[name] {
+					t.Errorf("%s sets %s, which neither functions/setup nor functions/extractor reads", id, name)
+				}
+			}
+			continue
+		}
 		check(id, get(props(tpl.Resources()[id]), "Environment", "Variables"))
 	}
 	if get(tpl, "Globals", "Function", "Environment", "Variables", "TABLE_NAME") == nil {
@@ -898,6 +924,8 @@ func TestStatefulResourcesAreKept(t *testing.T) {
 	app := resolve(t, loadStackTemplate(t), o)
 	names := map[string]bool{}
 	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,75}\.fifo$`)
+	// A standard queue (the idle read's) has no .fifo: up to 80 characters.
+	standard := regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
 	for id, r := range res {
 		if r["Type"] != "AWS::SQS::Queue" {
 			continue
@@ -907,6 +935,13 @@ func TestStatefulResourcesAreKept(t *testing.T) {
 			continue
 		}
 		name := app.Queues[id].Name
+		if props(r)["FifoQueue"] != true {
+			if !standard.MatchString(name) || names[name] {
+				t.Errorf("%s: name %q (%d characters): want a unique name of at most 80", id, name, len(name))
+			}
+			names[name] = true
+			continue
+		}
 		if !valid.MatchString(name) || names[name] {
 			t.Errorf("%s: name %q (%d characters) for a %d-character stack name: want a unique name of at most 80 with .fifo", id, name, len(name), len(o.StackName))
 		}
@@ -1349,5 +1384,27 @@ func TestPageRoutesArePublic(t *testing.T) {
 		if issuer == "" && !strings.HasSuffix(s.AuthURL, ".auth.eu-west-1.amazoncognito.com") {
 			t.Errorf("AUTH_URL %q, want the user pool domain's managed login in eu-west-1", s.AuthURL)
 		}
+	}
+}
+
+// TestIdleQueueAgeAlarmAllowsTheDelay holds IdleQueueAgeAlarmSeconds to
+// what it is made of: SQS's longest per-message delay (900 s, Amazon SQS
+// Developer Guide, "Amazon SQS message timers"), which an idle copy waits
+// before it can be received, plus the extraction queue's alarm age; and
+// the idle queue's visibility timeout to at least six times the
+// extractor's timeout, as the extraction queue's.
+func TestIdleQueueAgeAlarmAllowsTheDelay(t *testing.T) {
+	const maxDelay = 900
+	params := asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])
+	idle, extraction := asMap(params["IdleQueueAgeAlarmSeconds"]), asMap(params["ExtractionDelayAlarmSeconds"])
+	if d, e := toFloat(idle["Default"]), toFloat(extraction["Default"]); d != maxDelay+e {
+		t.Errorf("IdleQueueAgeAlarmSeconds defaults to %v, want %v: 900 s of delay plus ExtractionDelayAlarmSeconds' %v", d, maxDelay+e, e)
+	}
+	if m, e := toFloat(idle["MinValue"]), toFloat(extraction["MinValue"]); m < maxDelay+e {
+		t.Errorf("IdleQueueAgeAlarmSeconds may be %v, under the delay plus ExtractionDelayAlarmSeconds' least %v", m, maxDelay+e)
+	}
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	if q, f := app.Queues["IdleQueue"], app.Functions["ExtractorFunction"]; q.VisibilityTimeout < 6*f.Timeout {
+		t.Errorf("IdleQueue's visibility timeout %s is under six times the extractor's timeout %s", q.VisibilityTimeout, f.Timeout)
 	}
 }

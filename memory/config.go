@@ -193,15 +193,16 @@ func (c Config) WithDefaults() Config {
 // thread ID of MaxIDLen bytes and a title of MaxThreadTitleChars runes of
 // 4 bytes, with evidence of MaxEvidenceChars runes of 4 bytes, the longest
 // origin and category and an end date, MaxFacts facts and MaxPending
-// pending facts, MaxThreads watermarks under keys of [ThreadKeyLen] bytes
-// (the store keys a watermark by [ThreadKey]), MaxTombstones tombstones
+// pending facts, MaxThreads watermarks and [MaxTails] unread tails under
+// keys of [ThreadKeyLen] bytes (the store keys both by [ThreadKey]; a tail
+// is stored as a watermark is), MaxTombstones tombstones
 // with keys of MaxFactChars runes of 4 bytes.
 func (c Config) MaxRecordBytes() int {
 	c = c.WithDefaults()
 	perFact := 2*4*c.MaxFactChars + factOverhead
 	perThread := ThreadKeyLen + threadOverhead
 	perTombstone := 4*c.MaxFactChars + tombstoneOverhead
-	return recordOverhead + (c.MaxFacts+c.MaxPending)*perFact + c.MaxThreads*perThread + c.MaxTombstones*perTombstone
+	return recordOverhead + (c.MaxFacts+c.MaxPending)*perFact + (c.MaxThreads+MaxTails)*perThread + c.MaxTombstones*perTombstone
 }
 
 // Validate returns a *Error with CodeInvalidConfig naming the first field

@@ -159,6 +159,12 @@ func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult,
 	if err != nil {
 		return ExtractResult{}, repoError(err)
 	}
+	return s.extractFrom(ctx, rec, req)
+}
+
+// extractFrom is [Store.Extract] after the checks, on the record rec as
+// just read.
+func (s *Store) extractFrom(ctx context.Context, rec Record, req ExtractRequest) (ExtractResult, error) {
 	if o, stop := s.skip(rec, req); stop {
 		return ExtractResult{Facts: s.visible(rec, o), Outcome: o}, nil
 	}
@@ -268,6 +274,7 @@ func (s *Store) merge(ctx context.Context, rec Record, req ExtractRequest, chang
 		next.Facts, next.Pending, n = mergeOperations(rec.Facts, rec.Pending, kept, sourceOf(req, now), now, s.cfg.MaxFacts)
 		res.Sets, res.Deletes, res.Pending = n.sets, n.deletes, n.pending
 		next.Threads = markThread(rec.Threads, ThreadKey(req.ThreadID), req.mark(now), s.cfg.MaxThreads)
+		next.Tails = readTail(rec.Tails, ThreadKey(req.ThreadID), req)
 		final = next
 		return next, true
 	})

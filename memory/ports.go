@@ -42,6 +42,11 @@ type Record struct {
 	// write, so that the first write after it is a whole-record write,
 	// which removes what ended.
 	Expires time.Time
+	// Tails maps the key of a thread ([ThreadKey]) whose newest turns were
+	// not read, because no extraction was due, to that unread tail
+	// ([Store.NoteTail]); an extraction that reads them removes it. At
+	// most [MaxTails]. Nil when there is none.
+	Tails map[string]Tail
 }
 
 // ThreadMark is the extraction watermark of one thread: a turn count, set
@@ -89,7 +94,7 @@ type Repository interface {
 	DeleteFact(ctx context.Context, s Scope, key string, at time.Time, maxTombstones int) (applied bool, current Record, err error)
 
 	// ClearFacts empties the user's facts, pending facts and tombstones,
-	// zeroes Expires and sets
+	// removes the unread tails, zeroes Expires and sets
 	// ClearedAt to at, keeping the watermarks and ErasedAt, in one write
 	// that needs no condition: with no record (or only an erasure fence)
 	// it creates one that holds no fact, so that the clear still fences

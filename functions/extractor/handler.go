@@ -48,6 +48,8 @@ const (
 	outcomeDeadline     = "deadline"      // not started, too little time: failed, retried
 	outcomeGroupBlocked = "group_blocked" // an earlier record of its group failed: failed, retried
 	outcomeInternal     = "internal"      // a bug (a recovered panic): failed, retried
+	outcomeIdleWaiting  = "idle_waiting"  // an idle copy sent again: the idle time has not elapsed
+	outcomeQueueFailed  = "queue_failed"  // the idle copy could not be sent: failed, retried
 )
 
 // Handler processes the batches of extraction messages the SQS event
@@ -62,6 +64,7 @@ type Handler struct {
 	maxBodyBytes     int
 	transient        func(error) bool
 	now              func() time.Time
+	idle             idleRead
 }
 
 // Option configures a [Handler].
@@ -220,30 +223,24 @@ func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) 
 	}
 	r.tenant, r.userRef, r.uncounted = m.TenantID, logref.User(m.TenantID, m.UserID), m.Uncounted
 
-	if !h.due(m) {
-		r.outcome = outcomeNotDue
-		if h.store.Config().ExtractionDisabled {
-			r.outcome = string(memory.OutcomeDisabled)
-		}
-		return r
-	}
 	req := extractRequest(m)
 	req.SentAt, r.sentFrom = sentAt(rec, m)
-
+	if h.isIdle(rec) {
+		return h.readIdle(ctx, rec, req, r)
+	}
+	if !h.due(m) {
+		return h.notDue(ctx, rec, req, r)
+	}
 	res, err := h.store.Extract(ctx, req)
+	return h.extracted(r, res, err)
+}
+
+// extracted returns r completed with what an extraction did: its outcome,
+// or the failure of its error, and whether the record is retried.
+func (h *Handler) extracted(r result, res memory.ExtractResult, err error) result {
 	r.extract = res
 	if err != nil {
-		r.failed = true
-		r.reason = errorClass(err)
-		switch memory.ErrorCode(err) {
-		case memory.CodeInvalidID, memory.CodeInvalidTurnCount:
-			r.outcome = outcomeMalformed
-		case memory.CodeConflict:
-			r.outcome = outcomeConflict
-		default:
-			r.outcome = outcomeRepository
-		}
-		return r
+		return failedWith(r, err)
 	}
 	r.outcome = string(res.Outcome)
 	if res.Outcome == memory.OutcomeModelFailed {
@@ -259,6 +256,22 @@ func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) 
 	}
 	if res.Outcome == memory.OutcomeBadAnswer {
 		r.reason = errorClass(res.Reported)
+	}
+	return r
+}
+
+// failedWith returns r failed by err, an error of the store: malformed,
+// conflict or a repository failure.
+func failedWith(r result, err error) result {
+	r.failed = true
+	r.reason = errorClass(err)
+	switch memory.ErrorCode(err) {
+	case memory.CodeInvalidID, memory.CodeInvalidTurnCount:
+		r.outcome = outcomeMalformed
+	case memory.CodeConflict:
+		r.outcome = outcomeConflict
+	default:
+		r.outcome = outcomeRepository
 	}
 	return r
 }

@@ -7,7 +7,9 @@
 // CloudWatch Embedded Metric Format lines; see docs/extractor.md.
 //
 // Environment: those of package setup (TABLE_NAME, EXTRACT_EVERY_TURNS,
-// CHEAP_MODEL_ID, TENANT_DAILY_MODEL_CALLS, MODEL_OUTPUT_MODE, …).
+// CHEAP_MODEL_ID, TENANT_DAILY_MODEL_CALLS, MODEL_OUTPUT_MODE, …), and the
+// idle read's IDLE_READ_SECONDS, IDLE_QUEUE_URL and IDLE_QUEUE_ARN
+// ([IdleFromEnv]).
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/dynamorepo"
@@ -67,7 +70,12 @@ func fromEnv(ctx context.Context, getenv func(string) string, logger *slog.Logge
 	if err != nil {
 		return nil, fmt.Errorf("extractor: %w", err)
 	}
-	return NewHandler(store, WithLogger(logger), WithMetrics(metrics))
+	idle, err := IdleFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return NewHandler(store, WithLogger(logger), WithMetrics(metrics),
+		WithIdleRead(idle.After, idle.QueueURL, idle.QueueARN, sqs.NewFromConfig(env.AWS)))
 }
 
 // modelCallLogger logs what each call of the cheap model did: attempts,

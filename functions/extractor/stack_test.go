@@ -90,6 +90,9 @@ func newStack(t *testing.T, env map[string]string) *stack {
 		// evidence: the stand-in's rule-based answers carry none yet. This
 		// also runs the EVIDENCE_CHECK setting through fromEnv.
 		"EVIDENCE_CHECK": "off",
+		// The idle read needs its queue (idle_test.go); off unless env
+		// gives one.
+		"IDLE_READ_SECONDS": "0",
 	}
 	for k, v := range env {
 		vars[k] = v

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/stack"
@@ -61,4 +62,50 @@ func depth(t *testing.T, q *sqs.Client, url string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestDelayedMessageWaits holds the local stack's fidelity claim for the
+// idle read (docs/localtest.md, "SQS per-message delay"): moto_server
+// honours a message's DelaySeconds on a standard queue, as SQS does
+// (Amazon SQS Developer Guide, "Amazon SQS message timers"): the message
+// is not received before its delay, even by a long poll, and is after it,
+// with its message attributes.
+func TestDelayedMessageWaits(t *testing.T) {
+	ctx := context.Background()
+	q := sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(motoserver.Endpoint(t)),
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+	out, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("delay-%d-%d", os.Getpid(), time.Now().UnixNano()))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const delay = 2 * time.Second
+	sent := time.Now()
+	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: out.QueueUrl, MessageBody: aws.String("copy"), DelaySeconds: int32(delay / time.Second),
+		MessageAttributes: map[string]sqstypes.MessageAttributeValue{"sentAt": {DataType: aws.String("Number"), StringValue: aws.String("1795989780000")}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: out.QueueUrl, WaitTimeSeconds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Messages) != 0 && time.Since(sent) < delay {
+		t.Fatalf("a message delayed %s was received after %s", delay, time.Since(sent))
+	}
+	var m sqstypes.Message
+	for end := sent.Add(delay + 10*time.Second); len(got.Messages) == 0; {
+		if time.Now().After(end) {
+			t.Fatalf("a message delayed %s was not received within %s", delay, time.Since(sent))
+		}
+		got, err = q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: out.QueueUrl, WaitTimeSeconds: 1, MessageAttributeNames: []string{"All"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	m = got.Messages[0]
+	if took := time.Since(sent); took < delay {
+		t.Errorf("received after %s, before its delay %s", took, delay)
+	}
+	if aws.ToString(m.MessageAttributes["sentAt"].StringValue) != "1795989780000" {
+		t.Errorf("attributes %v, want sentAt kept", m.MessageAttributes)
+	}
 }

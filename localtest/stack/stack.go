@@ -193,6 +193,9 @@ type Info struct {
 	TableName string `json:"tableName"`
 	QueueURL  string `json:"queueUrl"`
 	DLQURL    string `json:"dlqUrl"`
+	// IdleQueueURL is the idle read's queue of delayed copies, fed to the
+	// extractor too (docs/extractor.md, "Idle read").
+	IdleQueueURL string `json:"idleQueueUrl,omitempty"`
 	// BedrockURL is the Converse stand-in's URL (its control endpoint is
 	// under /_control/); the functions reach it through a fault injector.
 	BedrockURL string `json:"bedrockUrl"`

@@ -371,11 +371,18 @@ func (s *Stack) startEventSources(ctx context.Context, st *starting) error {
 			continue
 		}
 		q := s.App.Queues[ev.Queue]
-		s.Info.QueueURL = s.queueURL(q.Name)
-		s.Info.Extractor = ev.Function
-		s.Info.ExtractorEnv = maps.Clone(s.App.Functions[ev.Function].Env)
-		if q.DeadLetterQueue != "" {
-			s.Info.DLQURL = s.queueURL(s.App.Queues[q.DeadLetterQueue].Name)
+		if q.FIFO {
+			// The extraction queue, which gateways send to.
+			s.Info.QueueURL = s.queueURL(q.Name)
+			s.Info.Extractor = ev.Function
+			s.Info.ExtractorEnv = maps.Clone(s.App.Functions[ev.Function].Env)
+			if q.DeadLetterQueue != "" {
+				s.Info.DLQURL = s.queueURL(s.App.Queues[q.DeadLetterQueue].Name)
+			}
+		} else {
+			// The idle read's queue of delayed copies; moto_server honours
+			// their DelaySeconds (docs/localtest.md).
+			s.Info.IdleQueueURL = s.queueURL(q.Name)
 		}
 		fn := ev.Function
 		s.pollers = append(s.pollers, sqsevents.Start(context.WithoutCancel(ctx), sqsevents.Config{

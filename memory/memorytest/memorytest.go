@@ -98,6 +98,11 @@ func clone(rec memory.Record) memory.Record {
 	if rec.Pending != nil {
 		rec.Pending = slices.Clone(rec.Pending)
 	}
+	if len(rec.Tails) == 0 {
+		rec.Tails = nil // stored as no tails, as dynamorepo stores none
+	} else {
+		rec.Tails = maps.Clone(rec.Tails)
+	}
 	return rec
 }
 
@@ -202,6 +207,7 @@ func (r *Repo) ClearFacts(_ context.Context, s memory.Scope, at time.Time) error
 	rec.Facts = []memory.Fact{}
 	rec.Tombstones = map[string]time.Time{}
 	rec.Pending = nil
+	rec.Tails = nil
 	rec.Expires = time.Time{}
 	rec.ClearedAt = at
 	rec.Version = r.nextVersion()

@@ -46,7 +46,8 @@ func fact(key, value string, at time.Time) memory.Fact {
 // concurrent writes of distinct keys for a new user, and the fields of
 // glass-box memory: evidence, end dates and categories of facts, pending
 // facts, and Expires, after which SetFact and DeleteFact leave the write
-// to Save.
+// to Save; the unread tails of the idle read, and the store's idle read
+// over the repository: noted, superseded, read once, fenced.
 func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) {
 	cases := []struct {
 		name string
@@ -67,6 +68,9 @@ func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) 
 		{"WritesAfterExpires", testWritesAfterExpires},
 		{"WritesRemovePending", testWritesRemovePending},
 		{"ClearFactsClearsPending", testClearFactsClearsPending},
+		{"TailsRoundTrip", testTailsRoundTrip},
+		{"IdleReadOnce", testIdleReadOnce},
+		{"IdleReadFenced", testIdleReadFenced},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newRepo(t)) })

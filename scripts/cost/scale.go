@@ -204,7 +204,7 @@ func limits(p profile, st stack, u perUser) []limit {
 	}
 	if st.idleConcurrency > 0 && u.idleReads > 0 {
 		ls = append(ls, both(limit{"", "Idle read concurrency (the idle queue's event source, `MaximumConcurrency`)", fmt.Sprintf("%d at %.0f s a read", st.idleConcurrency, dueSeconds), "template.yaml",
-			at(float64(st.idleConcurrency)/dueSeconds, u.idleReads), 0, "raise the event source's `MaximumConcurrency`; copies wait in the idle queue meanwhile"}))
+			at(float64(st.idleConcurrency)/dueSeconds, u.idleReads), 0, "raise `ExtractorMaxConcurrency`, which both queues' event sources take; copies wait in the idle queue meanwhile"}))
 	}
 	// A reservation binds only when the template sets one by default
 	// (docs/scale.md, "Reserved concurrency"); without, the reads share
