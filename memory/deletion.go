@@ -15,8 +15,8 @@ import (
 // before it sets the key again; the tombstone is written even when the key
 // is not stored (an extraction in flight may be about to set it). One
 // conditional write; at MaxTombstones a new tombstone merges and saves the
-// whole record, folding the oldest tombstones into ClearedAt. Errors: 400
-// *Error with CodeInvalidID, CodeInvalidKeyChars or CodeEmptyFact; 409
+// whole record, folding the oldest tombstones into ClearedAt. Errors:
+// *Error with CodeInvalidID, CodeInvalidKeyChars or CodeEmptyFact;
 // CodeConflict; a
 // repository failure.
 func (s *Store) RemoveFact(ctx context.Context, sc Scope, key string) error {
@@ -110,7 +110,7 @@ func (s *Store) tidy(rec Record) Record {
 // extraction requested before the clear writes anything; the record and
 // its watermarks stay, and a user without a record gets one holding only
 // ClearedAt. The erasure that removes the record is DeleteByUser. One
-// write. Errors: 400 CodeInvalidID; a repository failure.
+// write. Errors: CodeInvalidID; a repository failure.
 func (s *Store) Clear(ctx context.Context, sc Scope) error {
 	if err := sc.Validate(); err != nil {
 		return err
@@ -128,7 +128,7 @@ func (s *Store) Clear(ctx context.Context, sc Scope) error {
 // It validates the scope, takes the time from the store's clock and calls
 // [Repository.Erase], named for what that write does (it replaces the
 // record by the fence).
-// Errors: 400 CodeInvalidID; a repository failure.
+// Errors: CodeInvalidID; a repository failure.
 func (s *Store) DeleteByUser(ctx context.Context, sc Scope) (int, error) {
 	n, _, err := s.deleteByUser(ctx, sc)
 	return n, err

@@ -31,7 +31,7 @@ func today(now time.Time) time.Time {
 }
 
 // checkValidUntil returns the end date s of a fact set by hand, midnight
-// UTC, or a 400 *Error with CodeInvalidValidUntil unless it is a date from
+// UTC, or an *Error with CodeInvalidValidUntil unless it is a date from
 // today to MaxValidUntilDays ahead. "" is no end.
 func checkValidUntil(s string, now time.Time) (time.Time, error) {
 	if s == "" {

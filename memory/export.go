@@ -55,7 +55,7 @@ type Watermark struct {
 
 // Export returns everything stored for the user, read in one
 // [Repository.Get]: no model call, no write. A user with no record gets an
-// Export with no facts. Errors: 400 CodeInvalidID; a repository failure.
+// Export with no facts. Errors: CodeInvalidID; a repository failure.
 func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
 	rec, err := s.read(ctx, sc)
 	if err != nil {

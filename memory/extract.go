@@ -141,7 +141,7 @@ type ExtractResult struct {
 // including an invalid key or more than MaxOperations operations
 // (reported, CodeBadAnswer). A model failure never returns an error.
 //
-// Errors: 400 *Error with CodeInvalidID or CodeInvalidTurnCount; 409
+// Errors: *Error with CodeInvalidID or CodeInvalidTurnCount;
 // CodeConflict; a repository failure.
 func (s *Store) Extract(ctx context.Context, req ExtractRequest) (ExtractResult, error) {
 	if err := req.check(); err != nil {
@@ -189,7 +189,7 @@ func (s *Store) extractFrom(ctx context.Context, rec Record, req ExtractRequest)
 	return res, nil
 }
 
-// check returns a 400 *Error when the IDs or the turn counts of req are
+// check returns an *Error when the IDs or the turn counts of req are
 // not valid.
 func (req ExtractRequest) check() error {
 	if err := req.Scope.Validate(); err != nil {

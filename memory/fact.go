@@ -64,7 +64,7 @@ const (
 	OriginRememberTool Origin = "remember_tool"
 )
 
-// CheckWriteOrigin returns a 400 *Error with CodeInvalidOrigin unless o is
+// CheckWriteOrigin returns an *Error with CodeInvalidOrigin unless o is
 // an origin a write by hand may name: OriginManual or OriginRememberTool.
 // A fact of OriginConversation is only written by an extraction, with its
 // thread.
@@ -117,7 +117,7 @@ func ValidID(id string) bool {
 	return true
 }
 
-// Validate returns a 400 *Error with CodeInvalidID when either ID is not
+// Validate returns an *Error with CodeInvalidID when either ID is not
 // [ValidID].
 func (s Scope) Validate() error {
 	if !ValidID(s.TenantID) {
@@ -166,7 +166,7 @@ func keyRune(r rune) bool {
 // one '_'.
 const KeySeparators = " -_."
 
-// CheckKey returns a 400 *Error with CodeInvalidKeyChars (and a
+// CheckKey returns an *Error with CodeInvalidKeyChars (and a
 // userMessage) when key, set or removed by hand, holds a character that
 // [CanonicalKey] would drop other than [KeySeparators]: "Home City" and
 // "home-city" pass and name home_city, "Bad Key!" is refused rather than

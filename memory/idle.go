@@ -57,8 +57,8 @@ const (
 // (OutcomeDisabled) or when it has no turns (OutcomeNoTurns). A tail at or
 // above the request's count stays as it is. Otherwise it returns
 // OutcomeNoted. An uncounted request is always due: it is refused as
-// CodeInvalidTurnCount. Errors: 400
-// *Error with CodeInvalidID or CodeInvalidTurnCount; 409 CodeConflict; a
+// CodeInvalidTurnCount. Errors:
+// *Error with CodeInvalidID or CodeInvalidTurnCount; CodeConflict; a
 // repository failure.
 func (s *Store) NoteTail(ctx context.Context, req ExtractRequest) (Outcome, error) {
 	if err := req.check(); err != nil {

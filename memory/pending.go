@@ -30,9 +30,9 @@ func (s *Store) Read(ctx context.Context, sc Scope) (Memory, error) {
 // KeepPending is the user's yes to a pending fact: it moves to the facts,
 // with its value, evidence, category and source, updated now (over
 // MaxFacts the fact updated longest ago is dropped, never this one), and
-// from then on it is in every prompt. It returns the kept fact. Errors: 400
-// CodeInvalidID, CodeInvalidKeyChars or CodeEmptyFact; 404
-// CodePendingNotFound when no pending fact has the key; 409 CodeConflict;
+// from then on it is in every prompt. It returns the kept fact. Errors:
+// CodeInvalidID, CodeInvalidKeyChars or CodeEmptyFact;
+// CodePendingNotFound when no pending fact has the key; CodeConflict;
 // a repository failure.
 func (s *Store) KeepPending(ctx context.Context, sc Scope, key string) (Fact, error) {
 	k, rec, err := s.readForPending(ctx, sc, key)
@@ -67,8 +67,8 @@ func (s *Store) KeepPending(ctx context.Context, sc Scope, key string) (Fact, er
 // tombstone of its key fences the extractions requested before now, so
 // that a message already queued does not propose it again (a later
 // conversation may). A key with no pending fact changes nothing; the
-// stored fact of the key, if any, stays. Errors: 400 CodeInvalidID,
-// CodeInvalidKeyChars or CodeEmptyFact; 409 CodeConflict; a repository
+// stored fact of the key, if any, stays. Errors: CodeInvalidID,
+// CodeInvalidKeyChars or CodeEmptyFact; CodeConflict; a repository
 // failure.
 func (s *Store) DiscardPending(ctx context.Context, sc Scope, key string) error {
 	k, rec, err := s.readForPending(ctx, sc, key)

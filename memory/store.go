@@ -77,7 +77,7 @@ func (s *Store) Limits() Limits {
 // slice for a user without a record; a temporary fact past its last day
 // is never among them, nor is a pending fact ([Store.Read] returns those).
 // No model call, no write. Errors: a
-// 400 *Error with CodeInvalidID, or a repository failure (CodeRepository).
+// *Error with CodeInvalidID, or a repository failure (CodeRepository).
 func (s *Store) GetFacts(ctx context.Context, sc Scope) ([]Fact, error) {
 	rec, err := s.read(ctx, sc)
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Store) GetFacts(ctx context.Context, sc Scope) ([]Fact, error) {
 }
 
 // read validates sc and returns the user's record, read once: no model
-// call, no write. Errors: 400 CodeInvalidID; a repository failure
+// call, no write. Errors: CodeInvalidID; a repository failure
 // (repoError).
 func (s *Store) read(ctx context.Context, sc Scope) (Record, error) {
 	if err := sc.Validate(); err != nil {
@@ -101,7 +101,7 @@ func (s *Store) read(ctx context.Context, sc Scope) (Record, error) {
 }
 
 // checkManual trims and checks a key and a value set by hand. It returns
-// the canonical key and the clean value, or a 400 *Error: CodeInvalidKeyChars
+// the canonical key and the clean value, or an *Error: CodeInvalidKeyChars
 // for a key [CheckKey] refuses, CodeEmptyFact for an empty key or value,
 // CodeFactTooLong (with a userMessage) for one over MaxFactChars.
 func (s *Store) checkManual(key, value string, needValue bool) (string, string, error) {
@@ -163,9 +163,9 @@ type FactInput struct {
 // conflict, for a new user too; a new key at the cap, a temporary fact,
 // or a record where something ended merges and saves the whole record.
 //
-// Errors: 400 *Error with CodeInvalidID, CodeInvalidOrigin,
+// Errors: *Error with CodeInvalidID, CodeInvalidOrigin,
 // CodeInvalidKeyChars, CodeEmptyFact, CodeFactTooLong (with a
-// userMessage), CodeInvalidValidUntil or CodeSecretRefused; 409
+// userMessage), CodeInvalidValidUntil or CodeSecretRefused;
 // CodeConflict when concurrent writers won MaxConflictRetries times; a
 // repository failure.
 func (s *Store) Put(ctx context.Context, sc Scope, in FactInput) (Fact, error) {

@@ -170,8 +170,8 @@ type ToolResult struct {
 
 // ExecuteTool runs a call of one of [UserTools] for the user of sc.
 // approved says the user approved the call; the remember tool refuses to
-// run without it. Errors: 400 *Error with CodeUnknownTool, CodeBadToolInput,
-// CodeEmptyFact or CodeFactTooLong; 403 CodeApprovalRequired; those of
+// run without it. Errors: *Error with CodeUnknownTool, CodeBadToolInput,
+// CodeEmptyFact or CodeFactTooLong; CodeApprovalRequired; those of
 // UpsertFactFrom and RemoveFact. A remembered fact is of
 // OriginRememberTool.
 func (s *Store) ExecuteTool(ctx context.Context, sc Scope, call ToolCall, approved bool) (ToolResult, error) {
