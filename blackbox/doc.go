@@ -24,5 +24,5 @@
 // a model answer it states facts that a real cheap model extracts reliably,
 // and it polls for them with a deadline (USERMEMORY_MODEL_DEADLINE).
 //
-// The README's section "Check a deployed stack" shows the commands.
+// The section "Check a deployed stack" of docs/deploy.md shows the commands.
 package blackbox

@@ -30,7 +30,7 @@ const howToRun = `no target for the black-box suite. Run it against
   the local stack:    USERMEMORY_BLACKBOX=local go test -count=1 ./blackbox/
   a running one:      USERMEMORY_LOCAL_STATE=DIR go test -count=1 ./blackbox/   (DIR: the -state folder of go run ./localtest up)
   a deployed stack:   AWS_PROFILE=… USERMEMORY_STACK_NAME=usermemory USERMEMORY_TOKEN_CMD='…' go test -count=1 -v ./blackbox/
-(see the README, "Check a deployed stack")`
+(see docs/deploy.md, "Check a deployed stack")`
 
 // target is the service under test, as its users reach it.
 type target struct {

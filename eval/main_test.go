@@ -287,7 +287,7 @@ var standInFigure = regexp.MustCompile(`\b\d[\d,]* (?:input|output)(?: and \d[\d
 // README states no figure that a run does not give.
 func TestREADMEStandInFigures(t *testing.T) {
 	const begin, end = "<!-- eval-standin-begin -->\n", "<!-- eval-standin-end -->\n"
-	path := filepath.Join("..", "README.md")
+	path := "README.md" // eval/README.md
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +353,7 @@ func TestREADMEStatesTheConstants(t *testing.T) {
 	if m, _ := tmpl.ParameterDefault("CheapFoundationModelId"); DefaultModelID != "us."+m {
 		t.Errorf("DefaultModelID %s is not template.yaml's CheapFoundationModelId %s through the us. profile", DefaultModelID, m)
 	}
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	b, err := os.ReadFile("README.md") // eval/README.md
 	if err != nil {
 		t.Fatal(err)
 	}

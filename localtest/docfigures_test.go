@@ -66,9 +66,10 @@ func TestLocaltestDocFigures(t *testing.T) {
 	})
 }
 
-// TestReadmeFigures holds the figures README.md writes by hand, outside
-// the blocks its own tests write, to the code, the template and the
-// TypeScript client's package.json. Its timings stay printed with the
+// TestReadmeFigures holds the figures README.md, and the documents its
+// sections moved to, write by hand, outside the blocks their own tests
+// write, to the code, the template and the TypeScript client's
+// package.json. Its timings stay printed with the
 // command that reproduces them.
 func TestReadmeFigures(t *testing.T) {
 	params := httpapitest.LoadSAMTemplate(t)["Parameters"].(map[string]any)
@@ -91,21 +92,34 @@ func TestReadmeFigures(t *testing.T) {
 	if goLine == nil {
 		t.Fatal("go.mod has no go line")
 	}
-	docblock.CheckFigures(t, filepath.Join("..", "README.md"), docblock.Figures{
-		"\\*\\*Needs\\*\\* Go ([0-9.]+) and":                                string(goLine[1]),
-		"installs `moto\\[server\\]` ([0-9.]+)":                             motoserver.Version,
-		"the API on `http://127.0.0.1:([0-9]+)`":                            DefaultAPIPort,
-		"the memory page on `http://127.0.0.1:([0-9]+)`":                    DefaultPagePort,
-		"`Retry-After` within ([0-9]+) seconds":                             int(httpapi.AnswerBound / time.Second),
-		"extractEveryTurns: ([0-9]+), +// the template's ExtractEveryTurns": def("ExtractEveryTurns"),
-		"`extractEveryTurns` \\(`-every`, default ([0-9]+)\\)":              memory.DefaultExtractEveryTurns,
-		"`PointInTimeRecoveryDays` \\(([0-9]+)\\)":                          def("PointInTimeRecoveryDays"),
-		"`DeadLetterRetentionSeconds` \\(([0-9]+) days\\)":                  toDays(t, def("DeadLetterRetentionSeconds")),
-		"`TenantClaim`, default `([a-z_]+)`":                                def("TenantClaim"),
-		"usermemory-client-([0-9.]+)\\.tgz":                                 pkg.Version,
-		"needs the user's approval \\(code ([0-9]+)\\)\\]":                  memory.CodeApprovalRequired,
-		"`funclen` \\(no function over ([0-9]+) lines\\)":                   funclen.MaxLines,
-	})
+	// Each figure is checked in the document its prose is in.
+	for doc, figures := range map[string]docblock.Figures{
+		"README.md": {
+			"\\*\\*Needs\\*\\* Go ([0-9.]+) and":               string(goLine[1]),
+			"the API on `http://127.0.0.1:([0-9]+)`":           DefaultAPIPort,
+			"the memory page on `http://127.0.0.1:([0-9]+)`":   DefaultPagePort,
+			"`Retry-After` within ([0-9]+) seconds":            int(httpapi.AnswerBound / time.Second),
+			"needs the user's approval \\(code ([0-9]+)\\)\\]": memory.CodeApprovalRequired,
+			"`funclen` \\(no function over ([0-9]+) lines\\)":  funclen.MaxLines,
+		},
+		"docs/testing.md": {
+			"installs `moto\\[server\\]` ([0-9.]+)": motoserver.Version,
+		},
+		"docs/deploy.md": {
+			"`PointInTimeRecoveryDays` \\(([0-9]+)\\)":         def("PointInTimeRecoveryDays"),
+			"`DeadLetterRetentionSeconds` \\(([0-9]+) days\\)": toDays(t, def("DeadLetterRetentionSeconds")),
+			"`TenantClaim`, default `([a-z_]+)`":               def("TenantClaim"),
+		},
+		"eval/README.md": {
+			"`extractEveryTurns` \\(`-every`, default ([0-9]+)\\)": memory.DefaultExtractEveryTurns,
+		},
+		"clients/typescript/README.md": {
+			"extractEveryTurns: ([0-9]+), +// the template's ExtractEveryTurns": def("ExtractEveryTurns"),
+			"usermemory-client-([0-9.]+)\\.tgz":                                 pkg.Version,
+		},
+	} {
+		docblock.CheckFigures(t, filepath.Join("..", filepath.FromSlash(doc)), figures)
+	}
 }
 
 // TestBenchmarksLocalStackFigures holds the request and extraction counts

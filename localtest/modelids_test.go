@@ -58,7 +58,7 @@ func TestModelIDPattern(t *testing.T) {
 func TestModelIDsAreCurrent(t *testing.T) {
 	listed := listedModelIDs(t)
 	var files []string
-	for _, glob := range []string{"README.md", "docs/*.md", "template.yaml"} {
+	for _, glob := range []string{"README.md", "*/README.md", "docs/*.md", "template.yaml"} {
 		m, err := filepath.Glob(filepath.Join("..", glob))
 		if err != nil {
 			t.Fatal(err)

@@ -13,8 +13,20 @@ import (
 	"github.com/usermemory/usermemory/localtest/stack"
 )
 
-// readmeSkips are the README commands this test does not run, and why.
+// readmeDocs are the documents whose sh blocks TestREADME runs: the
+// README, and the documents its long sections moved to, whose commands
+// are run from the repository's root as the README's are.
+var readmeDocs = []string{
+	"README.md",
+	filepath.Join("eval", "README.md"),
+	filepath.Join("web", "README.md"),
+	filepath.Join("docs", "deploy.md"),
+	filepath.Join("docs", "testing.md"),
+}
+
+// readmeSkips are the commands of readmeDocs this test does not run, and why.
 var readmeSkips = map[string]string{
+	"go run ./deploy":          "runs against the reader's AWS account",
 	"go run ./localtest up":    "the test starts it, with the README's flags",
 	"make test":                "the whole suite, which runs this test",
 	"make setup":               "installs moto_server into the home folder where it is missing; this test already needs it",
@@ -25,8 +37,10 @@ var readmeSkips = map[string]string{
 	"go run ./eval -live":      "calls Bedrock in the reader's AWS account",
 }
 
-// TestREADME runs the commands of README.md's sh blocks as a person
-// pastes them, on a stack started with the README's up command: each
+// TestREADME runs the commands of the sh blocks of README.md and of the
+// documents its sections moved to (readmeDocs) as a person pastes them,
+// from the repository's root, on a stack started with the README's up
+// command: each
 // block in one bash, `go run ./localtest` being the command built once,
 // curl failing on an HTTP error, xdg-open fetching the page. The only
 // change is the ports: the stack listens on free ones, so that the test
@@ -37,12 +51,8 @@ func TestREADME(t *testing.T) {
 		t.Skip("starts the local stack")
 	}
 	motoserver.RequireInstalled(t)
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	if len(blocks) == 0 {
+	blocks := shBlocks(t, readmeDocs...)
+	if len(blocks) == 0 || blocks[0].doc != "README.md" {
 		t.Fatal("README.md has no sh block")
 	}
 	dir := t.TempDir()
@@ -56,7 +66,7 @@ func TestREADME(t *testing.T) {
 	// Up, as the README says, on free ports, with its state in TMPDIR.
 	var upArgs []string
 	for _, b := range blocks {
-		for _, line := range commands(b[1]) {
+		for _, line := range commands(b.text) {
 			if rest, ok := strings.CutPrefix(line, "go run ./localtest up"); ok && upArgs == nil {
 				upArgs = append(strings.Fields(rest), "-api-port", "0", "-page-port", "0")
 			}
@@ -94,7 +104,7 @@ xdg-open() { command curl -sf -o /dev/null "${1%%#*}" && echo "opened ${1%%#*}";
 	for i, b := range blocks {
 		var script strings.Builder
 		script.WriteString(preamble)
-		for _, line := range commands(b[1]) {
+		for _, line := range commands(b.text) {
 			if why := skipped(line); why != "" {
 				fmt.Fprintf(&script, "# skipped (%s): %s\n", why, line)
 				continue
@@ -106,14 +116,40 @@ xdg-open() { command curl -sf -o /dev/null "${1%%#*}" && echo "opened ${1%%#*}";
 		cmd.Dir = ".."
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
-		t.Logf("README.md sh block %d:\n%s", i+1, out)
+		t.Logf("%s sh block %d:\n%s", b.doc, i+1, out)
 		if err != nil {
-			t.Errorf("README.md sh block %d failed: %v\n--- block\n%s--- output\n%s", i+1, err, b[1], out)
+			t.Errorf("%s sh block %d failed: %v\n--- block\n%s--- output\n%s", b.doc, i+1, err, b.text, out)
 		}
 	}
 	if ran < 5 {
 		t.Errorf("ran %d README commands, want every one of the quick ones (at least 5)", ran)
 	}
+}
+
+// shBlock is one sh block of a document.
+type shBlock struct {
+	doc  string // the document, relative to the repository's root
+	text string // the block's lines, without its fences
+}
+
+// shFence matches a sh block, indented as in a list item or not.
+var shFence = regexp.MustCompile("(?s)```sh\n(.*?)```")
+
+// shBlocks returns the sh blocks of the documents (relative to the
+// repository's root), in order.
+func shBlocks(t *testing.T, docs ...string) []shBlock {
+	t.Helper()
+	var out []shBlock
+	for _, doc := range docs {
+		b, err := os.ReadFile(filepath.Join("..", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range shFence.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, shBlock{doc: doc, text: m[1]})
+		}
+	}
+	return out
 }
 
 // rootEntries returns the names in the repository's folder.
@@ -165,4 +201,45 @@ func skipped(line string) string {
 		}
 	}
 	return ""
+}
+
+// readmeMaxLines and readmeFirstScreen bound the README: a newcomer reads
+// it to the end, and finds the flow diagram and the two commands without
+// scrolling far.
+const readmeMaxLines, readmeFirstScreen = 180, 60
+
+// TestREADMEShape holds the README's structure, not its wording: at most
+// readmeMaxLines lines, and within its first readmeFirstScreen lines a
+// Mermaid block and sh blocks with the command that runs the service
+// locally and the command that runs the tests, the one CI's .ci/run runs.
+func TestREADMEShape(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > readmeMaxLines {
+		t.Errorf("README.md has %d lines, want at most %d: move a long section to where its reader is", len(lines), readmeMaxLines)
+	}
+	head := strings.Join(lines[:min(len(lines), readmeFirstScreen)], "\n") + "\n"
+	if !regexp.MustCompile("(?m)^```mermaid\n").MatchString(head) {
+		t.Errorf("README.md has no ```mermaid block in its first %d lines", readmeFirstScreen)
+	}
+	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ciCommands := commands(string(ci))
+	testCommand := ciCommands[len(ciCommands)-1]
+	found := map[string]bool{}
+	for _, m := range shFence.FindAllStringSubmatch(head, -1) {
+		for _, line := range commands(m[1]) {
+			found[line] = true
+		}
+	}
+	for _, want := range []string{"go run ./localtest up", testCommand} {
+		if !found[want] {
+			t.Errorf("README.md's first %d lines have no sh block with the command %q", readmeFirstScreen, want)
+		}
+	}
 }

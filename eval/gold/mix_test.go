@@ -147,13 +147,13 @@ func TestNoInjectionHidesInAToolTurn(t *testing.T) {
 	}
 }
 
-// TestREADMEDescribesTheGoldSet holds the README's counts of the gold set
+// TestREADMEDescribesTheGoldSet holds eval/README.md's counts of the gold set
 // to the gold set: conversations, real chats, subjects, languages, the
 // long threads, those that switch between two languages (covers
 // code_switching), what makes a real chat, and the day of the
 // conversations.
 func TestREADMEDescribesTheGoldSet(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestREADMEDescribesTheGoldSet(t *testing.T) {
 		fmt.Sprintf("(`gold.Day`, %s,", gold.Day.Format("Monday 2006-01-02")),
 	} {
 		if !strings.Contains(readme, want) {
-			t.Errorf("README.md does not say %q", want)
+			t.Errorf("eval/README.md does not say %q", want)
 		}
 	}
 }

@@ -95,10 +95,10 @@ func firstUserTurn(conv gold.Conversation) string { return conv.Turns[0].Text }
 // nothing under, and one that quotes the user above.
 const recallFloor, recallCeiling = 0.15, 0.8
 
-// TestREADMEStatesTheYardstick holds what the README says of
+// TestREADMEStatesTheYardstick holds what eval/README.md says of
 // TestKeepingNothingScoresBadly to its recalls.
 func TestREADMEStatesTheYardstick(t *testing.T) {
-	docblock.CheckFigures(t, filepath.Join("..", "..", "README.md"), docblock.Figures{
+	docblock.CheckFigures(t, filepath.Join("..", "README.md"), docblock.Figures{
 		"scoring a recall below ([0-9.]+) where":    recallFloor,
 		"quoting the user score above ([0-9.]+)\\)": recallCeiling,
 	})

@@ -23,7 +23,8 @@ func TestDocsReferToWhatExists(t *testing.T) {
 	}
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	docs = append(docs, filepath.Join(root, "README.md"), filepath.Join(root, "BENCHMARKS.md"),
-		filepath.Join(root, "clients", "typescript", "README.md"))
+		filepath.Join(root, "clients", "typescript", "README.md"), filepath.Join(root, "eval", "README.md"),
+		filepath.Join(root, "web", "README.md"))
 	n := 0
 	for _, d := range docs {
 		rel, _ := filepath.Rel(root, d)

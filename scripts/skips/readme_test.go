@@ -15,24 +15,24 @@ import (
 	"github.com/usermemory/usermemory/internal/localnet"
 )
 
-// TestREADMESkipNeeds holds the README's table of what a test may need
+// TestSkipNeeds holds docs/testing.md's table of what a test may need
 // (block skip-needs) to the tests' skips: every file that skips a test or
 // a package (t.Skip, testenv.Need, a TestMain that prints "skipped:")
 // names, in its messages, a need of the table, and every need of the table
-// is named by a file that skips. A new kind of skip fails until the README
+// is named by a file that skips. A new kind of skip fails until docs/testing.md
 // says what it needs.
-func TestREADMESkipNeeds(t *testing.T) {
+func TestSkipNeeds(t *testing.T) {
 	root, err := localnet.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root, "docs", "testing.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, block, _, err := docblock.Split(string(readme), "skip-needs")
 	if err != nil {
-		t.Fatalf("README.md: %v", err)
+		t.Fatalf("docs/testing.md: %v", err)
 	}
 	var needs []string
 	for _, line := range strings.Split(block, "\n") {
@@ -55,12 +55,12 @@ func TestREADMESkipNeeds(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("%s skips tests for a need README.md's table (skip-needs) does not list", path)
+			t.Errorf("%s skips tests for a need docs/testing.md's table (skip-needs) does not list", path)
 		}
 	}
 	for _, n := range needs {
 		if !named[n] {
-			t.Errorf("README.md lists the need %q, which no skipping file names", n)
+			t.Errorf("docs/testing.md lists the need %q, which no skipping file names", n)
 		}
 	}
 }
