@@ -32,11 +32,11 @@ import (
 // The browser tests run the page, served by the local stack, in Debian's
 // headless Chromium against the real fact API of the stack. A screenshot
 // of every state is kept in test-artifacts/browser; -update-docs also
-// writes the README's screenshots to docs/images, from realistic facts.
+// writes web/README.md's screenshots to docs/images, from realistic facts.
 // axe-core (package.json, installed from package-lock.json by `npm ci`)
 // audits every view; any failed request of the page fails the test.
 
-var updateDocs = flag.Bool("update-docs", false, "write the README's screenshots of the page to docs/images")
+var updateDocs = flag.Bool("update-docs", false, "write web/README.md's screenshots of the page to docs/images")
 
 var (
 	st        *stack.Stack

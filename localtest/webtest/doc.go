@@ -11,5 +11,5 @@
 // any WCAG 2.1 A or AA violation, or any of its best practices, fails.
 //
 //	go test ./localtest/webtest                  # the tests; screenshots in test-artifacts/browser
-//	go test ./localtest/webtest -update-docs     # and the README's screenshots in docs/images
+//	go test ./localtest/webtest -update-docs     # and web/README.md's screenshots in docs/images
 package webtest
