@@ -11,7 +11,7 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-// ack is one acknowledged UpsertFact: what it stored and when, in real
+// ack is one acknowledged Put: what it stored and when, in real
 // time, it started and returned.
 type ack struct {
 	fact       memory.Fact
@@ -69,7 +69,7 @@ func TestConcurrentUpserts(t *testing.T) {
 					key = fmt.Sprintf("shared_%d", (g+i)%shared) // by many
 				}
 				start := time.Now()
-				fct, err := s.UpsertFact(ctx, scope, key, fmt.Sprintf("g%d-w%d", g, i))
+				fct, err := s.Put(ctx, scope, memory.FactInput{Key: key, Value: fmt.Sprintf("g%d-w%d", g, i)})
 				end := time.Now()
 				mu.Lock()
 				switch {
@@ -78,7 +78,7 @@ func TestConcurrentUpserts(t *testing.T) {
 				case memory.ErrorCode(err) == memory.CodeConflict:
 					refused++ // not acknowledged: wrote nothing
 				default:
-					t.Errorf("UpsertFact: %v", err)
+					t.Errorf("Put: %v", err)
 				}
 				mu.Unlock()
 			}
@@ -180,8 +180,8 @@ func TestConcurrentExtractAndUpserts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := s.UpsertFact(ctx, scope, fmt.Sprintf("manual_%d", i), "y"); err != nil {
-				t.Errorf("UpsertFact: %v", err)
+			if _, err := s.Put(ctx, scope, memory.FactInput{Key: fmt.Sprintf("manual_%d", i), Value: "y"}); err != nil {
+				t.Errorf("Put: %v", err)
 			}
 		}()
 	}
@@ -240,7 +240,7 @@ func TestConcurrentFirstFacts(t *testing.T) {
 				for w := range writers {
 					wg.Go(func() {
 						for k := w; k < keysEach; k += writers {
-							_, err := s.UpsertFact(ctx, sc, fmt.Sprintf("key_%02d", k), fmt.Sprintf("value %d", k))
+							_, err := s.Put(ctx, sc, memory.FactInput{Key: fmt.Sprintf("key_%02d", k), Value: fmt.Sprintf("value %d", k)})
 							switch {
 							case err == nil:
 								acked.Add(1)
@@ -248,7 +248,7 @@ func TestConcurrentFirstFacts(t *testing.T) {
 								refused.Add(1)
 							default:
 								failed.Add(1)
-								t.Errorf("UpsertFact: %v", err)
+								t.Errorf("Put: %v", err)
 							}
 						}
 					})
@@ -283,8 +283,8 @@ func TestConcurrentFirstFacts(t *testing.T) {
 		var wg sync.WaitGroup
 		for w := range sameKeyWriters {
 			wg.Go(func() {
-				if _, err := s.UpsertFact(ctx, sc, "home_city", fmt.Sprintf("city %d", w)); err != nil {
-					t.Errorf("UpsertFact: %v", err)
+				if _, err := s.Put(ctx, sc, memory.FactInput{Key: "home_city", Value: fmt.Sprintf("city %d", w)}); err != nil {
+					t.Errorf("Put: %v", err)
 				}
 			})
 		}

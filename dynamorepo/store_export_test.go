@@ -38,7 +38,7 @@ func TestStoreExportOnDynamoDB(t *testing.T) {
 		t.Fatalf("Extract of a health fact and a temporary one = %+v, %v; want 1 pending and 1 set", res, err)
 	}
 	for _, k := range []string{"name", "pet"} {
-		if _, err := s.UpsertFact(ctx, scope, k, "x"); err != nil {
+		if _, err := s.Put(ctx, scope, memory.FactInput{Key: k, Value: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}

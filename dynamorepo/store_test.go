@@ -88,12 +88,21 @@ func TestStoreRoundTrips(t *testing.T) {
 	}
 
 	f.step(t, "GetFacts of no record", reqRead, func() error { _, err := s.GetFacts(ctx, scope); return err })
-	f.step(t, "UpsertFact of the first fact", reqFirstFact, func() error { _, err := s.UpsertFact(ctx, scope, "Name", "Ana"); return err })
-	f.step(t, "UpsertFact under the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "home city", "Lisbon"); return err })
-	f.step(t, "UpsertFact of a stored key", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana Sousa"); return err })
-	f.step(t, "UpsertFact to the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "role", "nurse"); return err })
-	f.step(t, "UpsertFact of a stored key at the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "role", "head nurse"); return err })
-	f.step(t, "UpsertFact of a new key at the cap", reqRefusedSave, func() error { _, err := s.UpsertFact(ctx, scope, "language", "pt"); return err })
+	f.step(t, "Put of the first fact", reqFirstFact, func() error { _, err := s.Put(ctx, scope, memory.FactInput{Key: "Name", Value: "Ana"}); return err })
+	f.step(t, "Put under the cap", reqUpdate, func() error {
+		_, err := s.Put(ctx, scope, memory.FactInput{Key: "home city", Value: "Lisbon"})
+		return err
+	})
+	f.step(t, "Put of a stored key", reqUpdate, func() error {
+		_, err := s.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana Sousa"})
+		return err
+	})
+	f.step(t, "Put to the cap", reqUpdate, func() error { _, err := s.Put(ctx, scope, memory.FactInput{Key: "role", Value: "nurse"}); return err })
+	f.step(t, "Put of a stored key at the cap", reqUpdate, func() error {
+		_, err := s.Put(ctx, scope, memory.FactInput{Key: "role", Value: "head nurse"})
+		return err
+	})
+	f.step(t, "Put of a new key at the cap", reqRefusedSave, func() error { _, err := s.Put(ctx, scope, memory.FactInput{Key: "language", Value: "pt"}); return err })
 	// home_city, updated longest ago, was dropped; never the new fact.
 	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa", "role=head nurse"}, facts()); diff != "" {
 		t.Errorf("facts at the cap (-want +got):\n%s", diff)
@@ -136,7 +145,7 @@ func TestStoreRoundTrips(t *testing.T) {
 	if got := facts(); len(got) != 0 {
 		t.Errorf("facts after Clear = %v", got)
 	}
-	f.step(t, "UpsertFact after Clear", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
+	f.step(t, "Put after Clear", reqUpdate, func() error { _, err := s.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"}); return err })
 
 	var n int
 	f.step(t, "DeleteByUser", reqErase, func() (err error) {
@@ -168,7 +177,7 @@ func TestStoreRoundTrips(t *testing.T) {
 		}
 		return err
 	})
-	f.step(t, "UpsertFact over a fence", reqFirstFact, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
+	f.step(t, "Put over a fence", reqFirstFact, func() error { _, err := s.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"}); return err })
 	// The fence still holds against the old request once the record is back.
 	f.step(t, "Extract sent before the erasure, over a new record", reqRead, func() (err error) {
 		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, sentBefore))
@@ -198,12 +207,12 @@ func (h *hookAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns
 func TestExtractConflictRemerges(t *testing.T) {
 	f := newFixture(t)
 	plain := newStore(t, f, memory.Config{MaxFacts: 5})
-	if _, err := plain.UpsertFact(ctx, scope, "name", "Ana"); err != nil {
+	if _, err := plain.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	api := &hookAPI{API: f.client, hook: func() {
-		if _, err := plain.UpsertFact(ctx, scope, "pet", "cat"); err != nil {
-			t.Errorf("UpsertFact during the extraction: %v", err)
+		if _, err := plain.Put(ctx, scope, memory.FactInput{Key: "pet", Value: "cat"}); err != nil {
+			t.Errorf("Put during the extraction: %v", err)
 		}
 	}}
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{
@@ -218,7 +227,7 @@ func TestExtractConflictRemerges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The hook's UpsertFact made one UpdateItem of its own.
+	// The hook's Put made one UpdateItem of its own.
 	if got, want := f.count.take(), "GetItem:1 PutItem:2 UpdateItem:1"; got != want {
 		t.Errorf("requests = %q, want %q", got, want)
 	}
@@ -244,7 +253,7 @@ func TestExtractConflictRemerges(t *testing.T) {
 func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	f := newFixture(t)
 	plain := newStore(t, f, memory.Config{})
-	if _, err := plain.UpsertFact(ctx, scope, "name", "Ana"); err != nil {
+	if _, err := plain.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	api := &hookAPI{API: f.client, hook: func() {
@@ -287,8 +296,8 @@ func TestStoreRepositoryFailure(t *testing.T) {
 	}
 	_, err = s.GetFacts(ctx, scope)
 	check("GetFacts", err)
-	_, err = s.UpsertFact(ctx, scope, "name", "Ana")
-	check("UpsertFact", err)
+	_, err = s.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"})
+	check("Put", err)
 	check("RemoveFact", s.RemoveFact(ctx, scope, "name"))
 	check("Clear", s.Clear(ctx, scope))
 	_, err = s.DeleteByUser(ctx, scope)

@@ -527,7 +527,7 @@ func TestAPIDocErasureExample(t *testing.T) {
 	}
 	ctx, sc := context.Background(), memory.Scope{TenantID: "acme", UserID: "ana"}
 	for i := range doc.RemovedFacts {
-		if _, err := store.UpsertFact(ctx, sc, fmt.Sprintf("fact_%d", i), "a value"); err != nil {
+		if _, err := store.Put(ctx, sc, memory.FactInput{Key: fmt.Sprintf("fact_%d", i), Value: "a value"}); err != nil {
 			t.Fatal(err)
 		}
 	}

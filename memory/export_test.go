@@ -88,7 +88,7 @@ func TestEraseSaysWhatRemains(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	for _, k := range []string{"a", "b"} {
-		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "v"); err != nil {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: k, Value: "v"}); err != nil {
 			t.Fatal(err)
 		}
 	}

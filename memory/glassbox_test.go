@@ -161,9 +161,9 @@ func TestSecretsAreNeverStored(t *testing.T) {
 	}
 	// By hand and by the remember tool: refused with a code.
 	for _, c := range secretExamples {
-		_, err := s.UpsertFact(ctx, memorytest.Ana, strings.ReplaceAll(c.key, "_", " "), c.value)
+		_, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: strings.ReplaceAll(c.key, "_", " "), Value: c.value})
 		if memory.ErrorCode(err) != memory.CodeSecretRefused {
-			t.Errorf("UpsertFact(%q, %q) = %v, want CodeSecretRefused", c.key, c.value, err)
+			t.Errorf("Put(%q, %q) = %v, want CodeSecretRefused", c.key, c.value, err)
 		}
 	}
 	if rec, _ := repo.Record(memorytest.Ana); len(rec.Facts) != 0 {
@@ -269,7 +269,7 @@ func TestPendingIsConfigurableAndLapses(t *testing.T) {
 	if m, _ := s.Read(ctx, memorytest.Ana); len(m.Pending) != 0 {
 		t.Errorf("pending after its wait ended: %+v", m.Pending)
 	}
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "name", "Ana"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	if rec, _ := repo.Record(memorytest.Ana); len(rec.Pending) != 0 || !rec.Expires.IsZero() {
@@ -348,7 +348,7 @@ func TestPutWithEndDate(t *testing.T) {
 	// After it ends, a write of another key by the fast path is refused
 	// by the repository and made whole, which removes the ended fact.
 	clock.t = time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "name", "Ana"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := repo.Record(memorytest.Ana)

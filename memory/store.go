@@ -130,22 +130,11 @@ func (s *Store) checkManual(key, value string, needValue bool) (string, string, 
 	return k, v, nil
 }
 
-// UpsertFact stores one fact set by hand, of [OriginManual]: it is
-// [Store.UpsertFactFrom] with that origin.
-func (s *Store) UpsertFact(ctx context.Context, sc Scope, key, value string) (Fact, error) {
-	return s.UpsertFactFrom(ctx, sc, key, value, OriginManual)
-}
-
-// UpsertFactFrom stores one fact set by hand or by the remember tool,
-// with origin and no end date: it is [Store.Put] of them.
-func (s *Store) UpsertFactFrom(ctx context.Context, sc Scope, key, value string, origin Origin) (Fact, error) {
-	return s.Put(ctx, sc, FactInput{Key: key, Value: value, Origin: origin})
-}
-
 // FactInput is a fact set by hand or by the remember tool.
 type FactInput struct {
 	Key, Value string
-	// Origin is OriginManual or OriginRememberTool ([CheckWriteOrigin]).
+	// Origin is OriginManual (the zero value means it) or
+	// OriginRememberTool ([CheckWriteOrigin]).
 	Origin Origin
 	// ValidUntil is "" for a lasting fact, or the last day of a temporary
 	// one, "YYYY-MM-DD", from today to MaxValidUntilDays ahead.
@@ -153,7 +142,8 @@ type FactInput struct {
 }
 
 // Put stores one fact set by hand or by the remember tool: the key in its
-// canonical form ([CanonicalKey]), the value trimmed, the origin, the end
+// canonical form ([CanonicalKey]), the value trimmed, the origin
+// (OriginManual when in.Origin is zero), the end
 // date when there is one, no source thread and no evidence (the origin
 // says why it is kept), updatedAt now. The same key replaces the stored
 // fact and its pending fact, if any; over MaxFacts the fact updated
@@ -171,6 +161,9 @@ type FactInput struct {
 func (s *Store) Put(ctx context.Context, sc Scope, in FactInput) (Fact, error) {
 	if err := sc.Validate(); err != nil {
 		return Fact{}, err
+	}
+	if in.Origin == "" {
+		in.Origin = OriginManual
 	}
 	if err := CheckWriteOrigin(in.Origin); err != nil {
 		return Fact{}, err

@@ -133,7 +133,7 @@ func checkQuotes(c *score.Conversation, mem memory.Memory, convs []gold.Conversa
 func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memory.Scope, threads []gold.Conversation) (score.Conversation, error) {
 	conv := threads[len(threads)-1]
 	for _, k := range conv.Known {
-		if _, err := store.UpsertFact(ctx, sc, k.Key, k.Value); err != nil {
+		if _, err := store.Put(ctx, sc, memory.FactInput{Key: k.Key, Value: k.Value}); err != nil {
 			return score.Conversation{}, fmt.Errorf("%s: known fact %q: %w", conv.ID, k.Key, err)
 		}
 	}

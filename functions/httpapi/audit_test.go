@@ -11,6 +11,7 @@ import (
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/logref"
 	"github.com/usermemory/usermemory/internal/httpapitest"
+	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
@@ -41,7 +42,7 @@ func newLoggedAPI(t *testing.T) *loggedAPI {
 		return http.StatusOK, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "GET /v1/users/{userId}/facts")
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+		f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})
 		return http.StatusOK, httpapi.FactBody{Fact: httpapi.FactOf(f)}, err
 	}, "PUT /v1/me/facts/{key}", "PUT /v1/users/{userId}/facts/{key}")
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {

@@ -111,7 +111,7 @@ func TestLogHoldsNoValue(t *testing.T) {
 	repo := memorytest.NewRepo()
 	store := httpapitest.NewStore(t, repo)
 	h, err := httpapi.New(httpapi.Auth{}, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+		f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -152,7 +152,7 @@ func fuzzHandler(t testing.TB) *httpapi.Handler {
 	h, err := httpapi.New(httpapi.Auth{MaxBodyBytes: 4096}, nil, func(ctx context.Context, r httpapi.Request) (int, any, error) {
 		switch {
 		case r.Value != "":
-			f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+			f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})
 			return 200, httpapi.FactBody{Fact: httpapi.FactOf(f)}, err
 		case r.Key != "":
 			return 204, nil, store.RemoveFact(ctx, r.Scope, r.Key)

@@ -47,13 +47,13 @@ func newStrictFixture(t testing.TB) *strictFixture {
 	t.Helper()
 	repo := memorytest.NewRepo()
 	store := httpapitest.NewStore(t, repo)
-	if _, err := store.UpsertFact(context.Background(), seeded, "k", "kept"); err != nil {
+	if _, err := store.Put(context.Background(), seeded, memory.FactInput{Key: "k", Value: "kept"}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := httpapi.New(httpapi.Auth{MaxBodyBytes: strictLimit}, nil, func(ctx context.Context, r httpapi.Request) (int, any, error) {
 		switch {
 		case r.Value != "":
-			f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+			f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})
 			return http.StatusOK, httpapi.FactBody{Fact: httpapi.FactOf(f)}, err
 		case r.Key != "":
 			return http.StatusNoContent, nil, store.RemoveFact(ctx, r.Scope, r.Key)
