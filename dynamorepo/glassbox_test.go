@@ -56,12 +56,12 @@ func TestGlassBoxOnDynamoDB(t *testing.T) {
 	// the next write, refused in place, is a whole-record write that
 	// drops it.
 	advance(24 * time.Hour)
-	m, err := s.Read(ctx, scope)
+	m, err := s.GetFactsAndPending(ctx, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Facts) != 1 || m.Facts[0].Key != "name" || len(m.Pending) != 2 {
-		t.Errorf("Read after the trip's end = %+v, want name and two pending facts", m)
+		t.Errorf("GetFactsAndPending after the trip's end = %+v, want name and two pending facts", m)
 	}
 	if _, ok := facts().Value["trip"]; !ok {
 		t.Fatal("the ended fact left the item before any write")

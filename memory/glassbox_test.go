@@ -194,7 +194,7 @@ func TestSensitiveFactsWaitForTheUsersYes(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"name": "Ana"}, values(res.Facts)); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
-	m, err := s.Read(ctx, memorytest.Ana)
+	m, err := s.GetFactsAndPending(ctx, memorytest.Ana)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestSensitiveFactsWaitForTheUsersYes(t *testing.T) {
 	if _, err := s.KeepPending(ctx, memorytest.Ana, "faith"); memory.ErrorCode(err) != memory.CodePendingNotFound {
 		t.Errorf("keep after discard: %v, want CodePendingNotFound", err)
 	}
-	m, _ = s.Read(ctx, memorytest.Ana)
+	m, _ = s.GetFactsAndPending(ctx, memorytest.Ana)
 	if diff := cmp.Diff(map[string]string{"name": "Ana", "health_condition": "type 1 diabetes"}, values(m.Facts)); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
@@ -262,11 +262,11 @@ func TestPendingIsConfigurableAndLapses(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.t = t0.Add(47 * time.Hour)
-	if m, _ := s.Read(ctx, memorytest.Ana); len(m.Pending) != 1 {
+	if m, _ := s.GetFactsAndPending(ctx, memorytest.Ana); len(m.Pending) != 1 {
 		t.Fatalf("pending before its wait ended: %+v", m)
 	}
 	clock.t = t0.Add(48 * time.Hour)
-	if m, _ := s.Read(ctx, memorytest.Ana); len(m.Pending) != 0 {
+	if m, _ := s.GetFactsAndPending(ctx, memorytest.Ana); len(m.Pending) != 0 {
 		t.Errorf("pending after its wait ended: %+v", m.Pending)
 	}
 	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {

@@ -36,7 +36,7 @@ func TestSaidAtIsWhenTheUserSaidIt(t *testing.T) {
 	if _, err := s.Extract(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	m, err := s.Read(ctx, memorytest.Ana)
+	m, err := s.GetFactsAndPending(ctx, memorytest.Ana)
 	if err != nil {
 		t.Fatal(err)
 	}

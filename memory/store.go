@@ -75,7 +75,7 @@ func (s *Store) Limits() Limits {
 
 // GetFacts returns the stored facts of the user sorted by key, an empty
 // slice for a user without a record; a temporary fact past its last day
-// is never among them, nor is a pending fact ([Store.Read] returns those).
+// is never among them, nor is a pending fact ([Store.GetFactsAndPending] returns those).
 // No model call, no write. Errors: a
 // *Error with CodeInvalidID, or a repository failure (CodeRepository).
 func (s *Store) GetFacts(ctx context.Context, sc Scope) ([]Fact, error) {

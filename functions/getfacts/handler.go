@@ -16,6 +16,6 @@ import (
 // store's caps.
 var newHandler = httpapi.Function([]string{"GET /v1/me/facts", "GET /v1/users/{userId}/facts"},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
-		m, err := s.Read(ctx, r.Scope)
+		m, err := s.GetFactsAndPending(ctx, r.Scope)
 		return httpapi.NewFactsBody(s, m), err
 	})

@@ -38,7 +38,7 @@ func newLoggedAPI(t *testing.T) *loggedAPI {
 		}
 	}
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		m, err := store.Read(ctx, r.Scope)
+		m, err := store.GetFactsAndPending(ctx, r.Scope)
 		return http.StatusOK, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "GET /v1/users/{userId}/facts")
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {

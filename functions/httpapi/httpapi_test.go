@@ -157,7 +157,7 @@ func fuzzHandler(t testing.TB) *httpapi.Handler {
 		case r.Key != "":
 			return 204, nil, store.RemoveFact(ctx, r.Scope, r.Key)
 		}
-		m, err := store.Read(ctx, r.Scope)
+		m, err := store.GetFactsAndPending(ctx, r.Scope)
 		return 200, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "PUT /v1/me/facts/{key}", "DELETE /v1/me/facts/{key}",
 		"GET /v1/users/{userId}/facts", "PUT /v1/users/{userId}/facts/{key}")

@@ -58,7 +58,7 @@ func newStrictFixture(t testing.TB) *strictFixture {
 		case r.Key != "":
 			return http.StatusNoContent, nil, store.RemoveFact(ctx, r.Scope, r.Key)
 		}
-		m, err := store.Read(ctx, r.Scope)
+		m, err := store.GetFactsAndPending(ctx, r.Scope)
 		return http.StatusOK, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "PUT /v1/me/facts/{key}", "DELETE /v1/me/facts/{key}",
 		"PUT /v1/users/{userId}/facts/{key}", "DELETE /v1/users/{userId}/facts/{key}")
