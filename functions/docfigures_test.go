@@ -217,7 +217,7 @@ func TestDecisionsDocFigures(t *testing.T) {
 		"the dead-letter queue ([0-9]+) days by default":                        toInt(t, app.Parameters["DeadLetterRetentionSeconds"]) / 86400,
 		"days by default, up to ([0-9]+), for a redrive":                        toInt(t, asMap(tpl["DeadLetterRetentionSeconds"])["MaxValue"]) / 86400,
 		"then up to ([0-9]+) \\(`DeadLetterRetentionSeconds` at its maximum\\)": toInt(t, asMap(tpl["DeadLetterRetentionSeconds"])["MaxValue"]) / 86400,
-		"\\(default `maxFacts`, at most ([0-9]+)\\)":                            memory.MaxMaxFacts,
+		"\\(default `maxFacts`, at most ([0-9]+)\\)":                            memory.MaxFactsUpperBound,
 		"runes of 4 bytes and ([0-9]+) bytes more\\)":                           perTombstone - 4*cfg.MaxFactChars,
 		"under the defaults the ([0-9]+) tombstones":                            cfg.MaxTombstones,
 		"tombstones take at most ([0-9,]+) bytes":                               cfg.MaxTombstones * perTombstone,
@@ -281,13 +281,13 @@ func watermarkFigures(t *testing.T, queueDays int) docblock.Figures {
 
 // recordFigures are the figures of docs/decisions.md on the erasure
 // fence's margin and on the largest record: the former bounds' record,
-// the budget's share, the widest config of memory.MaxMaxFactChars.
+// the budget's share, the widest config of memory.MaxFactCharsUpperBound.
 func recordFigures(t *testing.T, fenceDays, maxDLQDays, queueDays int) docblock.Figures {
 	t.Helper()
 	former := memory.Config{MaxFacts: 100, MaxFactChars: 200}.WithDefaults() // the template's bounds before evidence
 	largest := memory.Config{MaxFacts: toInt(t, asMap(asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])["MaxFacts"])["MaxValue"]),
 		MaxFactChars: toInt(t, asMap(asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])["MaxFactChars"])["MaxValue"])}.WithDefaults()
-	widest := memory.Config{MaxFactChars: memory.MaxMaxFactChars}
+	widest := memory.Config{MaxFactChars: memory.MaxFactCharsUpperBound}
 	for widest.MaxFacts = 1; widest.Validate() == nil; widest.MaxFacts++ {
 	}
 	widest.MaxFacts--

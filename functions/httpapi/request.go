@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultMaxBodyBytes is the default limit of a request body, decoded: a
-// value of MaxMaxFactChars runes of 4 bytes, escaped, fits with room.
+// value of MaxFactCharsUpperBound runes of 4 bytes, escaped, fits with room.
 const DefaultMaxBodyBytes = 16 * 1024
 
 // Auth says how a request's identity is read from its verified token

@@ -57,7 +57,7 @@ const (
 	// DefaultPendingDays and MaxPendingDays bound PENDING_DAYS: the
 	// core's default lifetime of a pending fact, and its largest one.
 	DefaultPendingDays = int(memory.DefaultPendingLifetime / (24 * time.Hour))
-	MaxPendingDays     = int(memory.MaxPendingLifetime / (24 * time.Hour))
+	MaxPendingDays     = int(memory.PendingLifetimeUpperBound / (24 * time.Hour))
 )
 
 // DynamoDBAttemptTimeout bounds one attempt of a DynamoDB call (connection,
