@@ -109,7 +109,7 @@ const (
 	DefaultMaxDelay  = 4 * time.Second
 	// DefaultAttemptTimeout bounds one attempt: a hung call is abandoned
 	// and retried, time permitting. An extraction answer of at most
-	// MaxMaxTokens tokens takes well under it.
+	// MaxTokensUpperBound tokens takes well under it.
 	DefaultAttemptTimeout = 20 * time.Second
 	// DefaultDeadlineMargin is the time left before the caller's deadline
 	// under which no retry starts: a retry needs time to be answered.
@@ -120,12 +120,12 @@ const (
 	// operation: asking first for this rather than for what the largest
 	// answer needs lets the same quota admit more calls (docs/scale.md).
 	FirstMaxTokens = 1024
-	// MaxMaxTokens bounds the maxTokens asked for again when an answer
+	// MaxTokensUpperBound bounds the maxTokens asked for again when an answer
 	// stopped at FirstMaxTokens (stop reason max_tokens): [MaxTokensFor]
 	// the largest answer the request's caps admit. 4,096 is an output
 	// every supported family accepts; memory.DefaultMaxOperations is the
 	// most operations whose largest answer fits it.
-	MaxMaxTokens = 4096
+	MaxTokensUpperBound = 4096
 	// AnswerTokens is what an answer takes besides its tool input: the
 	// tool call's frame, a short text a model may write before the call.
 	AnswerTokens = 256
@@ -348,12 +348,12 @@ func (m *Model) maxTokensFor(n int) int32 {
 // answerBytes bytes of tool input needs (memory.ModelRequest's
 // MaxAnswerBytes): AnswerTokens + answerBytes / BytesPerToken, plus
 // TokenMarginPercent, rounded up to a multiple of 64, at most
-// MaxMaxTokens.
+// MaxTokensUpperBound.
 func MaxTokensFor(answerBytes int) int32 {
 	answerBytes = min(max(answerBytes, 0), 1<<24)
 	need := AnswerTokens + (answerBytes*(100+TokenMarginPercent)+BytesPerToken*100-1)/(BytesPerToken*100)
 	need = (need + 63) / 64 * 64
-	return int32(min(need, MaxMaxTokens))
+	return int32(min(need, MaxTokensUpperBound))
 }
 
 // answerBytes returns the request's MaxAnswerBytes, or, for a request

@@ -269,7 +269,7 @@ func TestMaxTokensAskedAgain(t *testing.T) {
 		want   []int
 	}{
 		{20, []int{1024, int(bedrock.MaxTokensFor(len(memory.LargestAnswer(20, memory.DefaultMaxFactChars))))}},
-		{100, []int{1024, bedrock.MaxMaxTokens}},
+		{100, []int{1024, bedrock.MaxTokensUpperBound}},
 		{4, []int{1024}},
 	} {
 		s, url := standIn(t)

@@ -22,7 +22,7 @@ const (
 	// operations whose largest answer at the template's largest caps
 	// ([LargestAnswer] with keys and values of 200 characters) the bedrock
 	// adapter can still ask for in one request of at most
-	// bedrock.MaxMaxTokens, so that no valid answer is cut. An extraction
+	// bedrock.MaxTokensUpperBound, so that no valid answer is cut. An extraction
 	// reads the turns since the last one (ExtractEveryTurns, 6 by
 	// default): 20 operations is more than three changes a turn.
 	// bedrock's TestLargestAnswerFits holds the figure.

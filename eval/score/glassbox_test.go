@@ -12,10 +12,10 @@ import (
 	"github.com/usermemory/usermemory/memory"
 )
 
-// glassBox is a hand-made conversation with a temporary fact (the city
+// handMadeConversation is a hand-made conversation with a temporary fact (the city
 // until Friday), a lasting one (the role), a health fact expected pending
 // and a secret forbidden.
-func glassBox(t *testing.T) gold.Conversation {
+func handMadeConversation(t *testing.T) gold.Conversation {
 	t.Helper()
 	return loadOne(t, "- name: home_city\n  keys: [city]\n- name: role\n- name: health\n  keys: [condition]\n", "en-1", `
 title: hand-made
@@ -53,7 +53,7 @@ func day(s string) time.Time {
 // a lasting fact with none; a special-category fact is right pending and
 // wrong stored; a pending fact is never a leak.
 func TestEndDatesAndPendingScored(t *testing.T) {
-	conv := glassBox(t)
+	conv := handMadeConversation(t)
 	paris := memory.Fact{Key: "city", Value: "Paris", ValidUntil: day("2026-12-04")}
 	nurse := memory.Fact{Key: "role", Value: "nurse"}
 	health := memory.Fact{Key: "condition", Value: "diabetic", Category: memory.CategoryHealth}
@@ -102,7 +102,7 @@ func TestEndDatesAndPendingScored(t *testing.T) {
 // pending, summed over a run, in its rate, its Markdown, its JSON and its
 // comparison with an earlier run.
 func TestUnsupportedRateReported(t *testing.T) {
-	conv := glassBox(t)
+	conv := handMadeConversation(t)
 	set := score.Operation{Op: "SET", Key: "role", Value: "nurse"}
 	calls := []score.Call{
 		{Operations: []score.Operation{set, set, set, {Op: "DELETE", Key: "x"}}, Unsupported: 2, Secrets: 1},

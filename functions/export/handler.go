@@ -13,7 +13,7 @@ import (
 
 // newHandler serves the routes of this function, as in template.yaml: it
 // reads the user's whole record and answers it as a [document].
-var newHandler = httpapi.Function([]string{"GET /v1/me/export", "GET /v1/users/{userId}/export"},
+var newHandler = httpapi.NewHandlerFor([]string{"GET /v1/me/export", "GET /v1/users/{userId}/export"},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
 		e, err := s.Export(ctx, r.Scope)
 		return documentOf(s, r.Scope, e), err

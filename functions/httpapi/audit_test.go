@@ -29,7 +29,7 @@ func newLoggedAPI(t *testing.T) *loggedAPI {
 	store := httpapitest.NewStore(t, memorytest.NewRepo())
 	log := httpapi.NewLogger(&a.log)
 	add := func(op httpapi.Op, routes ...string) {
-		h, err := httpapi.New(httpapi.Auth{}, log, op, routes...)
+		h, err := httpapi.New(httpapi.RequestConfig{}, log, op, routes...)
 		if err != nil {
 			t.Fatal(err)
 		}

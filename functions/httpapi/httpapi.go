@@ -37,7 +37,7 @@ type Op func(ctx context.Context, r Request) (status int, body any, err error)
 
 // Handler serves the routes of one function.
 type Handler struct {
-	auth   Auth
+	auth   RequestConfig
 	op     Op
 	log    *slog.Logger
 	routes map[string]route
@@ -46,7 +46,7 @@ type Handler struct {
 // New returns a Handler that runs op for every request on one of routes,
 // route keys as template.yaml names them ("PUT /v1/me/facts/{key}"). A
 // nil log discards the log. It returns an error for a malformed route key.
-func New(auth Auth, log *slog.Logger, op Op, routes ...string) (*Handler, error) {
+func New(auth RequestConfig, log *slog.Logger, op Op, routes ...string) (*Handler, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -50,7 +50,7 @@ func newStrictFixture(t testing.TB) *strictFixture {
 	if _, err := store.Put(context.Background(), seeded, memory.FactInput{Key: "k", Value: "kept"}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := httpapi.New(httpapi.Auth{MaxBodyBytes: strictLimit}, nil, func(ctx context.Context, r httpapi.Request) (int, any, error) {
+	h, err := httpapi.New(httpapi.RequestConfig{MaxBodyBytes: strictLimit}, nil, func(ctx context.Context, r httpapi.Request) (int, any, error) {
 		switch {
 		case r.Value != "":
 			f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})

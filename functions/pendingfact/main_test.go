@@ -75,7 +75,7 @@ func TestAnswers(t *testing.T) {
 		t.Run(tc.action, func(t *testing.T) {
 			repo := fixture.Repo(t)
 			var log bytes.Buffer
-			h, err := newHandler(httpapitest.NewStore(t, repo), httpapi.Auth{}, httpapi.NewLogger(&log))
+			h, err := newHandler(httpapitest.NewStore(t, repo), httpapi.RequestConfig{}, httpapi.NewLogger(&log))
 			if err != nil {
 				t.Fatal(err)
 			}
