@@ -276,7 +276,7 @@ func TestLargestAnswerFits(t *testing.T) {
 		`one operation more \(([0-9,]+) tokens\) would not`:                    need(len(memory.LargestAnswer(maxOps+1, maxChars))),
 		"`bedrock.AnswerTokens` \\(([0-9]+)\\)":                                bedrock.AnswerTokens,
 		"`bedrock.TokenMarginPercent` \\(([0-9]+) %\\)":                        bedrock.TokenMarginPercent,
-		"`bedrock.MaxTokensUpperBound` \\(([0-9,]+),":                                 bedrock.MaxTokensUpperBound,
+		"`bedrock.MaxTokensUpperBound` \\(([0-9,]+),":                          bedrock.MaxTokensUpperBound,
 	})
 }
 

@@ -54,18 +54,18 @@ func templateDefault(t *testing.T, name string) any {
 func TestScaleDocFigures(t *testing.T) {
 	d := func(name string) any { return templateDefault(t, name) }
 	checkFigures(t, "scale.md", docblock.Figures{
-		"`ReadRateLimit` ([0-9,]+) requests/s":           d("ReadRateLimit"),
-		"`ReadBurstLimit` ([0-9,]+)":                     d("ReadBurstLimit"),
-		"`EditRateLimit` ([0-9,]+)":                      d("EditRateLimit"),
-		"`EditBurstLimit` ([0-9,]+)":                     d("EditBurstLimit"),
-		"`ExtractorMaxConcurrency` ([0-9]+) stays":       d("ExtractorMaxConcurrency"),
-		"`TenantDailyModelCalls`\\) is ([0-9]+)":         d("TenantDailyModelCalls"),
-		"`bedrock.FirstMaxTokens` \\(([0-9,]+)\\)":       bedrock.FirstMaxTokens,
-		"`bedrock.MaxTokensFor` ([0-9,]+) tokens":        bedrock.MaxTokensFor(len(memory.LargestAnswer(memory.DefaultMaxOperations, memory.DefaultMaxFactChars))),
+		"`ReadRateLimit` ([0-9,]+) requests/s":                  d("ReadRateLimit"),
+		"`ReadBurstLimit` ([0-9,]+)":                            d("ReadBurstLimit"),
+		"`EditRateLimit` ([0-9,]+)":                             d("EditRateLimit"),
+		"`EditBurstLimit` ([0-9,]+)":                            d("EditBurstLimit"),
+		"`ExtractorMaxConcurrency` ([0-9]+) stays":              d("ExtractorMaxConcurrency"),
+		"`TenantDailyModelCalls`\\) is ([0-9]+)":                d("TenantDailyModelCalls"),
+		"`bedrock.FirstMaxTokens` \\(([0-9,]+)\\)":              bedrock.FirstMaxTokens,
+		"`bedrock.MaxTokensFor` ([0-9,]+) tokens":               bedrock.MaxTokensFor(len(memory.LargestAnswer(memory.DefaultMaxOperations, memory.DefaultMaxFactChars))),
 		"at most `bedrock.MaxTokensUpperBound` \\(([0-9,]+)\\)": bedrock.MaxTokensUpperBound,
-		"`MaxOperations` ([0-9]+) operations":            memory.DefaultMaxOperations,
-		"keys and values of ([0-9]+) characters":         memory.DefaultMaxFactChars,
-		"`DefaultBudgetShards` \\(([0-9]+)\\)":           dynamorepo.DefaultBudgetShards,
+		"`MaxOperations` ([0-9]+) operations":                   memory.DefaultMaxOperations,
+		"keys and values of ([0-9]+) characters":                memory.DefaultMaxFactChars,
+		"`DefaultBudgetShards` \\(([0-9]+)\\)":                  dynamorepo.DefaultBudgetShards,
 	})
 }
 
