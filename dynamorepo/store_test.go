@@ -149,7 +149,9 @@ func TestStoreRoundTrips(t *testing.T) {
 
 	var n int
 	f.step(t, "DeleteByUser", reqErase, func() (err error) {
-		n, err = s.DeleteByUser(ctx, scope)
+		var e memory.Erasure
+		e, err = s.DeleteByUser(ctx, scope, memory.Retention{})
+		n = e.RemovedFacts
 		return err
 	})
 	if n != 1 {
@@ -257,7 +259,7 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	api := &hookAPI{API: f.client, hook: func() {
-		if _, err := plain.DeleteByUser(ctx, scope); err != nil {
+		if _, err := plain.DeleteByUser(ctx, scope, memory.Retention{}); err != nil {
 			t.Errorf("DeleteByUser during the extraction: %v", err)
 		}
 	}}
@@ -300,7 +302,7 @@ func TestStoreRepositoryFailure(t *testing.T) {
 	check("Put", err)
 	check("RemoveFact", s.RemoveFact(ctx, scope, "name"))
 	check("Clear", s.Clear(ctx, scope))
-	_, err = s.DeleteByUser(ctx, scope)
+	_, err = s.DeleteByUser(ctx, scope, memory.Retention{})
 	check("DeleteByUser", err)
 	_, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
 	check("Extract", err)

@@ -536,7 +536,7 @@ func TestAPIDocErasureExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := store.Erase(ctx, sc, r)
+	e, err := store.DeleteByUser(ctx, sc, r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -324,9 +324,9 @@ func TestDeleteByUser(t *testing.T) {
 	if _, err := s.Put(ctx, memorytest.Bob, memory.FactInput{Key: "a", Value: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.DeleteByUser(ctx, memorytest.Ana)
-	if err != nil || n != 3 {
-		t.Fatalf("DeleteByUser = %d, %v; want 3", n, err)
+	e, err := s.DeleteByUser(ctx, memorytest.Ana, memory.Retention{})
+	if err != nil || e.RemovedFacts != 3 {
+		t.Fatalf("DeleteByUser = %+v, %v; want 3 removed", e, err)
 	}
 	rec, _ := repo.Record(memorytest.Ana)
 	if len(rec.Facts) != 0 || len(rec.Threads) != 0 || rec.ErasedAt.IsZero() {
@@ -335,7 +335,7 @@ func TestDeleteByUser(t *testing.T) {
 	if len(mustFacts(t, s, memorytest.Bob)) != 1 {
 		t.Error("erasing ana touched bob")
 	}
-	if n, err := s.DeleteByUser(ctx, memorytest.Ana); err != nil || n != 0 {
-		t.Errorf("second erasure = %d, %v; want 0", n, err)
+	if e, err := s.DeleteByUser(ctx, memorytest.Ana, memory.Retention{}); err != nil || e.RemovedFacts != 0 {
+		t.Errorf("second erasure = %+v, %v; want 0 removed", e, err)
 	}
 }

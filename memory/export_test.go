@@ -94,7 +94,7 @@ func TestEraseSaysWhatRemains(t *testing.T) {
 	}
 	day := 24 * time.Hour
 	r := memory.Retention{Backups: 14 * day, Queue: 4 * day, DeadLetterQueue: 10 * day}
-	got, err := s.Erase(ctx, memorytest.Ana, r)
+	got, err := s.DeleteByUser(ctx, memorytest.Ana, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestEraseSaysWhatRemains(t *testing.T) {
 		t.Errorf("erasure %+v, want %+v", got, want)
 	}
 	r.DeadLetterQueue = day
-	if got, _ := s.Erase(ctx, memorytest.Ana, r); got.RemovedFacts != 0 || !got.MessagesUntil.Equal(got.At.Add(5*day)) {
+	if got, _ := s.DeleteByUser(ctx, memorytest.Ana, r); got.RemovedFacts != 0 || !got.MessagesUntil.Equal(got.At.Add(5*day)) {
 		t.Errorf("second erasure %+v, want 0 facts and messages until 5 days after %v", got, got.At)
 	}
 }

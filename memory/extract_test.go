@@ -269,7 +269,7 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	}
 	sentBefore := extractReq(memorytest.Ana, "th-1", 0, 2, "I'm Ana")
 	sentBefore.SentAt = t0 // the fake clock is past t0 at erasure
-	if _, err := s.DeleteByUser(ctx, memorytest.Ana); err != nil {
+	if _, err := s.DeleteByUser(ctx, memorytest.Ana, memory.Retention{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Extract(ctx, sentBefore)
@@ -288,7 +288,7 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	req.SentAt = t0.Add(2500 * time.Millisecond) // after bob's first write, before the erasure below
 	repo.BeforeSave = func() {
 		repo.BeforeSave = nil
-		if _, err := s.DeleteByUser(ctx, memorytest.Bob); err != nil {
+		if _, err := s.DeleteByUser(ctx, memorytest.Bob, memory.Retention{}); err != nil {
 			t.Error(err)
 		}
 	}

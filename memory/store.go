@@ -59,19 +59,9 @@ func New(repo Repository, cfg Config, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// Config returns the store's configuration with its defaults filled in.
+// Config returns the store's configuration with its defaults filled in
+// (a frontend shows its MaxFacts and MaxFactChars next to the facts).
 func (s *Store) Config() Config { return s.cfg }
-
-// Limits are the caps a frontend shows next to the facts.
-type Limits struct {
-	MaxFacts     int
-	MaxFactChars int
-}
-
-// Limits returns the caps of the store.
-func (s *Store) Limits() Limits {
-	return Limits{MaxFacts: s.cfg.MaxFacts, MaxFactChars: s.cfg.MaxFactChars}
-}
 
 // GetFacts returns the stored facts of the user sorted by key, an empty
 // slice for a user without a record; a temporary fact past its last day

@@ -238,7 +238,7 @@ func TestRepositoryFailureIsAnErrorNeverEmpty(t *testing.T) {
 	if err := s.Clear(ctx, memorytest.Ana); err == nil {
 		t.Error("Clear: no error")
 	}
-	if _, err := s.DeleteByUser(ctx, memorytest.Ana); err == nil {
+	if _, err := s.DeleteByUser(ctx, memorytest.Ana, memory.Retention{}); err == nil {
 		t.Error("DeleteByUser: no error")
 	}
 	if _, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi")); err == nil {

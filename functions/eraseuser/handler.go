@@ -18,7 +18,7 @@ import (
 func newHandler(r memory.Retention) httpapi.NewHandlerFunc {
 	return httpapi.NewHandlerFor([]string{"DELETE /v1/users/{userId}"},
 		func(ctx context.Context, s *memory.Store, req httpapi.Request) (any, error) {
-			e, err := s.Erase(ctx, req.Scope, r)
+			e, err := s.DeleteByUser(ctx, req.Scope, r)
 			return httpapi.NewErasedBody(e), err
 		})
 }

@@ -52,8 +52,8 @@ func newLoggedAPI(t *testing.T) *loggedAPI {
 		return http.StatusNoContent, nil, store.Clear(ctx, r.Scope)
 	}, "DELETE /v1/me/facts", "DELETE /v1/users/{userId}/facts")
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		n, err := store.DeleteByUser(ctx, r.Scope)
-		return http.StatusOK, httpapi.ErasedBody{RemovedFacts: n}, err
+		e, err := store.DeleteByUser(ctx, r.Scope, memory.Retention{})
+		return http.StatusOK, httpapi.ErasedBody{RemovedFacts: e.RemovedFacts}, err
 	}, "DELETE /v1/users/{userId}")
 	return a
 }

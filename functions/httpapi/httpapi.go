@@ -313,7 +313,7 @@ type FactsBody struct {
 // NewFactsBody returns the body listing the memory m of a user of s: its
 // facts and pending facts, empty lists rather than null, and the caps.
 func NewFactsBody(s *memory.Store, m memory.FactsAndPending) FactsBody {
-	l := s.Limits()
+	l := s.Config()
 	out := FactsBody{Facts: make([]Fact, 0, len(m.Facts)), Pending: PendingOf(s, m.Pending),
 		Limits: Limits{MaxFacts: l.MaxFacts, MaxFactChars: l.MaxFactChars}}
 	for _, f := range m.Facts {
