@@ -1,49 +1,14 @@
 // Package bedrock implements memory.Model, the cheap model of an
 // extraction, over the Converse API of Amazon Bedrock Runtime.
 //
-// The answer is structured by a forced tool call: the request offers one
-// tool, the request's operations tool, and a toolChoice that names it, at
-// temperature 0 and with a bounded maxTokens. The tool input is decoded by
-// memory.ParseOperations, which refuses anything but an object whose one
-// member is an "operations" array of objects with string members op, key,
-// value, evidence, validUntil and category; any answer that is not exactly
-// one call of that tool with such input, after the stop reason tool_use,
-// is an error wrapping memory.ErrMalformedAnswer. The operations themselves
-// (their number, op, key, value, end date, and whether the evidence is the
-// user's words) are checked by the store, which treats them as untrusted
-// input. The tool's JSON Schema is sent to the model, not interpreted
-// here: no JSON Schema library is linked into the functions.
-//
-// Some models refuse a forced tool choice. For them, [OutputJSON] is the
-// documented fallback: no toolConfig, a system prompt that asks for only a
-// JSON object {"operations":[…]} matching the same schema, and the text
-// answer decoded the same way. In [OutputTool] mode a refusal of the tool
-// choice comes back as an error wrapping [ErrToolChoiceUnsupported] that
-// says to set MODEL_OUTPUT_MODE=json.
-//
-// The Model's calls go through the SDK's standard retryer
-// (aws/retry.NewStandard, built once in New): at most [WithMaxAttempts]
-// attempts, the SDK's exponential jitter backoff on the base and cap of
-// [WithBackoff], and the one classification of errors, [Retryable], built
-// from the SDK's retryable checks, that the extractor also uses to hand
-// failures back to the queue. Two parts the SDK cannot do are kept here.
-// First, when the next wait outlasts the time left, the SDK's retry loop
-// sleeps until the caller's deadline and only then gives up, so Extract
-// would return at the deadline or after it, with no time left to report
-// (TestNoRetryPastTheDeadline fails so with the check removed): the
-// retryer of each call wraps the standard one and ends the retries when
-// the wait it draws leaves less than [WithDeadlineMargin] (1s by
-// default). Second, the SDK bounds an
-// attempt only by the HTTP client's timeout, which the Model does not own
-// and which cannot end an attempt before the caller's deadline: a
-// middleware after the SDK's retry middleware bounds each attempt by
-// [WithAttemptTimeout] and 100ms before the caller's deadline, and counts
-// the attempts and their error codes for [Call], which the SDK's attempt
-// results give only with a successful answer. The Model never logs the
-// prompt or the answer.
-//
-// Model families differ in what a tool's input schema may hold: see
-// [ToolFor] and docs/extractor.md.
+// Start at [New]. The answer is structured by a forced tool call ([ToolFor]
+// gives the tool per model family), or by a JSON text answer in
+// [OutputJSON] mode for models that refuse a forced tool choice; either is
+// decoded by memory.ParseOperations, and anything else is an error wrapping
+// memory.ErrMalformedAnswer. Calls go through the SDK's standard retryer,
+// with no retry that would outlast the caller's deadline ([Retryable] is
+// the one classification of errors). The Model never logs the prompt or
+// the answer. docs/decisions.md says why it is built so.
 package bedrock
 
 import (

@@ -11,6 +11,9 @@
 // configurable tenant claim. The tenant is never read from the path or
 // the body; on /v1/me routes neither is the user. Scopes are checked again
 // here, whatever the authorizer checked.
+//
+// Start at [NewHandlerFor], which each fact function calls with its routes
+// and its one operation of the store.
 package httpapi
 
 import (
