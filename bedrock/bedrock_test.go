@@ -85,7 +85,7 @@ func request(transcript string) memory.ModelRequest {
 		Transcript:    transcript,
 		Tool:          memory.OperationsTool(8, 200, true),
 		MaxOperations: 8,
-		Meta:          memory.Meta{Kind: memory.KindMemoryUser, TenantID: "acme", UserID: "u-1"},
+		Meta:          memory.CallMeta{Kind: memory.KindMemoryUser, TenantID: "acme", UserID: "u-1"},
 	}
 }
 

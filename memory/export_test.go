@@ -36,7 +36,7 @@ func TestExportHoldsEverythingStored(t *testing.T) {
 		Facts: []memory.Fact{{Key: "home_city", Value: "Lisbon", UpdatedAt: at(2), SourceThreadID: "th-1"},
 			{Key: "role", Value: "nurse", UpdatedAt: at(3)}},
 		Pending:   []memory.Fact{},
-		Forgotten: []memory.Forgotten{{Key: "age", At: at(1)}, {Key: "pet", At: at(4)}},
+		Forgotten: []memory.ForgottenKey{{Key: "age", At: at(1)}, {Key: "pet", At: at(4)}},
 		ClearedAt: at(0), ErasedAt: at(-10),
 		Threads: []memory.Watermark{{ThreadKey: "th-1", TurnCount: 2, At: at(2)}, {ThreadKey: "th-2", TurnCount: 4, At: at(5)}},
 	}

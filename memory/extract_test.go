@@ -183,8 +183,8 @@ type gate struct {
 	used  []memory.Usage
 }
 
-func (g *gate) Allow(context.Context, memory.Meta) bool { return g.allow }
-func (g *gate) Record(_ context.Context, _ memory.Meta, u memory.Usage) {
+func (g *gate) Allow(context.Context, memory.CallMeta) bool { return g.allow }
+func (g *gate) Record(_ context.Context, _ memory.CallMeta, u memory.Usage) {
 	g.used = append(g.used, u)
 }
 
