@@ -577,7 +577,7 @@ func TestAPIDocExportExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := memory.Fact{Key: p.Key, Value: p.Value, UpdatedAt: at, Origin: memory.Origin(p.Origin), Category: p.Category}
-	if got := httpapi.Time(store.PendingUntil(f)); got != p.PendingUntil {
+	if got := httpapi.FormatTime(store.PendingUntil(f)); got != p.PendingUntil {
 		t.Errorf("docs/api.md's pending fact waits until %s; the store says %s", p.PendingUntil, got)
 	}
 	ref := logref.User("acme", "u-123")

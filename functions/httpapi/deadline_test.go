@@ -122,8 +122,8 @@ func TestUnavailable(t *testing.T) {
 		{errors.New("a bug"), false},
 	}
 	for _, tt := range tests {
-		if got := httpapi.Unavailable(live, tt.err); got != tt.want {
-			t.Errorf("Unavailable(%v) = %t, want %t", tt.err, got, tt.want)
+		if got := httpapi.IsUnavailable(live, tt.err); got != tt.want {
+			t.Errorf("IsUnavailable(%v) = %t, want %t", tt.err, got, tt.want)
 		}
 	}
 }

@@ -127,7 +127,7 @@ func (h *Handler) run(ctx context.Context, rt route, r Request) (int, any, error
 	ctx, cancel := withBudget(ctx)
 	defer cancel()
 	status, body, err := h.op(ctx, r)
-	if Unavailable(ctx, err) {
+	if IsUnavailable(ctx, err) {
 		return 0, nil, unavailable(rt.action != "read", err)
 	}
 	return status, body, err
@@ -294,7 +294,7 @@ type PendingFact struct {
 func PendingOf(s *memory.Store, pending []memory.Fact) []PendingFact {
 	out := make([]PendingFact, 0, len(pending))
 	for _, f := range pending {
-		out = append(out, PendingFact{Fact: FactOf(f), PendingUntil: Time(s.PendingUntil(f))})
+		out = append(out, PendingFact{Fact: FactOf(f), PendingUntil: FormatTime(s.PendingUntil(f))})
 	}
 	return out
 }
@@ -346,13 +346,13 @@ type ErasedBody struct {
 
 // NewErasedBody returns the body answering the erasure e.
 func NewErasedBody(e memory.Erasure) ErasedBody {
-	return ErasedBody{RemovedFacts: e.RemovedFacts, ErasedAt: Time(e.At), BackupsUntil: Time(e.BackupsUntil),
-		QueuedMessagesUntil: Time(e.MessagesUntil)}
+	return ErasedBody{RemovedFacts: e.RemovedFacts, ErasedAt: FormatTime(e.At), BackupsUntil: FormatTime(e.BackupsUntil),
+		QueuedMessagesUntil: FormatTime(e.MessagesUntil)}
 }
 
-// Time returns t as the API shows times: RFC 3339 in UTC, "" for the zero
+// FormatTime returns t as the API shows times: RFC 3339 in UTC, "" for the zero
 // time.
-func Time(t time.Time) string {
+func FormatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
