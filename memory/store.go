@@ -131,21 +131,17 @@ type FactInput struct {
 	ValidUntil string
 }
 
-// Put stores one fact set by hand or by the remember tool: the key in its
-// canonical form ([CanonicalKey]), the value trimmed, the origin
-// (OriginManual when in.Origin is zero), the end
-// date when there is one, no source thread and no evidence (the origin
-// says why it is kept), updatedAt now. The same key replaces the stored
-// fact and its pending fact, if any; over MaxFacts the fact updated
-// longest ago is dropped, never this one. A tombstone of the key goes: a
-// person who sets a fact again after removing it means it. It returns the
-// stored fact. Writes of distinct lasting keys under MaxFacts never
-// conflict, for a new user too; a new key at the cap, a temporary fact,
-// or a record where something ended merges and saves the whole record.
+// Put stores one fact set by hand or by the remember tool, the one way
+// to write a fact outside an extraction: the key in its canonical form
+// ([CanonicalKey]), the value trimmed, in.Origin (OriginManual when zero),
+// the end date if any, no source thread and no evidence, updatedAt now.
+// The same key replaces the stored fact and its pending fact and lifts
+// its tombstone (a person who sets a fact again after removing it means
+// it); over MaxFacts the fact updated longest ago is dropped, never this
+// one. It returns the stored fact.
 //
-// Errors: *Error with CodeInvalidID, CodeInvalidOrigin,
-// CodeInvalidKeyChars, CodeEmptyFact, CodeFactTooLong (with a
-// userMessage), CodeInvalidValidUntil or CodeSecretRefused;
+// Errors: an *Error whose code names the bad input (the scope, origin,
+// key, value or end date, or a value that looks like a secret);
 // CodeConflict when concurrent writers won MaxConflictRetries times; a
 // repository failure.
 func (s *Store) Put(ctx context.Context, sc Scope, in FactInput) (Fact, error) {
