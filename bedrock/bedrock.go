@@ -1,49 +1,14 @@
 // Package bedrock implements memory.Model, the cheap model of an
 // extraction, over the Converse API of Amazon Bedrock Runtime.
 //
-// The answer is structured by a forced tool call: the request offers one
-// tool, the request's operations tool, and a toolChoice that names it, at
-// temperature 0 and with a bounded maxTokens. The tool input is decoded by
-// memory.ParseOperations, which refuses anything but an object whose one
-// member is an "operations" array of objects with string members op, key,
-// value, evidence, validUntil and category; any answer that is not exactly
-// one call of that tool with such input, after the stop reason tool_use,
-// is an error wrapping memory.ErrMalformedAnswer. The operations themselves
-// (their number, op, key, value, end date, and whether the evidence is the
-// user's words) are checked by the store, which treats them as untrusted
-// input. The tool's JSON Schema is sent to the model, not interpreted
-// here: no JSON Schema library is linked into the functions.
-//
-// Some models refuse a forced tool choice. For them, [OutputJSON] is the
-// documented fallback: no toolConfig, a system prompt that asks for only a
-// JSON object {"operations":[…]} matching the same schema, and the text
-// answer decoded the same way. In [OutputTool] mode a refusal of the tool
-// choice comes back as an error wrapping [ErrToolChoiceUnsupported] that
-// says to set MODEL_OUTPUT_MODE=json.
-//
-// The Model's calls go through the SDK's standard retryer
-// (aws/retry.NewStandard, built once in New): at most [WithMaxAttempts]
-// attempts, the SDK's exponential jitter backoff on the base and cap of
-// [WithBackoff], and the one classification of errors, [Retryable], built
-// from the SDK's retryable checks, that the extractor also uses to hand
-// failures back to the queue. Two parts the SDK cannot do are kept here.
-// First, when the next wait outlasts the time left, the SDK's retry loop
-// sleeps until the caller's deadline and only then gives up, so Extract
-// would return at the deadline or after it, with no time left to report
-// (TestNoRetryPastTheDeadline fails so with the check removed): the
-// retryer of each call wraps the standard one and ends the retries when
-// the wait it draws leaves less than [WithDeadlineMargin] (1s by
-// default). Second, the SDK bounds an
-// attempt only by the HTTP client's timeout, which the Model does not own
-// and which cannot end an attempt before the caller's deadline: a
-// middleware after the SDK's retry middleware bounds each attempt by
-// [WithAttemptTimeout] and 100ms before the caller's deadline, and counts
-// the attempts and their error codes for [Call], which the SDK's attempt
-// results give only with a successful answer. The Model never logs the
-// prompt or the answer.
-//
-// Model families differ in what a tool's input schema may hold: see
-// [ToolFor] and docs/extractor.md.
+// Start at [New]. The answer is structured by a forced tool call ([ToolFor]
+// gives the tool per model family), or by a JSON text answer in
+// [OutputJSON] mode for models that refuse a forced tool choice; either is
+// decoded by memory.ParseOperations, and anything else is an error wrapping
+// memory.ErrMalformedAnswer. Calls go through the SDK's standard retryer,
+// with no retry that would outlast the caller's deadline ([Retryable] is
+// the one classification of errors). The Model never logs the prompt or
+// the answer. docs/decisions.md says why it is built so.
 package bedrock
 
 import (
@@ -109,7 +74,7 @@ const (
 	DefaultMaxDelay  = 4 * time.Second
 	// DefaultAttemptTimeout bounds one attempt: a hung call is abandoned
 	// and retried, time permitting. An extraction answer of at most
-	// MaxMaxTokens tokens takes well under it.
+	// MaxTokensUpperBound tokens takes well under it.
 	DefaultAttemptTimeout = 20 * time.Second
 	// DefaultDeadlineMargin is the time left before the caller's deadline
 	// under which no retry starts: a retry needs time to be answered.
@@ -120,12 +85,12 @@ const (
 	// operation: asking first for this rather than for what the largest
 	// answer needs lets the same quota admit more calls (docs/scale.md).
 	FirstMaxTokens = 1024
-	// MaxMaxTokens bounds the maxTokens asked for again when an answer
+	// MaxTokensUpperBound bounds the maxTokens asked for again when an answer
 	// stopped at FirstMaxTokens (stop reason max_tokens): [MaxTokensFor]
 	// the largest answer the request's caps admit. 4,096 is an output
 	// every supported family accepts; memory.DefaultMaxOperations is the
 	// most operations whose largest answer fits it.
-	MaxMaxTokens = 4096
+	MaxTokensUpperBound = 4096
 	// AnswerTokens is what an answer takes besides its tool input: the
 	// tool call's frame, a short text a model may write before the call.
 	AnswerTokens = 256
@@ -348,12 +313,12 @@ func (m *Model) maxTokensFor(n int) int32 {
 // answerBytes bytes of tool input needs (memory.ModelRequest's
 // MaxAnswerBytes): AnswerTokens + answerBytes / BytesPerToken, plus
 // TokenMarginPercent, rounded up to a multiple of 64, at most
-// MaxMaxTokens.
+// MaxTokensUpperBound.
 func MaxTokensFor(answerBytes int) int32 {
 	answerBytes = min(max(answerBytes, 0), 1<<24)
 	need := AnswerTokens + (answerBytes*(100+TokenMarginPercent)+BytesPerToken*100-1)/(BytesPerToken*100)
 	need = (need + 63) / 64 * 64
-	return int32(min(need, MaxMaxTokens))
+	return int32(min(need, MaxTokensUpperBound))
 }
 
 // answerBytes returns the request's MaxAnswerBytes, or, for a request

@@ -85,7 +85,7 @@ func request(transcript string) memory.ModelRequest {
 		Transcript:    transcript,
 		Tool:          memory.OperationsTool(8, 200, true),
 		MaxOperations: 8,
-		Meta:          memory.Meta{Kind: memory.KindMemoryUser, TenantID: "acme", UserID: "u-1"},
+		Meta:          memory.CallMeta{Kind: memory.KindMemoryUser, TenantID: "acme", UserID: "u-1"},
 	}
 }
 
@@ -269,7 +269,7 @@ func TestMaxTokensAskedAgain(t *testing.T) {
 		want   []int
 	}{
 		{20, []int{1024, int(bedrock.MaxTokensFor(len(memory.LargestAnswer(20, memory.DefaultMaxFactChars))))}},
-		{100, []int{1024, bedrock.MaxMaxTokens}},
+		{100, []int{1024, bedrock.MaxTokensUpperBound}},
 		{4, []int{1024}},
 	} {
 		s, url := standIn(t)

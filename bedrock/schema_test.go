@@ -216,7 +216,7 @@ func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 // (memory.LargestAnswer of memory.DefaultMaxOperations operations with keys
 // and values of the template's largest MaxFactChars) is valid under that
 // tool's schema and read by memory.ParseOperations; MaxTokensFor gives it
-// its tokens at 4 bytes a token with the margin, under MaxMaxTokens, while
+// its tokens at 4 bytes a token with the margin, under MaxTokensUpperBound, while
 // one operation more would not fit: DefaultMaxOperations is the most that
 // do. Through the stand-in, which stops an answer at maxTokens as Bedrock
 // does, that answer stops at FirstMaxTokens, is asked for once more and
@@ -241,12 +241,12 @@ func TestLargestAnswerFits(t *testing.T) {
 		return bedrock.AnswerTokens + (n/bedrock.BytesPerToken)*(100+bedrock.TokenMarginPercent)/100
 	}
 	got := int(bedrock.MaxTokensFor(len(largest)))
-	if n := need(len(largest)); got < n || n > bedrock.MaxMaxTokens {
-		t.Errorf("MaxTokensFor(%d bytes) = %d; the answer needs %d, at most MaxMaxTokens %d", len(largest), got, n, bedrock.MaxMaxTokens)
+	if n := need(len(largest)); got < n || n > bedrock.MaxTokensUpperBound {
+		t.Errorf("MaxTokensFor(%d bytes) = %d; the answer needs %d, at most MaxTokensUpperBound %d", len(largest), got, n, bedrock.MaxTokensUpperBound)
 	}
-	if more := len(memory.LargestAnswer(maxOps+1, maxChars)); need(more) <= bedrock.MaxMaxTokens {
-		t.Errorf("%d operations (%d bytes, %d tokens) still fit MaxMaxTokens %d: DefaultMaxOperations is not the most that fit",
-			maxOps+1, more, need(more), bedrock.MaxMaxTokens)
+	if more := len(memory.LargestAnswer(maxOps+1, maxChars)); need(more) <= bedrock.MaxTokensUpperBound {
+		t.Errorf("%d operations (%d bytes, %d tokens) still fit MaxTokensUpperBound %d: DefaultMaxOperations is not the most that fit",
+			maxOps+1, more, need(more), bedrock.MaxTokensUpperBound)
 	}
 
 	s, url := standIn(t)
@@ -276,7 +276,7 @@ func TestLargestAnswerFits(t *testing.T) {
 		`one operation more \(([0-9,]+) tokens\) would not`:                    need(len(memory.LargestAnswer(maxOps+1, maxChars))),
 		"`bedrock.AnswerTokens` \\(([0-9]+)\\)":                                bedrock.AnswerTokens,
 		"`bedrock.TokenMarginPercent` \\(([0-9]+) %\\)":                        bedrock.TokenMarginPercent,
-		"`bedrock.MaxMaxTokens` \\(([0-9,]+),":                                 bedrock.MaxMaxTokens,
+		"`bedrock.MaxTokensUpperBound` \\(([0-9,]+),":                          bedrock.MaxTokensUpperBound,
 	})
 }
 

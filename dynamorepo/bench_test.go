@@ -37,7 +37,7 @@ func benchRepos(b *testing.B) []struct {
 func seed(b testing.TB, s *memory.Store, n int) {
 	b.Helper()
 	for i := range n {
-		if _, err := s.UpsertFact(ctx, scope, "key_"+strconv.Itoa(i), "value number "+strconv.Itoa(i)); err != nil {
+		if _, err := s.Put(ctx, scope, memory.FactInput{Key: "key_" + strconv.Itoa(i), Value: "value number " + strconv.Itoa(i)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -92,7 +92,7 @@ func getFacts(tb testing.TB, s *memory.Store) {
 // upsertFact is the i-th operation of BenchmarkUpsertFact: it replaces
 // one of the 20 facts benchStore seeded.
 func upsertFact(tb testing.TB, s *memory.Store, i int) {
-	if _, err := s.UpsertFact(ctx, scope, "key_"+strconv.Itoa(i%20), "value "+strconv.Itoa(i)); err != nil {
+	if _, err := s.Put(ctx, scope, memory.FactInput{Key: "key_" + strconv.Itoa(i%20), Value: "value " + strconv.Itoa(i)}); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -139,7 +139,7 @@ func expiry(t time.Time) int64 {
 // under its part of the limit, and, when it is full, the next shard is
 // tried, up to every shard. It refuses when every shard is full, when the
 // tenant ID is invalid, and when the storage fails (fail closed).
-func (b *Budget) Allow(ctx context.Context, m memory.Meta) bool {
+func (b *Budget) Allow(ctx context.Context, m memory.CallMeta) bool {
 	if b.limit == 0 {
 		return true
 	}
@@ -203,7 +203,7 @@ func (b *Budget) markExhausted(key string) {
 // day. It
 // makes no request when u counts no token; a storage failure goes to the
 // error handler.
-func (b *Budget) Record(ctx context.Context, m memory.Meta, u memory.Usage) {
+func (b *Budget) Record(ctx context.Context, m memory.CallMeta, u memory.Usage) {
 	if u.InputTokens == 0 && u.OutputTokens == 0 {
 		return
 	}

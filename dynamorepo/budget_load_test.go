@@ -60,7 +60,7 @@ func extractions(b *dynamorepo.Budget, n, workers int) int {
 		allowed int
 		work    = make(chan struct{})
 	)
-	m := memory.Meta{TenantID: "bigcorp", UserID: "u", ThreadID: "th"}
+	m := memory.CallMeta{TenantID: "bigcorp", UserID: "u", ThreadID: "th"}
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -190,7 +190,7 @@ func TestBudgetShardedLimit(t *testing.T) {
 			}
 			// Once spent, the day is refused without a request.
 			f.count.take()
-			if b.Allow(ctx, memory.Meta{TenantID: "bigcorp"}) {
+			if b.Allow(ctx, memory.CallMeta{TenantID: "bigcorp"}) {
 				t.Error("allowed after the limit")
 			}
 			checkRequests(t, f.count, "")

@@ -38,7 +38,7 @@ func TestBudgetAllow(t *testing.T) {
 	now := time.Date(2026, 11, 29, 23, 59, 0, 0, time.UTC)
 	// One shard: the exact counter, one item per tenant and day.
 	b := dynamorepo.NewShardedBudget(f.client, f.table, 2, 1, dynamorepo.WithClock(fixedClock(&now)))
-	acme := memory.Meta{TenantID: "acme", UserID: "u-1", ThreadID: "th-1"}
+	acme := memory.CallMeta{TenantID: "acme", UserID: "u-1", ThreadID: "th-1"}
 
 	// The third call finds the counter full; the fourth knows it is.
 	for i, want := range []struct {
@@ -51,7 +51,7 @@ func TestBudgetAllow(t *testing.T) {
 		checkRequests(t, f.count, want.requests)
 	}
 	// Another tenant has its own budget.
-	if !b.Allow(ctx, memory.Meta{TenantID: "globex", UserID: "u-1"}) {
+	if !b.Allow(ctx, memory.CallMeta{TenantID: "globex", UserID: "u-1"}) {
 		t.Error("another tenant was refused")
 	}
 	// The usage item holds counters and a TTL, no user ID and no text.
@@ -76,7 +76,7 @@ func TestBudgetAllow(t *testing.T) {
 	}
 	// An invalid tenant ID is refused without a request.
 	f.count.take()
-	if b.Allow(ctx, memory.Meta{TenantID: "a#b"}) {
+	if b.Allow(ctx, memory.CallMeta{TenantID: "a#b"}) {
 		t.Error("an invalid tenant ID was allowed")
 	}
 	checkRequests(t, f.count, "")
@@ -86,7 +86,7 @@ func TestBudgetNoLimit(t *testing.T) {
 	f := newFixture(t)
 	b := dynamorepo.NewBudget(f.client, f.table, 0)
 	for range 3 {
-		if !b.Allow(ctx, memory.Meta{TenantID: "acme"}) {
+		if !b.Allow(ctx, memory.CallMeta{TenantID: "acme"}) {
 			t.Fatal("refused with no limit")
 		}
 	}
@@ -112,7 +112,7 @@ func TestBudgetConcurrentAllow(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if b.Allow(ctx, memory.Meta{TenantID: "acme"}) {
+			if b.Allow(ctx, memory.CallMeta{TenantID: "acme"}) {
 				mu.Lock()
 				allowed++
 				mu.Unlock()
@@ -132,7 +132,7 @@ func TestBudgetRecord(t *testing.T) {
 	f := newFixture(t)
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	b := dynamorepo.NewShardedBudget(f.client, f.table, 0, 1, dynamorepo.WithClock(fixedClock(&now)))
-	m := memory.Meta{TenantID: "acme", UserID: "u-1"}
+	m := memory.CallMeta{TenantID: "acme", UserID: "u-1"}
 	b.Record(ctx, m, memory.Usage{InputTokens: 100, OutputTokens: 7})
 	checkRequests(t, f.count, "UpdateItem:1")
 	b.Record(ctx, m, memory.Usage{InputTokens: 50, OutputTokens: 3})
@@ -153,10 +153,10 @@ func TestBudgetFailsClosed(t *testing.T) {
 	var errs []error
 	b := dynamorepo.NewBudget(newClient(endpoint(t), nil), "no-such-table", 10,
 		dynamorepo.WithErrorHandler(func(err error) { errs = append(errs, err) }))
-	if b.Allow(ctx, memory.Meta{TenantID: "acme"}) {
+	if b.Allow(ctx, memory.CallMeta{TenantID: "acme"}) {
 		t.Error("Allow = true on a storage failure, want false (fail closed)")
 	}
-	b.Record(ctx, memory.Meta{TenantID: "acme"}, memory.Usage{InputTokens: 1})
+	b.Record(ctx, memory.CallMeta{TenantID: "acme"}, memory.Usage{InputTokens: 1})
 	if len(errs) != 2 {
 		t.Fatalf("error handler called %d times, want 2: %v", len(errs), errs)
 	}

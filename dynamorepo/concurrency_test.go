@@ -11,7 +11,7 @@ import (
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
-// ack is one acknowledged UpsertFact: what it stored and when, in real
+// ack is one acknowledged Put: what it stored and when, in real
 // time, it started and returned.
 type ack struct {
 	fact       memory.Fact
@@ -46,45 +46,13 @@ func TestConcurrentUpserts(t *testing.T) {
 		goroutines = upsertGoroutines
 		writesEach = upsertWritesEach
 		maxFacts   = upsertMaxFacts
-		shared     = upsertSharedKeys
 	)
 	f := newFixture(t)
 	var tick atomic.Int64
 	clock := func() time.Time { return t0.Add(time.Duration(tick.Add(1)) * time.Millisecond) }
 	s := newStore(t, f, memory.Config{MaxFacts: maxFacts, MaxConflictRetries: 100}, memory.WithClock(clock))
 
-	var (
-		mu      sync.Mutex
-		acks    = map[string][]ack{}
-		refused int
-		wg      sync.WaitGroup
-	)
-	for g := range goroutines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range writesEach {
-				key := fmt.Sprintf("own_%02d", g) // written by g alone
-				if i%2 == 1 {
-					key = fmt.Sprintf("shared_%d", (g+i)%shared) // by many
-				}
-				start := time.Now()
-				fct, err := s.UpsertFact(ctx, scope, key, fmt.Sprintf("g%d-w%d", g, i))
-				end := time.Now()
-				mu.Lock()
-				switch {
-				case err == nil:
-					acks[fct.Key] = append(acks[fct.Key], ack{fact: fct, start: start, end: end})
-				case memory.ErrorCode(err) == memory.CodeConflict:
-					refused++ // not acknowledged: wrote nothing
-				default:
-					t.Errorf("UpsertFact: %v", err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	acks, refused := writeConcurrently(t, s)
 	if t.Failed() {
 		return
 	}
@@ -113,6 +81,54 @@ func TestConcurrentUpserts(t *testing.T) {
 	if len(acks) > maxFacts && len(final) != maxFacts {
 		t.Errorf("%d facts stored, want MaxFacts %d: %d distinct keys were written", len(final), maxFacts, len(acks))
 	}
+	checkNoLostUpdate(t, final, acks)
+}
+
+// writeConcurrently runs the writers of TestConcurrentUpserts and
+// returns the acknowledged writes by key and how many were refused.
+func writeConcurrently(t *testing.T, s *memory.Store) (map[string][]ack, int) {
+	const goroutines, writesEach, shared = upsertGoroutines, upsertWritesEach, upsertSharedKeys
+	var (
+		mu      sync.Mutex
+		acks    = map[string][]ack{}
+		refused int
+		wg      sync.WaitGroup
+	)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range writesEach {
+				key := fmt.Sprintf("own_%02d", g) // written by g alone
+				if i%2 == 1 {
+					key = fmt.Sprintf("shared_%d", (g+i)%shared) // by many
+				}
+				start := time.Now()
+				fct, err := s.Put(ctx, scope, memory.FactInput{Key: key, Value: fmt.Sprintf("g%d-w%d", g, i)})
+				end := time.Now()
+				mu.Lock()
+				switch {
+				case err == nil:
+					acks[fct.Key] = append(acks[fct.Key], ack{fact: fct, start: start, end: end})
+				case memory.ErrorCode(err) == memory.CodeConflict:
+					refused++ // not acknowledged: wrote nothing
+				default:
+					t.Errorf("Put: %v", err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return acks, refused
+}
+
+// checkNoLostUpdate fails on a stored fact that no acknowledged write
+// stored, one older than a write of its key that started after it
+// returned, and a key evicted although a stored key was updated before
+// every write of it.
+func checkNoLostUpdate(t *testing.T, final []memory.Fact, acks map[string][]ack) {
+	t.Helper()
 	stored := map[string]ack{}
 	for _, fct := range final {
 		var from *ack
@@ -180,8 +196,8 @@ func TestConcurrentExtractAndUpserts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := s.UpsertFact(ctx, scope, fmt.Sprintf("manual_%d", i), "y"); err != nil {
-				t.Errorf("UpsertFact: %v", err)
+			if _, err := s.Put(ctx, scope, memory.FactInput{Key: fmt.Sprintf("manual_%d", i), Value: "y"}); err != nil {
+				t.Errorf("Put: %v", err)
 			}
 		}()
 	}
@@ -240,7 +256,7 @@ func TestConcurrentFirstFacts(t *testing.T) {
 				for w := range writers {
 					wg.Go(func() {
 						for k := w; k < keysEach; k += writers {
-							_, err := s.UpsertFact(ctx, sc, fmt.Sprintf("key_%02d", k), fmt.Sprintf("value %d", k))
+							_, err := s.Put(ctx, sc, memory.FactInput{Key: fmt.Sprintf("key_%02d", k), Value: fmt.Sprintf("value %d", k)})
 							switch {
 							case err == nil:
 								acked.Add(1)
@@ -248,7 +264,7 @@ func TestConcurrentFirstFacts(t *testing.T) {
 								refused.Add(1)
 							default:
 								failed.Add(1)
-								t.Errorf("UpsertFact: %v", err)
+								t.Errorf("Put: %v", err)
 							}
 						}
 					})
@@ -283,8 +299,8 @@ func TestConcurrentFirstFacts(t *testing.T) {
 		var wg sync.WaitGroup
 		for w := range sameKeyWriters {
 			wg.Go(func() {
-				if _, err := s.UpsertFact(ctx, sc, "home_city", fmt.Sprintf("city %d", w)); err != nil {
-					t.Errorf("UpsertFact: %v", err)
+				if _, err := s.Put(ctx, sc, memory.FactInput{Key: "home_city", Value: fmt.Sprintf("city %d", w)}); err != nil {
+					t.Errorf("Put: %v", err)
 				}
 			})
 		}

@@ -24,7 +24,7 @@ func TestDeletionCost(t *testing.T) {
 	s := newStore(t, f, memory.Config{}, memory.WithModel(model), memory.WithClock(memorytest.StepClock(t0)))
 	size := func() int { return dynamorepo.ItemSize(f.rawItem(t, "acme#u-1")) }
 	for i := range 20 {
-		if _, err := s.UpsertFact(ctx, scope, fmt.Sprintf("fact_key_%02d", i), strings.Repeat("v", 28)+fmt.Sprintf("%02d", i)); err != nil {
+		if _, err := s.Put(ctx, scope, memory.FactInput{Key: fmt.Sprintf("fact_key_%02d", i), Value: strings.Repeat("v", 28) + fmt.Sprintf("%02d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

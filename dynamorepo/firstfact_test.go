@@ -42,8 +42,8 @@ func TestFirstFactRacesTheCreation(t *testing.T) {
 	f.repo = dynamorepo.New(f.client, f.table)
 	s := newStore(t, f, memory.Config{})
 
-	f.step(t, "UpsertFact of a first fact raced by another", reqFirstFactRaced, func() error {
-		_, err := s.UpsertFact(ctx, scope, "name", "Ana")
+	f.step(t, "Put of a first fact raced by another", reqFirstFactRaced, func() error {
+		_, err := s.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"})
 		return err
 	})
 	if !raced {

@@ -56,12 +56,12 @@ func TestGlassBoxOnDynamoDB(t *testing.T) {
 	// the next write, refused in place, is a whole-record write that
 	// drops it.
 	advance(24 * time.Hour)
-	m, err := s.Read(ctx, scope)
+	m, err := s.GetFactsAndPending(ctx, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Facts) != 1 || m.Facts[0].Key != "name" || len(m.Pending) != 2 {
-		t.Errorf("Read after the trip's end = %+v, want name and two pending facts", m)
+		t.Errorf("GetFactsAndPending after the trip's end = %+v, want name and two pending facts", m)
 	}
 	if _, ok := facts().Value["trip"]; !ok {
 		t.Fatal("the ended fact left the item before any write")
@@ -74,21 +74,7 @@ func TestGlassBoxOnDynamoDB(t *testing.T) {
 		t.Error("the ended fact is still in the item after the next write")
 	}
 
-	// Keep: one read, one whole-record write; the fact keeps its evidence.
-	f.step(t, "KeepPending", reqReadSave, func() error {
-		kept, err := s.KeepPending(ctx, scope, "health_condition")
-		if err == nil && (kept.Evidence != "I have asthma" || kept.Category != memory.CategoryHealth) {
-			t.Errorf("kept fact %+v, want its evidence and category", kept)
-		}
-		return err
-	})
-	// Discard: one read, one whole-record write; of nothing pending, one
-	// read and no write.
-	f.step(t, "DiscardPending", reqReadSave, func() error { return s.DiscardPending(ctx, scope, "allergies") })
-	if p := item()["pending"].(*types.AttributeValueMemberM); len(p.Value) != 0 {
-		t.Errorf("pending after the keep and the discard = %v, want empty", p.Value)
-	}
-	f.step(t, "DiscardPending of nothing", reqRead, func() error { return s.DiscardPending(ctx, scope, "religion") })
+	keepAndDiscard(t, f, s, item)
 
 	// A removal once a fact ended is refused in place too, then saves
 	// the whole record without what ended.
@@ -101,4 +87,24 @@ func TestGlassBoxOnDynamoDB(t *testing.T) {
 	if _, ok := facts().Value["trip"]; ok {
 		t.Error("the ended fact is still in the item after the removal")
 	}
+}
+
+// keepAndDiscard is the pending part of TestGlassBoxOnDynamoDB: a keep is
+// one read and one whole-record write, the fact keeping its evidence; so
+// is a discard, and a discard of nothing pending is one read, no write.
+func keepAndDiscard(t *testing.T, f *fixture, s *memory.Store, item func() map[string]types.AttributeValue) {
+	t.Helper()
+	// Keep: one read, one whole-record write; the fact keeps its evidence.
+	f.step(t, "KeepPending", reqReadSave, func() error {
+		kept, err := s.KeepPending(ctx, scope, "health_condition")
+		if err == nil && (kept.Evidence != "I have asthma" || kept.Category != memory.CategoryHealth) {
+			t.Errorf("kept fact %+v, want its evidence and category", kept)
+		}
+		return err
+	})
+	f.step(t, "DiscardPending", reqReadSave, func() error { return s.DiscardPending(ctx, scope, "allergies") })
+	if p := item()["pending"].(*types.AttributeValueMemberM); len(p.Value) != 0 {
+		t.Errorf("pending after the keep and the discard = %v, want empty", p.Value)
+	}
+	f.step(t, "DiscardPending of nothing", reqRead, func() error { return s.DiscardPending(ctx, scope, "religion") })
 }

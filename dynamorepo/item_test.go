@@ -183,13 +183,13 @@ func TestFactsWithoutOriginRead(t *testing.T) {
 // TestFullRecordFitsTheBudget builds the largest record of two configs,
 // the largest template.yaml allows (MaxFacts and MaxFactChars at their
 // MaxValue, the rest at their defaults) and the one with the longest keys
-// and values (MaxFactChars at memory.MaxMaxFactChars, the most MaxFacts
+// and values (MaxFactChars at memory.MaxFactCharsUpperBound, the most MaxFacts
 // Validate accepts with it), and checks that each item is within the
 // config's bound, within memory.ItemBudget, and stored by moto. In it
 // every fact and every pending fact is at its largest (see fullRecord).
 func TestFullRecordFitsTheBudget(t *testing.T) {
 	facts, chars := templateMaxValue(t, "MaxFacts"), templateMaxValue(t, "MaxFactChars")
-	widest := memory.Config{MaxFactChars: memory.MaxMaxFactChars}
+	widest := memory.Config{MaxFactChars: memory.MaxFactCharsUpperBound}
 	for widest.MaxFacts = 1; widest.Validate() == nil; widest.MaxFacts++ {
 	}
 	widest.MaxFacts--

@@ -38,7 +38,7 @@ func TestStoreExportOnDynamoDB(t *testing.T) {
 		t.Fatalf("Extract of a health fact and a temporary one = %+v, %v; want 1 pending and 1 set", res, err)
 	}
 	for _, k := range []string{"name", "pet"} {
-		if _, err := s.UpsertFact(ctx, scope, k, "x"); err != nil {
+		if _, err := s.Put(ctx, scope, memory.FactInput{Key: k, Value: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func TestStoreExportOnDynamoDB(t *testing.T) {
 		len(got.Threads) != 2 || got.Threads[0].ThreadKey != "th-1" || got.Threads[0].TurnCount != 2 || !got.ErasedAt.IsZero() {
 		t.Errorf("export %+v: want th-1's fact, th-1's and th-2's watermarks, pet forgotten, the clear's time, no erasure", got)
 	}
-	e, err := s.Erase(ctx, scope, memory.Retention{Backups: time.Hour, Queue: time.Hour, DeadLetterQueue: time.Hour})
+	e, err := s.DeleteByUser(ctx, scope, memory.Retention{Backups: time.Hour, Queue: time.Hour, DeadLetterQueue: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,82 +69,123 @@ const (
 func TestStoreRoundTrips(t *testing.T) {
 	f := newFixture(t)
 	model := memorytest.NewModel()
-	s := newStore(t, f, memory.Config{MaxFacts: 3}, memory.WithModel(model), memory.WithClock(memorytest.StepClock(t0)))
+	rt := roundTrip{f: f, model: model,
+		s: newStore(t, f, memory.Config{MaxFacts: 3}, memory.WithModel(model), memory.WithClock(memorytest.StepClock(t0)))}
+	rt.edits(t)
+	rt.extractions(t)
+	rt.erasure(t)
+}
 
-	facts := func() []string {
-		t.Helper()
-		got, err := s.GetFacts(ctx, scope)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.count.take()
-		return keysOf(got)
-	}
-	version := func() string {
-		t.Helper()
-		rec := mustGet(t, f.repo, scope)
-		f.count.take()
-		return rec.Version
-	}
+// roundTrip is the state of TestStoreRoundTrips, whose steps run in order
+// on one user.
+type roundTrip struct {
+	f     *fixture
+	s     *memory.Store
+	model *memorytest.Model
+}
 
+// facts returns the stored facts as key=value, not counting the read.
+func (rt roundTrip) facts(t *testing.T) []string {
+	t.Helper()
+	got, err := rt.s.GetFacts(ctx, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.f.count.take()
+	return keysOf(got)
+}
+
+// version returns the record's version, not counting the read.
+func (rt roundTrip) version(t *testing.T) string {
+	t.Helper()
+	rec := mustGet(t, rt.f.repo, scope)
+	rt.f.count.take()
+	return rec.Version
+}
+
+// put is a step that stores key = value and makes the requests want.
+func (rt roundTrip) put(t *testing.T, name, want, key, value string) {
+	t.Helper()
+	rt.f.step(t, name, want, func() error {
+		_, err := rt.s.Put(ctx, scope, memory.FactInput{Key: key, Value: value})
+		return err
+	})
+}
+
+// extract is a step that runs an extraction of thread th, turns 0 to 2,
+// sent at sentAt.
+func (rt roundTrip) extract(t *testing.T, name, want, th string, sentAt time.Time) memory.ExtractResult {
+	t.Helper()
+	var res memory.ExtractResult
+	rt.f.step(t, name, want, func() (err error) {
+		res, err = rt.s.Extract(ctx, extractReq(th, 0, 2, sentAt))
+		return err
+	})
+	return res
+}
+
+// edits: writes by hand up to the cap and past it, and removals.
+func (rt roundTrip) edits(t *testing.T) {
+	f, s := rt.f, rt.s
 	f.step(t, "GetFacts of no record", reqRead, func() error { _, err := s.GetFacts(ctx, scope); return err })
-	f.step(t, "UpsertFact of the first fact", reqFirstFact, func() error { _, err := s.UpsertFact(ctx, scope, "Name", "Ana"); return err })
-	f.step(t, "UpsertFact under the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "home city", "Lisbon"); return err })
-	f.step(t, "UpsertFact of a stored key", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana Sousa"); return err })
-	f.step(t, "UpsertFact to the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "role", "nurse"); return err })
-	f.step(t, "UpsertFact of a stored key at the cap", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "role", "head nurse"); return err })
-	f.step(t, "UpsertFact of a new key at the cap", reqRefusedSave, func() error { _, err := s.UpsertFact(ctx, scope, "language", "pt"); return err })
+	rt.put(t, "Put of the first fact", reqFirstFact, "Name", "Ana")
+	rt.put(t, "Put under the cap", reqUpdate, "home city", "Lisbon")
+	rt.put(t, "Put of a stored key", reqUpdate, "name", "Ana Sousa")
+	rt.put(t, "Put to the cap", reqUpdate, "role", "nurse")
+	rt.put(t, "Put of a stored key at the cap", reqUpdate, "role", "head nurse")
+	rt.put(t, "Put of a new key at the cap", reqRefusedSave, "language", "pt")
 	// home_city, updated longest ago, was dropped; never the new fact.
-	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa", "role=head nurse"}, facts()); diff != "" {
+	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa", "role=head nurse"}, rt.facts(t)); diff != "" {
 		t.Errorf("facts at the cap (-want +got):\n%s", diff)
 	}
 	f.step(t, "GetFacts", reqRead, func() error { _, err := s.GetFacts(ctx, scope); return err })
 
-	v := version()
+	v := rt.version(t)
 	f.step(t, "RemoveFact of an absent key", reqUpdate, func() error { return s.RemoveFact(ctx, scope, "pet") })
-	if got := version(); got == v {
+	if got := rt.version(t); got == v {
 		t.Error("RemoveFact of an absent key wrote no tombstone")
 	}
 	f.step(t, "RemoveFact", reqUpdate, func() error { return s.RemoveFact(ctx, scope, "Role") })
-	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa"}, facts()); diff != "" {
+	if diff := cmp.Diff([]string{"language=pt", "name=Ana Sousa"}, rt.facts(t)); diff != "" {
 		t.Errorf("facts after RemoveFact (-want +got):\n%s", diff)
 	}
+}
 
-	// An extraction: one read, one conditional write, one model call.
+// extractions: one read, one conditional write, one model call; a
+// redelivery recognised from the watermark with one read and no call.
+func (rt roundTrip) extractions(t *testing.T) {
+	model := rt.model
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon")}})
-	var res memory.ExtractResult
-	f.step(t, "Extract", reqReadSave, func() (err error) {
-		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
-		return err
-	})
+	res := rt.extract(t, "Extract", reqReadSave, "th-1", time.Time{})
 	if res.Outcome != memory.OutcomeChanged || model.Calls() != 1 {
 		t.Errorf("Extract: outcome %s after %d model calls, want changed after 1", res.Outcome, model.Calls())
 	}
-	if rec := mustGet(t, f.repo, scope); rec.Threads["th-1"].TurnCount != 2 {
+	if rec := mustGet(t, rt.f.repo, scope); rec.Threads["th-1"].TurnCount != 2 {
 		t.Errorf("watermark of th-1 = %+v, want turn count 2", rec.Threads)
 	}
-	// Redelivered: recognised from the watermark with one read, no model call.
-	f.step(t, "Extract redelivered", reqRead, func() (err error) {
-		res, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
-		return err
-	})
+	res = rt.extract(t, "Extract redelivered", reqRead, "th-1", time.Time{})
 	if res.Outcome != memory.OutcomeDuplicate || model.Calls() != 1 {
 		t.Errorf("redelivered Extract: outcome %s after %d model calls, want duplicate after 1", res.Outcome, model.Calls())
 	}
+}
 
+// erasure: Clear, then DeleteByUser, whose fence holds against an
+// extraction sent before it, also once the record is back.
+func (rt roundTrip) erasure(t *testing.T) {
+	f, s, model := rt.f, rt.s, rt.model
 	f.step(t, "Clear", reqUpdate, func() error { return s.Clear(ctx, scope) })
-	if got := facts(); len(got) != 0 {
+	if got := rt.facts(t); len(got) != 0 {
 		t.Errorf("facts after Clear = %v", got)
 	}
-	f.step(t, "UpsertFact after Clear", reqUpdate, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
+	rt.put(t, "Put after Clear", reqUpdate, "name", "Ana")
 
-	var n int
+	var e memory.Erasure
 	f.step(t, "DeleteByUser", reqErase, func() (err error) {
-		n, err = s.DeleteByUser(ctx, scope)
+		e, err = s.DeleteByUser(ctx, scope, memory.Retention{})
 		return err
 	})
-	if n != 1 {
-		t.Errorf("DeleteByUser removed %d facts, want 1", n)
+	if e.RemovedFacts != 1 {
+		t.Errorf("DeleteByUser removed %d facts, want 1", e.RemovedFacts)
 	}
 	// Erasure stamps the store's clock; a request sent before it is fenced.
 	rec := mustGet(t, f.repo, scope)
@@ -154,10 +195,7 @@ func TestStoreRoundTrips(t *testing.T) {
 	}
 	sentBefore := rec.ErasedAt.Add(-time.Millisecond)
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
-	f.step(t, "Extract sent before the erasure", reqRead, func() (err error) {
-		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, sentBefore))
-		return err
-	})
+	res := rt.extract(t, "Extract sent before the erasure", reqRead, "th-2", sentBefore)
 	if res.Outcome != memory.OutcomeFenced || model.Calls() != 1 || len(res.Facts) != 0 {
 		t.Errorf("fenced Extract: outcome %s, %d model calls, facts %v; want fenced, 1, none", res.Outcome, model.Calls(), res.Facts)
 	}
@@ -168,12 +206,9 @@ func TestStoreRoundTrips(t *testing.T) {
 		}
 		return err
 	})
-	f.step(t, "UpsertFact over a fence", reqFirstFact, func() error { _, err := s.UpsertFact(ctx, scope, "name", "Ana"); return err })
+	rt.put(t, "Put over a fence", reqFirstFact, "name", "Ana")
 	// The fence still holds against the old request once the record is back.
-	f.step(t, "Extract sent before the erasure, over a new record", reqRead, func() (err error) {
-		res, err = s.Extract(ctx, extractReq("th-2", 0, 2, sentBefore))
-		return err
-	})
+	res = rt.extract(t, "Extract sent before the erasure, over a new record", reqRead, "th-2", sentBefore)
 	if res.Outcome != memory.OutcomeFenced || model.Calls() != 1 {
 		t.Errorf("Extract before the erasure over a new record: outcome %s, %d model calls; want fenced, 1", res.Outcome, model.Calls())
 	}
@@ -198,12 +233,12 @@ func (h *hookAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns
 func TestExtractConflictRemerges(t *testing.T) {
 	f := newFixture(t)
 	plain := newStore(t, f, memory.Config{MaxFacts: 5})
-	if _, err := plain.UpsertFact(ctx, scope, "name", "Ana"); err != nil {
+	if _, err := plain.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	api := &hookAPI{API: f.client, hook: func() {
-		if _, err := plain.UpsertFact(ctx, scope, "pet", "cat"); err != nil {
-			t.Errorf("UpsertFact during the extraction: %v", err)
+		if _, err := plain.Put(ctx, scope, memory.FactInput{Key: "pet", Value: "cat"}); err != nil {
+			t.Errorf("Put during the extraction: %v", err)
 		}
 	}}
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{
@@ -218,7 +253,7 @@ func TestExtractConflictRemerges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The hook's UpsertFact made one UpdateItem of its own.
+	// The hook's Put made one UpdateItem of its own.
 	if got, want := f.count.take(), "GetItem:1 PutItem:2 UpdateItem:1"; got != want {
 		t.Errorf("requests = %q, want %q", got, want)
 	}
@@ -244,11 +279,11 @@ func TestExtractConflictRemerges(t *testing.T) {
 func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	f := newFixture(t)
 	plain := newStore(t, f, memory.Config{})
-	if _, err := plain.UpsertFact(ctx, scope, "name", "Ana"); err != nil {
+	if _, err := plain.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	api := &hookAPI{API: f.client, hook: func() {
-		if _, err := plain.DeleteByUser(ctx, scope); err != nil {
+		if _, err := plain.DeleteByUser(ctx, scope, memory.Retention{}); err != nil {
 			t.Errorf("DeleteByUser during the extraction: %v", err)
 		}
 	}}
@@ -287,11 +322,11 @@ func TestStoreRepositoryFailure(t *testing.T) {
 	}
 	_, err = s.GetFacts(ctx, scope)
 	check("GetFacts", err)
-	_, err = s.UpsertFact(ctx, scope, "name", "Ana")
-	check("UpsertFact", err)
+	_, err = s.Put(ctx, scope, memory.FactInput{Key: "name", Value: "Ana"})
+	check("Put", err)
 	check("RemoveFact", s.RemoveFact(ctx, scope, "name"))
 	check("Clear", s.Clear(ctx, scope))
-	_, err = s.DeleteByUser(ctx, scope)
+	_, err = s.DeleteByUser(ctx, scope, memory.Retention{})
 	check("DeleteByUser", err)
 	_, err = s.Extract(ctx, extractReq("th-1", 0, 2, time.Time{}))
 	check("Extract", err)

@@ -54,18 +54,18 @@ func templateDefault(t *testing.T, name string) any {
 func TestScaleDocFigures(t *testing.T) {
 	d := func(name string) any { return templateDefault(t, name) }
 	checkFigures(t, "scale.md", docblock.Figures{
-		"`ReadRateLimit` ([0-9,]+) requests/s":           d("ReadRateLimit"),
-		"`ReadBurstLimit` ([0-9,]+)":                     d("ReadBurstLimit"),
-		"`EditRateLimit` ([0-9,]+)":                      d("EditRateLimit"),
-		"`EditBurstLimit` ([0-9,]+)":                     d("EditBurstLimit"),
-		"`ExtractorMaxConcurrency` ([0-9]+) stays":       d("ExtractorMaxConcurrency"),
-		"`TenantDailyModelCalls`\\) is ([0-9]+)":         d("TenantDailyModelCalls"),
-		"`bedrock.FirstMaxTokens` \\(([0-9,]+)\\)":       bedrock.FirstMaxTokens,
-		"`bedrock.MaxTokensFor` ([0-9,]+) tokens":        bedrock.MaxTokensFor(len(memory.LargestAnswer(memory.DefaultMaxOperations, memory.DefaultMaxFactChars))),
-		"at most `bedrock.MaxMaxTokens` \\(([0-9,]+)\\)": bedrock.MaxMaxTokens,
-		"`MaxOperations` ([0-9]+) operations":            memory.DefaultMaxOperations,
-		"keys and values of ([0-9]+) characters":         memory.DefaultMaxFactChars,
-		"`DefaultBudgetShards` \\(([0-9]+)\\)":           dynamorepo.DefaultBudgetShards,
+		"`ReadRateLimit` ([0-9,]+) requests/s":                  d("ReadRateLimit"),
+		"`ReadBurstLimit` ([0-9,]+)":                            d("ReadBurstLimit"),
+		"`EditRateLimit` ([0-9,]+)":                             d("EditRateLimit"),
+		"`EditBurstLimit` ([0-9,]+)":                            d("EditBurstLimit"),
+		"`ExtractorMaxConcurrency` ([0-9]+) stays":              d("ExtractorMaxConcurrency"),
+		"`TenantDailyModelCalls`\\) is ([0-9]+)":                d("TenantDailyModelCalls"),
+		"`bedrock.FirstMaxTokens` \\(([0-9,]+)\\)":              bedrock.FirstMaxTokens,
+		"`bedrock.MaxTokensFor` ([0-9,]+) tokens":               bedrock.MaxTokensFor(len(memory.LargestAnswer(memory.DefaultMaxOperations, memory.DefaultMaxFactChars))),
+		"at most `bedrock.MaxTokensUpperBound` \\(([0-9,]+)\\)": bedrock.MaxTokensUpperBound,
+		"`MaxOperations` ([0-9]+) operations":                   memory.DefaultMaxOperations,
+		"keys and values of ([0-9]+) characters":                memory.DefaultMaxFactChars,
+		"`DefaultBudgetShards` \\(([0-9]+)\\)":                  dynamorepo.DefaultBudgetShards,
 	})
 }
 
@@ -107,7 +107,7 @@ func TestRunbookFigures(t *testing.T) {
 		`queue's retention \(([0-9]+) days\)`:                            toInt(t, q.Attributes["MessageRetentionPeriod"]) / 86400,
 		"more than ([0-9]+) answers in [0-9]+ minutes":                   alarm("ExtractorBadAnswerAlarm", "Threshold"),
 		"more than [0-9]+ answers in ([0-9]+) minutes":                   minutes("ExtractorBadAnswerAlarm"),
-		"at most ([0-9,]+)\\): lower `MaxFactChars`":                     bedrock.MaxMaxTokens,
+		"at most ([0-9,]+)\\): lower `MaxFactChars`":                     bedrock.MaxTokensUpperBound,
 		"`UnsupportedAlarmPercent` \\(([0-9]+) % by default\\)":          p["UnsupportedAlarmPercent"],
 		"in an hour, at least ([0-9]+) of them":                          least("ExtractorUnsupportedAlarm"),
 		"`ApiErrorRateAlarmPercent` \\(default ([0-9]+) %\\)":            p["ApiErrorRateAlarmPercent"],
@@ -217,7 +217,7 @@ func TestDecisionsDocFigures(t *testing.T) {
 		"the dead-letter queue ([0-9]+) days by default":                        toInt(t, app.Parameters["DeadLetterRetentionSeconds"]) / 86400,
 		"days by default, up to ([0-9]+), for a redrive":                        toInt(t, asMap(tpl["DeadLetterRetentionSeconds"])["MaxValue"]) / 86400,
 		"then up to ([0-9]+) \\(`DeadLetterRetentionSeconds` at its maximum\\)": toInt(t, asMap(tpl["DeadLetterRetentionSeconds"])["MaxValue"]) / 86400,
-		"\\(default `maxFacts`, at most ([0-9]+)\\)":                            memory.MaxMaxFacts,
+		"\\(default `maxFacts`, at most ([0-9]+)\\)":                            memory.MaxFactsUpperBound,
 		"runes of 4 bytes and ([0-9]+) bytes more\\)":                           perTombstone - 4*cfg.MaxFactChars,
 		"under the defaults the ([0-9]+) tombstones":                            cfg.MaxTombstones,
 		"tombstones take at most ([0-9,]+) bytes":                               cfg.MaxTombstones * perTombstone,
@@ -281,13 +281,13 @@ func watermarkFigures(t *testing.T, queueDays int) docblock.Figures {
 
 // recordFigures are the figures of docs/decisions.md on the erasure
 // fence's margin and on the largest record: the former bounds' record,
-// the budget's share, the widest config of memory.MaxMaxFactChars.
+// the budget's share, the widest config of memory.MaxFactCharsUpperBound.
 func recordFigures(t *testing.T, fenceDays, maxDLQDays, queueDays int) docblock.Figures {
 	t.Helper()
 	former := memory.Config{MaxFacts: 100, MaxFactChars: 200}.WithDefaults() // the template's bounds before evidence
 	largest := memory.Config{MaxFacts: toInt(t, asMap(asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])["MaxFacts"])["MaxValue"]),
 		MaxFactChars: toInt(t, asMap(asMap(httpapitest.LoadSAMTemplate(t)["Parameters"])["MaxFactChars"])["MaxValue"])}.WithDefaults()
-	widest := memory.Config{MaxFactChars: memory.MaxMaxFactChars}
+	widest := memory.Config{MaxFactChars: memory.MaxFactCharsUpperBound}
 	for widest.MaxFacts = 1; widest.Validate() == nil; widest.MaxFacts++ {
 	}
 	widest.MaxFacts--
@@ -527,7 +527,7 @@ func TestAPIDocErasureExample(t *testing.T) {
 	}
 	ctx, sc := context.Background(), memory.Scope{TenantID: "acme", UserID: "ana"}
 	for i := range doc.RemovedFacts {
-		if _, err := store.UpsertFact(ctx, sc, fmt.Sprintf("fact_%d", i), "a value"); err != nil {
+		if _, err := store.Put(ctx, sc, memory.FactInput{Key: fmt.Sprintf("fact_%d", i), Value: "a value"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -536,7 +536,7 @@ func TestAPIDocErasureExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := store.Erase(ctx, sc, r)
+	e, err := store.DeleteByUser(ctx, sc, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,7 +577,7 @@ func TestAPIDocExportExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := memory.Fact{Key: p.Key, Value: p.Value, UpdatedAt: at, Origin: memory.Origin(p.Origin), Category: p.Category}
-	if got := httpapi.Time(store.PendingUntil(f)); got != p.PendingUntil {
+	if got := httpapi.FormatTime(store.PendingUntil(f)); got != p.PendingUntil {
 		t.Errorf("docs/api.md's pending fact waits until %s; the store says %s", p.PendingUntil, got)
 	}
 	ref := logref.User("acme", "u-123")

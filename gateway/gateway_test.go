@@ -79,7 +79,7 @@ func systemOf(in *bedrockruntime.ConverseInput) string {
 func TestAskRendersFactsAndSendsTheMessage(t *testing.T) {
 	ctx := context.Background()
 	g, store, m, q := setup(t, text("Olá!"), text("Still here."))
-	if _, err := store.UpsertFact(ctx, ana, "home_city", "Lisbon"); err != nil {
+	if _, err := store.Put(ctx, ana, memory.FactInput{Key: "home_city", Value: "Lisbon"}); err != nil {
 		t.Fatal(err)
 	}
 	th := g.NewThread(ana, "th-1")
@@ -198,7 +198,7 @@ func TestRememberNeedsApproval(t *testing.T) {
 func TestForgetRunsWithoutApproval(t *testing.T) {
 	ctx := context.Background()
 	g, store, _, _ := setup(t, toolUse(memory.ForgetToolName, map[string]any{"key": "role"}), text("done"))
-	if _, err := store.UpsertFact(ctx, ana, "role", "nurse"); err != nil {
+	if _, err := store.Put(ctx, ana, memory.FactInput{Key: "role", Value: "nurse"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := g.Ask(ctx, g.NewThread(ana, "th-1"), "forget my role", nil)

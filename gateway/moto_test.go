@@ -19,6 +19,7 @@ import (
 	"github.com/usermemory/usermemory/gateway"
 	"github.com/usermemory/usermemory/internal/motoserver"
 	"github.com/usermemory/usermemory/localtest/fault"
+	"github.com/usermemory/usermemory/memory"
 )
 
 // TestPromptThroughADynamoDBStall reads the facts as a deployed gateway
@@ -47,7 +48,7 @@ func TestPromptThroughADynamoDBStall(t *testing.T) {
 	}
 	policy := gateway.RetryPolicy{MaxAttempts: 6, BaseDelay: 50 * time.Millisecond, AttemptTimeout: 400 * time.Millisecond, Total: 2 * time.Second}
 	g, store, reports := flakyGateway(t, dynamorepo.New(client, table), &queue{}, gateway.Config{Retry: policy})
-	if _, err := store.UpsertFact(ctx, ana, "home_city", "Lisbon"); err != nil {
+	if _, err := store.Put(ctx, ana, memory.FactInput{Key: "home_city", Value: "Lisbon"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := g.SystemPrompt(ctx, ana); err != nil {

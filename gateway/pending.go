@@ -20,12 +20,12 @@ type PendingFact struct {
 // to show with a "keep" and a "discard" choice; a pending fact is never in
 // [Gateway.SystemPrompt]. A host calls it after the answers that were
 // due for an extraction. The read is retried by Config.Retry. Errors:
-// those of memory.Store.Read.
+// those of memory.Store.GetFactsAndPending.
 func (g *Gateway) Pending(ctx context.Context, sc memory.Scope) ([]PendingFact, error) {
-	var m memory.Memory
+	var m memory.FactsAndPending
 	err := g.retry.do(ctx, func(ctx context.Context) error {
 		var err error
-		m, err = g.cfg.Store.Read(ctx, sc)
+		m, err = g.cfg.Store.GetFactsAndPending(ctx, sc)
 		return err
 	})
 	if err != nil {

@@ -90,7 +90,7 @@ func TestPendingFactsWaitForTheUser(t *testing.T) {
 	if !strings.Contains(prompt, `"health_condition": "type 1 diabetes"`) || strings.Contains(prompt, "Catholic") {
 		t.Errorf("prompt after keep and discard = %q, want the kept fact and not the discarded one", prompt)
 	}
-	m, err := store.Read(ctx, ana)
+	m, err := store.GetFactsAndPending(ctx, ana)
 	if err != nil {
 		t.Fatal(err)
 	}

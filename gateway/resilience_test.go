@@ -71,7 +71,7 @@ func TestReadIsRetriedOnThrottling(t *testing.T) {
 	ctx := context.Background()
 	repo := &flakyRepo{Repository: memorytest.NewRepo(), fails: 2, err: throttled}
 	g, store, reports := flakyGateway(t, repo, &queue{}, gateway.Config{Retry: fast})
-	if _, err := store.UpsertFact(ctx, ana, "home_city", "Lisbon"); err != nil {
+	if _, err := store.Put(ctx, ana, memory.FactInput{Key: "home_city", Value: "Lisbon"}); err != nil {
 		t.Fatal(err)
 	}
 	repo.reads = 0
@@ -88,7 +88,7 @@ func TestReadFallsBackToLastKnownThenEmpty(t *testing.T) {
 	ctx := context.Background()
 	repo := &flakyRepo{Repository: memorytest.NewRepo(), err: errors.New("table gone")}
 	g, store, reports := flakyGateway(t, repo, &queue{}, gateway.Config{Retry: fast})
-	if _, err := store.UpsertFact(ctx, ana, "home_city", "Lisbon"); err != nil {
+	if _, err := store.Put(ctx, ana, memory.FactInput{Key: "home_city", Value: "Lisbon"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := g.SystemPrompt(ctx, ana); err != nil {

@@ -46,7 +46,7 @@ func notDue(n int, d time.Duration) string {
 }
 
 func (c *chatSession) ask(ctx context.Context, text string) error {
-	before, err := c.store.Read(ctx, c.sc)
+	before, err := c.store.GetFactsAndPending(ctx, c.sc)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (c *chatSession) ask(ctx context.Context, text string) error {
 	if err != nil || !done {
 		return err
 	}
-	after, err := c.store.Read(ctx, c.sc)
+	after, err := c.store.GetFactsAndPending(ctx, c.sc)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (c *chatSession) keyCommand(ctx context.Context, cmd, arg string) error {
 	if err := memory.CheckKey(arg); err != nil {
 		return err
 	}
-	m, err := c.store.Read(ctx, c.sc)
+	m, err := c.store.GetFactsAndPending(ctx, c.sc)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (c *chatSession) keyCommand(ctx context.Context, cmd, arg string) error {
 
 // forget removes the fact of key k when there is one, and else says that
 // there is nothing to forget and changes nothing.
-func (c *chatSession) forget(ctx context.Context, m memory.Memory, k string) error {
+func (c *chatSession) forget(ctx context.Context, m memory.FactsAndPending, k string) error {
 	if !slices.ContainsFunc(m.Facts, func(f memory.Fact) bool { return f.Key == k }) {
 		fmt.Fprintf(c.out, "nothing to forget: no fact %s", k)
 		if slices.ContainsFunc(m.Pending, func(f memory.Fact) bool { return f.Key == k }) {

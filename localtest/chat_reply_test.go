@@ -135,7 +135,7 @@ func TestChatRepliesSayWhatHappened(t *testing.T) {
 		{Op: memory.OpSet, Key: "health_condition", Value: "diabetes", Evidence: "I have diabetes", Category: memory.CategoryHealth},
 	}})
 	f.now = f.now.Add(-time.Hour)
-	if _, err := f.store.UpsertFact(ctx, f.sc, "role", "nurse"); err != nil {
+	if _, err := f.store.Put(ctx, f.sc, memory.FactInput{Key: "role", Value: "nurse"}); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(time.Hour)

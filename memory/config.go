@@ -22,7 +22,7 @@ const (
 	// operations whose largest answer at the template's largest caps
 	// ([LargestAnswer] with keys and values of 200 characters) the bedrock
 	// adapter can still ask for in one request of at most
-	// bedrock.MaxMaxTokens, so that no valid answer is cut. An extraction
+	// bedrock.MaxTokensUpperBound, so that no valid answer is cut. An extraction
 	// reads the turns since the last one (ExtractEveryTurns, 6 by
 	// default): 20 operations is more than three changes a turn.
 	// bedrock's TestLargestAnswerFits holds the figure.
@@ -46,21 +46,28 @@ var DefaultPendingCategories = Categories
 // margin. It is the default lifetime of the erasure fence too.
 const DeletionFenceLifetime = 19 * 24 * time.Hour
 
-// Bounds of [Config], checked by [Config.Validate].
+// Bounds of [Config] fields, checked by [Config.Validate]. The four
+// exported ones are read outside the package (the settings, the producer
+// and the record-size tests).
 const (
-	MinMaxFacts          = 1
-	MaxMaxFacts          = 500
-	MinMaxFactChars      = 16
-	MaxMaxFactChars      = 2000
-	MaxExtractEveryTurns = 1000
-	MinTranscriptChars   = 500
-	MaxTranscriptChars   = 200000
-	MinContextChars      = 100
-	MaxContextChars      = 20000
-	MaxMaxThreads        = 1000
-	MaxMaxPending        = 50
-	MinPendingLifetime   = time.Hour
-	MaxPendingLifetime   = 30 * 24 * time.Hour
+	// MaxFactsUpperBound is the largest Config.MaxFacts.
+	MaxFactsUpperBound = 500
+	// MaxFactCharsUpperBound is the largest Config.MaxFactChars.
+	MaxFactCharsUpperBound = 2000
+	// TranscriptCharsLowerBound is the smallest Config.TranscriptChars.
+	TranscriptCharsLowerBound = 500
+	// PendingLifetimeUpperBound is the longest Config.PendingLifetime.
+	PendingLifetimeUpperBound = 30 * 24 * time.Hour
+
+	maxFactsLowerBound          = 1
+	maxFactCharsLowerBound      = 16
+	extractEveryTurnsUpperBound = 1000
+	transcriptCharsUpperBound   = 200000
+	contextCharsLowerBound      = 100
+	contextCharsUpperBound      = 20000
+	maxThreadsUpperBound        = 1000
+	maxPendingUpperBound        = 50
+	pendingLifetimeLowerBound   = time.Hour
 
 	// ItemBudget is the largest size, in bytes, that a full record may
 	// reach under the caps: 300 KB, leaving a quarter of DynamoDB's 400 KB
@@ -214,30 +221,30 @@ func (c Config) Validate() error {
 			Message: "invalid config: " + fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case c.MaxFacts < MinMaxFacts || c.MaxFacts > MaxMaxFacts:
-		return bad("maxFacts %d is outside [%d, %d]", c.MaxFacts, MinMaxFacts, MaxMaxFacts)
-	case c.MaxFactChars < MinMaxFactChars || c.MaxFactChars > MaxMaxFactChars:
-		return bad("maxFactChars %d is outside [%d, %d]", c.MaxFactChars, MinMaxFactChars, MaxMaxFactChars)
-	case c.ExtractEveryTurns < 1 || c.ExtractEveryTurns > MaxExtractEveryTurns:
-		return bad("extractEveryTurns %d is outside [1, %d]", c.ExtractEveryTurns, MaxExtractEveryTurns)
-	case c.TranscriptChars < MinTranscriptChars || c.TranscriptChars > MaxTranscriptChars:
-		return bad("transcriptChars %d is outside [%d, %d]", c.TranscriptChars, MinTranscriptChars, MaxTranscriptChars)
-	case c.ContextChars < MinContextChars || c.ContextChars > MaxContextChars:
-		return bad("contextChars %d is outside [%d, %d]", c.ContextChars, MinContextChars, MaxContextChars)
+	case c.MaxFacts < maxFactsLowerBound || c.MaxFacts > MaxFactsUpperBound:
+		return bad("maxFacts %d is outside [%d, %d]", c.MaxFacts, maxFactsLowerBound, MaxFactsUpperBound)
+	case c.MaxFactChars < maxFactCharsLowerBound || c.MaxFactChars > MaxFactCharsUpperBound:
+		return bad("maxFactChars %d is outside [%d, %d]", c.MaxFactChars, maxFactCharsLowerBound, MaxFactCharsUpperBound)
+	case c.ExtractEveryTurns < 1 || c.ExtractEveryTurns > extractEveryTurnsUpperBound:
+		return bad("extractEveryTurns %d is outside [1, %d]", c.ExtractEveryTurns, extractEveryTurnsUpperBound)
+	case c.TranscriptChars < TranscriptCharsLowerBound || c.TranscriptChars > transcriptCharsUpperBound:
+		return bad("transcriptChars %d is outside [%d, %d]", c.TranscriptChars, TranscriptCharsLowerBound, transcriptCharsUpperBound)
+	case c.ContextChars < contextCharsLowerBound || c.ContextChars > contextCharsUpperBound:
+		return bad("contextChars %d is outside [%d, %d]", c.ContextChars, contextCharsLowerBound, contextCharsUpperBound)
 	case c.MaxOperations < 1 || c.MaxOperations > 4*c.MaxFacts:
 		return bad("maxOperations %d is outside [1, 4×maxFacts]", c.MaxOperations)
-	case c.MaxThreads < 1 || c.MaxThreads > MaxMaxThreads:
-		return bad("maxThreads %d is outside [1, %d]", c.MaxThreads, MaxMaxThreads)
-	case c.MaxTombstones < 1 || c.MaxTombstones > MaxMaxFacts:
-		return bad("maxTombstones %d is outside [1, %d]", c.MaxTombstones, MaxMaxFacts)
+	case c.MaxThreads < 1 || c.MaxThreads > maxThreadsUpperBound:
+		return bad("maxThreads %d is outside [1, %d]", c.MaxThreads, maxThreadsUpperBound)
+	case c.MaxTombstones < 1 || c.MaxTombstones > MaxFactsUpperBound:
+		return bad("maxTombstones %d is outside [1, %d]", c.MaxTombstones, MaxFactsUpperBound)
 	case c.MaxConflictRetries < 1 || c.MaxConflictRetries > 100:
 		return bad("maxConflictRetries %d is outside [1, 100]", c.MaxConflictRetries)
 	case !strings.Contains(c.Prompt, "{facts}"):
 		return bad("the prompt must hold the placeholder {facts}")
-	case c.MaxPending < 1 || c.MaxPending > MaxMaxPending:
-		return bad("maxPending %d is outside [1, %d]", c.MaxPending, MaxMaxPending)
-	case c.PendingLifetime < MinPendingLifetime || c.PendingLifetime > MaxPendingLifetime:
-		return bad("pendingLifetime %s is outside [%s, %s]", c.PendingLifetime, MinPendingLifetime, MaxPendingLifetime)
+	case c.MaxPending < 1 || c.MaxPending > maxPendingUpperBound:
+		return bad("maxPending %d is outside [1, %d]", c.MaxPending, maxPendingUpperBound)
+	case c.PendingLifetime < pendingLifetimeLowerBound || c.PendingLifetime > PendingLifetimeUpperBound:
+		return bad("pendingLifetime %s is outside [%s, %s]", c.PendingLifetime, pendingLifetimeLowerBound, PendingLifetimeUpperBound)
 	}
 	for _, cat := range c.PendingCategories {
 		if !ValidCategory(cat) {

@@ -2,18 +2,22 @@ package memory
 
 import "testing"
 
+// ExtractEveryTurnsUpperBound lets the external tests (the shared due
+// vectors) reach the bound of Config.ExtractEveryTurns.
+const ExtractEveryTurnsUpperBound = extractEveryTurnsUpperBound
+
 func TestConfigValidate(t *testing.T) {
 	if err := (Config{}).Validate(); err != nil {
 		t.Fatalf("zero config: %v", err)
 	}
 	bad := []Config{
 		{MaxFacts: -1},
-		{MaxFacts: MaxMaxFacts + 1},
+		{MaxFacts: MaxFactsUpperBound + 1},
 		{MaxFactChars: 5},
 		{ExtractEveryTurns: -2},
 		{TranscriptChars: 10},
-		{ContextChars: MinContextChars - 1},
-		{ContextChars: MaxContextChars + 1},
+		{ContextChars: contextCharsLowerBound - 1},
+		{ContextChars: contextCharsUpperBound + 1},
 		{MaxFacts: 500, MaxFactChars: 2000}, // Could not fit an item.
 		{Prompt: "no placeholders"},
 	}
@@ -44,7 +48,7 @@ func TestValidateCountsTombstones(t *testing.T) {
 	if err := cfg.Validate(); ErrorCode(err) != CodeInvalidConfig {
 		t.Errorf("Validate(%+v) = %v, want CodeInvalidConfig", cfg, err)
 	}
-	if err := (Config{MaxTombstones: MaxMaxFacts + 1}).Validate(); ErrorCode(err) != CodeInvalidConfig {
+	if err := (Config{MaxTombstones: MaxFactsUpperBound + 1}).Validate(); ErrorCode(err) != CodeInvalidConfig {
 		t.Errorf("maxTombstones over the bound: %v", err)
 	}
 }

@@ -120,29 +120,3 @@ func (s *Store) Clear(ctx context.Context, sc Scope) error {
 	}
 	return nil
 }
-
-// DeleteByUser is the GDPR erasure: the user's record goes, facts,
-// watermarks and all, and the number of facts removed is returned. A fence
-// that holds only the erasure time stays behind until it expires, so that
-// an extraction requested before the erasure writes nothing afterwards.
-// It validates the scope, takes the time from the store's clock and calls
-// [Repository.Erase], named for what that write does (it replaces the
-// record by the fence).
-// Errors: CodeInvalidID; a repository failure.
-func (s *Store) DeleteByUser(ctx context.Context, sc Scope) (int, error) {
-	n, _, err := s.deleteByUser(ctx, sc)
-	return n, err
-}
-
-// deleteByUser is DeleteByUser that also returns the erasure's time.
-func (s *Store) deleteByUser(ctx context.Context, sc Scope) (int, time.Time, error) {
-	if err := sc.Validate(); err != nil {
-		return 0, time.Time{}, err
-	}
-	at := s.now()
-	n, err := s.repo.Erase(ctx, sc, at)
-	if err != nil {
-		return 0, time.Time{}, repoError(err)
-	}
-	return n, at, nil
-}

@@ -29,7 +29,7 @@ func TestRemovedKeyIsNotSetByAnOlderExtraction(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "home_city", Value: "Lisbon"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RemoveFact(ctx, memorytest.Ana, "Home City"); err != nil {
@@ -70,7 +70,7 @@ func TestRemovalBetweenReadAndWriteOfAnExtraction(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("home_city", "Lisbon"), set("language", "pt")}})
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "home_city", Value: "Lisbon"}); err != nil {
 		t.Fatal(err)
 	}
 	req := extractReq(memorytest.Ana, "th-1", 0, 2, "I live in Lisbon")
@@ -99,7 +99,7 @@ func TestRemovalBetweenReadAndWriteOfAnExtraction(t *testing.T) {
 func TestManualUpsertClearsTheTombstone(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "language", Value: "pt"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"home_city", "pet"} {
@@ -107,7 +107,7 @@ func TestManualUpsertClearsTheTombstone(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Porto"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "home_city", Value: "Porto"}); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := repo.Record(memorytest.Ana)
@@ -123,14 +123,14 @@ func TestClearFencesOlderExtractions(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home_city", "Lisbon"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "home_city", Value: "Lisbon"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Clear(ctx, memorytest.Ana); err != nil {
 		t.Fatal(err)
 	}
 	cleared, _ := repo.Record(memorytest.Ana)
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil { // set by hand after the clear
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "language", Value: "pt"}); err != nil { // set by hand after the clear
 		t.Fatal(err)
 	}
 
@@ -151,7 +151,7 @@ func TestClearFencesOlderExtractions(t *testing.T) {
 	}
 
 	// The clear lands between the read and the write: nothing is written.
-	if _, err := s.UpsertFact(ctx, memorytest.Bob, "x", "y"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Bob, memory.FactInput{Key: "x", Value: "y"}); err != nil {
 		t.Fatal(err)
 	}
 	bobReq := extractReq(memorytest.Bob, "th-9", 0, 2, "I'm Bob")
@@ -185,7 +185,7 @@ func TestTombstonesAreBoundedAndFoldIntoClearedAt(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true, MaxTombstones: 2}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "language", Value: "pt"}); err != nil {
 		t.Fatal(err)
 	}
 	var at []time.Time
@@ -271,7 +271,7 @@ func TestRemoveFactAndClear(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	for _, k := range []string{"language", "home_city"} {
-		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: k, Value: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -317,16 +317,16 @@ func TestDeleteByUser(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	for _, k := range []string{"a", "b", "c"} {
-		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: k, Value: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.UpsertFact(ctx, memorytest.Bob, "a", "x"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Bob, memory.FactInput{Key: "a", Value: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.DeleteByUser(ctx, memorytest.Ana)
-	if err != nil || n != 3 {
-		t.Fatalf("DeleteByUser = %d, %v; want 3", n, err)
+	e, err := s.DeleteByUser(ctx, memorytest.Ana, memory.Retention{})
+	if err != nil || e.RemovedFacts != 3 {
+		t.Fatalf("DeleteByUser = %+v, %v; want 3 removed", e, err)
 	}
 	rec, _ := repo.Record(memorytest.Ana)
 	if len(rec.Facts) != 0 || len(rec.Threads) != 0 || rec.ErasedAt.IsZero() {
@@ -335,7 +335,7 @@ func TestDeleteByUser(t *testing.T) {
 	if len(mustFacts(t, s, memorytest.Bob)) != 1 {
 		t.Error("erasing ana touched bob")
 	}
-	if n, err := s.DeleteByUser(ctx, memorytest.Ana); err != nil || n != 0 {
-		t.Errorf("second erasure = %d, %v; want 0", n, err)
+	if e, err := s.DeleteByUser(ctx, memorytest.Ana, memory.Retention{}); err != nil || e.RemovedFacts != 0 {
+		t.Errorf("second erasure = %+v, %v; want 0 removed", e, err)
 	}
 }

@@ -67,7 +67,7 @@ func writeDueVectors(t *testing.T) {
 		"(clients/typescript/test/vectors.test.ts) must give these answers. Each case is [previousTurnCount, turnCount, 1 when due]. " +
 		"Written by: go test ./memory/ -run SharedDueVectors -update."}
 	for _, c := range []dueConfig{{ExtractEveryTurns: 1}, {ExtractEveryTurns: 4}, {ExtractEveryTurns: 6}, {ExtractEveryTurns: 7},
-		{ExtractEveryTurns: 6, ExtractionDisabled: true}, {ExtractEveryTurns: memory.MaxExtractEveryTurns}} {
+		{ExtractEveryTurns: 6, ExtractionDisabled: true}, {ExtractEveryTurns: memory.ExtractEveryTurnsUpperBound}} {
 		store := newDueStore(t, c)
 		pairs := [][2]int{{999, 1000}, {1000, 1999}, {1999, 2000}, {2147483000, 2147483647}, {2147483646, 2147483647}}
 		for prev := -1; prev <= 13; prev++ {

@@ -26,7 +26,7 @@ type Export struct {
 	Pending []Fact
 	// Forgotten are the tombstones: the keys removed by hand or by the
 	// forget tool, with the times of their removal, sorted by key.
-	Forgotten []Forgotten
+	Forgotten []ForgottenKey
 	// ClearedAt is the time of the last clear of every fact.
 	ClearedAt time.Time
 	// ErasedAt is the time of the last erasure (the fence).
@@ -35,8 +35,8 @@ type Export struct {
 	Threads []Watermark
 }
 
-// Forgotten is one tombstone of an [Export].
-type Forgotten struct {
+// ForgottenKey is one tombstone of an [Export]: a key removed at At.
+type ForgottenKey struct {
 	Key string
 	At  time.Time
 }
@@ -62,9 +62,9 @@ func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
 		return Export{}, err
 	}
 	out := Export{At: s.now(), Facts: sortedCopy(rec.Facts), Pending: sortedCopy(rec.Pending), ClearedAt: rec.ClearedAt, ErasedAt: rec.ErasedAt,
-		Forgotten: []Forgotten{}, Threads: []Watermark{}}
+		Forgotten: []ForgottenKey{}, Threads: []Watermark{}}
 	for _, k := range slices.Sorted(maps.Keys(rec.Tombstones)) {
-		out.Forgotten = append(out.Forgotten, Forgotten{Key: k, At: rec.Tombstones[k]})
+		out.Forgotten = append(out.Forgotten, ForgottenKey{Key: k, At: rec.Tombstones[k]})
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Threads)) {
 		m := rec.Threads[k]

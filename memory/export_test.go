@@ -36,7 +36,7 @@ func TestExportHoldsEverythingStored(t *testing.T) {
 		Facts: []memory.Fact{{Key: "home_city", Value: "Lisbon", UpdatedAt: at(2), SourceThreadID: "th-1"},
 			{Key: "role", Value: "nurse", UpdatedAt: at(3)}},
 		Pending:   []memory.Fact{},
-		Forgotten: []memory.Forgotten{{Key: "age", At: at(1)}, {Key: "pet", At: at(4)}},
+		Forgotten: []memory.ForgottenKey{{Key: "age", At: at(1)}, {Key: "pet", At: at(4)}},
 		ClearedAt: at(0), ErasedAt: at(-10),
 		Threads: []memory.Watermark{{ThreadKey: "th-1", TurnCount: 2, At: at(2)}, {ThreadKey: "th-2", TurnCount: 4, At: at(5)}},
 	}
@@ -88,13 +88,13 @@ func TestEraseSaysWhatRemains(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
 	for _, k := range []string{"a", "b"} {
-		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "v"); err != nil {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: k, Value: "v"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	day := 24 * time.Hour
 	r := memory.Retention{Backups: 14 * day, Queue: 4 * day, DeadLetterQueue: 10 * day}
-	got, err := s.Erase(ctx, memorytest.Ana, r)
+	got, err := s.DeleteByUser(ctx, memorytest.Ana, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestEraseSaysWhatRemains(t *testing.T) {
 		t.Errorf("erasure %+v, want %+v", got, want)
 	}
 	r.DeadLetterQueue = day
-	if got, _ := s.Erase(ctx, memorytest.Ana, r); got.RemovedFacts != 0 || !got.MessagesUntil.Equal(got.At.Add(5*day)) {
+	if got, _ := s.DeleteByUser(ctx, memorytest.Ana, r); got.RemovedFacts != 0 || !got.MessagesUntil.Equal(got.At.Add(5*day)) {
 		t.Errorf("second erasure %+v, want 0 facts and messages until 5 days after %v", got, got.At)
 	}
 }

@@ -58,7 +58,7 @@ type ExtractRequest struct {
 	CheapModelID string
 	// Meta is passed to the usage gate and the model; Kind is set to
 	// KindMemoryUser and the IDs to the request's.
-	Meta Meta
+	Meta CallMeta
 }
 
 // Outcome says what an extraction did, for logs and metrics.
@@ -227,9 +227,9 @@ func extractedBy(m, own ThreadMark) bool {
 	return m.TurnCount >= own.TurnCount
 }
 
-// metaOf returns the Meta of the model call of req: the request's, of
+// metaOf returns the CallMeta of the model call of req: the request's, of
 // KindMemoryUser, with its IDs and the model it names or the config's.
-func (s *Store) metaOf(req ExtractRequest) Meta {
+func (s *Store) metaOf(req ExtractRequest) CallMeta {
 	meta := req.Meta
 	meta.Kind = KindMemoryUser
 	meta.TenantID, meta.UserID, meta.ThreadID = req.TenantID, req.UserID, req.ThreadID
@@ -344,7 +344,7 @@ func forgetRemoved(ops []change, tombs map[string]time.Time, sentAt time.Time) (
 // callModel renders the prompt, calls the model and validates its answer.
 // It returns operations with canonical keys and cut values, or an error
 // wrapping ErrMalformedAnswer, or the model's error.
-func (s *Store) callModel(ctx context.Context, meta Meta, rec Record, er ExtractRequest, usage *Usage) ([]Operation, error) {
+func (s *Store) callModel(ctx context.Context, meta CallMeta, rec Record, er ExtractRequest, usage *Usage) ([]Operation, error) {
 	if s.model == nil {
 		return nil, errors.New("memory: no model configured")
 	}

@@ -95,7 +95,7 @@ func TestExtractPromptHoldsFactsAndTranscriptNotToolTurns(t *testing.T) {
 	model := memorytest.NewModel()
 	s, _ := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
 	ctx := context.Background()
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "Portuguese"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "language", Value: "Portuguese"}); err != nil {
 		t.Fatal(err)
 	}
 	req := extractReq(memorytest.Ana, "th-1", 0, 3, "I moved to Porto")
@@ -141,7 +141,7 @@ func TestExtractFailuresWriteNothing(t *testing.T) {
 			ctx := context.Background()
 			model := memorytest.NewModel(tt.answer)
 			s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
-			if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "Portuguese"); err != nil {
+			if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "language", Value: "Portuguese"}); err != nil {
 				t.Fatal(err)
 			}
 			before, _ := repo.Record(memorytest.Ana)
@@ -183,8 +183,8 @@ type gate struct {
 	used  []memory.Usage
 }
 
-func (g *gate) Allow(context.Context, memory.Meta) bool { return g.allow }
-func (g *gate) Record(_ context.Context, _ memory.Meta, u memory.Usage) {
+func (g *gate) Allow(context.Context, memory.CallMeta) bool { return g.allow }
+func (g *gate) Record(_ context.Context, _ memory.CallMeta, u memory.Usage) {
 	g.used = append(g.used, u)
 }
 
@@ -194,7 +194,7 @@ func TestExtractSilentPaths(t *testing.T) {
 	t.Run("disabled", func(t *testing.T) {
 		model := memorytest.NewModel()
 		s, _ := newStore(t, memory.Config{EvidenceCheckOff: true, ExtractionDisabled: true}, memory.WithModel(model))
-		if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "language", Value: "pt"}); err != nil {
 			t.Fatalf("edits must still work when extraction is off: %v", err)
 		}
 		res, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi"))
@@ -264,12 +264,12 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "name", "Ana"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	sentBefore := extractReq(memorytest.Ana, "th-1", 0, 2, "I'm Ana")
 	sentBefore.SentAt = t0 // the fake clock is past t0 at erasure
-	if _, err := s.DeleteByUser(ctx, memorytest.Ana); err != nil {
+	if _, err := s.DeleteByUser(ctx, memorytest.Ana, memory.Retention{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.Extract(ctx, sentBefore)
@@ -281,14 +281,14 @@ func TestExtractAfterErasureWritesNothing(t *testing.T) {
 	}
 	// The erasure lands between the read and the write of an extraction.
 	model.Push(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
-	if _, err := s.UpsertFact(ctx, memorytest.Bob, "x", "y"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Bob, memory.FactInput{Key: "x", Value: "y"}); err != nil {
 		t.Fatal(err)
 	}
 	req := extractReq(memorytest.Bob, "th-9", 0, 2, "I'm Bob")
 	req.SentAt = t0.Add(2500 * time.Millisecond) // after bob's first write, before the erasure below
 	repo.BeforeSave = func() {
 		repo.BeforeSave = nil
-		if _, err := s.DeleteByUser(ctx, memorytest.Bob); err != nil {
+		if _, err := s.DeleteByUser(ctx, memorytest.Bob, memory.Retention{}); err != nil {
 			t.Error(err)
 		}
 	}
@@ -312,12 +312,12 @@ func TestExtractConflictReMergesWithoutModelCall(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("name", "Ana")}})
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true}, memory.WithModel(model))
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "a", "1"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "a", Value: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	repo.BeforeSave = func() {
 		repo.BeforeSave = nil
-		if _, err := s.UpsertFact(ctx, memorytest.Ana, "language", "pt"); err != nil {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "language", Value: "pt"}); err != nil {
 			t.Error(err)
 		}
 	}
@@ -341,7 +341,7 @@ func TestExtractCapsAndBadRequests(t *testing.T) {
 	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{set("c", "3"), set("d", "4")}})
 	s, _ := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFacts: 3}, memory.WithModel(model))
 	for _, k := range []string{"a", "b"} {
-		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "x"); err != nil {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: k, Value: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}

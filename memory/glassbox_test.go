@@ -161,9 +161,9 @@ func TestSecretsAreNeverStored(t *testing.T) {
 	}
 	// By hand and by the remember tool: refused with a code.
 	for _, c := range secretExamples {
-		_, err := s.UpsertFact(ctx, memorytest.Ana, strings.ReplaceAll(c.key, "_", " "), c.value)
+		_, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: strings.ReplaceAll(c.key, "_", " "), Value: c.value})
 		if memory.ErrorCode(err) != memory.CodeSecretRefused {
-			t.Errorf("UpsertFact(%q, %q) = %v, want CodeSecretRefused", c.key, c.value, err)
+			t.Errorf("Put(%q, %q) = %v, want CodeSecretRefused", c.key, c.value, err)
 		}
 	}
 	if rec, _ := repo.Record(memorytest.Ana); len(rec.Facts) != 0 {
@@ -194,7 +194,7 @@ func TestSensitiveFactsWaitForTheUsersYes(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"name": "Ana"}, values(res.Facts)); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
-	m, err := s.Read(ctx, memorytest.Ana)
+	m, err := s.GetFactsAndPending(ctx, memorytest.Ana)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestSensitiveFactsWaitForTheUsersYes(t *testing.T) {
 	if _, err := s.KeepPending(ctx, memorytest.Ana, "faith"); memory.ErrorCode(err) != memory.CodePendingNotFound {
 		t.Errorf("keep after discard: %v, want CodePendingNotFound", err)
 	}
-	m, _ = s.Read(ctx, memorytest.Ana)
+	m, _ = s.GetFactsAndPending(ctx, memorytest.Ana)
 	if diff := cmp.Diff(map[string]string{"name": "Ana", "health_condition": "type 1 diabetes"}, values(m.Facts)); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
@@ -262,14 +262,14 @@ func TestPendingIsConfigurableAndLapses(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.t = t0.Add(47 * time.Hour)
-	if m, _ := s.Read(ctx, memorytest.Ana); len(m.Pending) != 1 {
+	if m, _ := s.GetFactsAndPending(ctx, memorytest.Ana); len(m.Pending) != 1 {
 		t.Fatalf("pending before its wait ended: %+v", m)
 	}
 	clock.t = t0.Add(48 * time.Hour)
-	if m, _ := s.Read(ctx, memorytest.Ana); len(m.Pending) != 0 {
+	if m, _ := s.GetFactsAndPending(ctx, memorytest.Ana); len(m.Pending) != 0 {
 		t.Errorf("pending after its wait ended: %+v", m.Pending)
 	}
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "name", "Ana"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	if rec, _ := repo.Record(memorytest.Ana); len(rec.Pending) != 0 || !rec.Expires.IsZero() {
@@ -348,7 +348,7 @@ func TestPutWithEndDate(t *testing.T) {
 	// After it ends, a write of another key by the fast path is refused
 	// by the repository and made whole, which removes the ended fact.
 	clock.t = time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "name", "Ana"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := repo.Record(memorytest.Ana)

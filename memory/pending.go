@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Memory is what a user's page shows: the facts, read into every prompt,
-// and the pending facts, read into none until the user keeps them.
-type Memory struct {
+// FactsAndPending is what a user's page shows: the facts, read into every
+// prompt, and the pending facts, read into none until the user keeps them.
+type FactsAndPending struct {
 	// Facts are the stored facts, sorted by key, none ended.
 	Facts []Fact
 	// Pending are the extracted facts of a special category that wait for
@@ -17,14 +17,16 @@ type Memory struct {
 	Pending []Fact
 }
 
-// Read returns the user's facts and pending facts in one repository read:
-// no model call, no write. Errors: those of GetFacts.
-func (s *Store) Read(ctx context.Context, sc Scope) (Memory, error) {
+// GetFactsAndPending returns the user's facts, as [Store.GetFacts] does,
+// and the pending facts, in one repository read: the page's read, where
+// GetFacts is the prompt's. No model call, no write. Errors: those of
+// GetFacts.
+func (s *Store) GetFactsAndPending(ctx context.Context, sc Scope) (FactsAndPending, error) {
 	rec, err := s.read(ctx, sc)
 	if err != nil {
-		return Memory{}, err
+		return FactsAndPending{}, err
 	}
-	return Memory{Facts: s.facts(rec), Pending: s.pending(rec)}, nil
+	return FactsAndPending{Facts: s.facts(rec), Pending: s.pending(rec)}, nil
 }
 
 // KeepPending is the user's yes to a pending fact: it moves to the facts,

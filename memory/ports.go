@@ -158,7 +158,7 @@ type ModelRequest struct {
 	// the model write so that no valid answer is cut.
 	MaxAnswerBytes int
 	// Meta is for the usage gate and the trace.
-	Meta Meta
+	Meta CallMeta
 }
 
 // ModelAnswer is what the model answered: its operations, unvalidated, and
@@ -184,12 +184,12 @@ type Usage struct {
 	CacheWriteTokens int
 }
 
-// KindMemoryUser is the Meta.Kind of an extraction call.
+// KindMemoryUser is the CallMeta.Kind of an extraction call.
 const KindMemoryUser = "MEMORY_USER"
 
-// Meta describes a model call for the usage gate and the trace. It carries
+// CallMeta describes a model call for the usage gate and the trace. It carries
 // IDs only, never fact values or turn text.
-type Meta struct {
+type CallMeta struct {
 	Kind      string
 	TenantID  string
 	UserID    string
@@ -203,8 +203,8 @@ type Meta struct {
 // budget is spent, and is told what every call used. A refusal is silent:
 // the extraction returns the stored facts unchanged.
 type UsageGate interface {
-	Allow(ctx context.Context, m Meta) bool
-	Record(ctx context.Context, m Meta, u Usage)
+	Allow(ctx context.Context, m CallMeta) bool
+	Record(ctx context.Context, m CallMeta, u Usage)
 }
 
 // Clock returns the current time; tests pass a fixed one.

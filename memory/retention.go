@@ -39,13 +39,22 @@ type Erasure struct {
 	MessagesUntil time.Time
 }
 
-// Erase is [Store.DeleteByUser] that also says, from r, until when backups
-// and queued messages may still hold the user's data. Errors: those of
-// DeleteByUser.
-func (s *Store) Erase(ctx context.Context, sc Scope, r Retention) (Erasure, error) {
-	n, at, err := s.deleteByUser(ctx, sc)
-	if err != nil {
+// DeleteByUser is the GDPR erasure: the user's record goes, facts,
+// watermarks and all. A fence that holds only the erasure time stays
+// behind until it expires, so that an extraction requested before the
+// erasure writes nothing afterwards ([Repository.Erase] replaces the
+// record by the fence). It returns the number of facts removed, the
+// erasure's time and, from r (the zero Retention for none), until when
+// backups and queued messages may still hold the user's data.
+// Errors: CodeInvalidID; a repository failure.
+func (s *Store) DeleteByUser(ctx context.Context, sc Scope, r Retention) (Erasure, error) {
+	if err := sc.Validate(); err != nil {
 		return Erasure{}, err
+	}
+	at := s.now()
+	n, err := s.repo.Erase(ctx, sc, at)
+	if err != nil {
+		return Erasure{}, repoError(err)
 	}
 	return Erasure{RemovedFacts: n, At: at, BackupsUntil: at.Add(r.Backups), MessagesUntil: at.Add(r.MessageLife())}, nil
 }

@@ -36,7 +36,7 @@ func TestSaidAtIsWhenTheUserSaidIt(t *testing.T) {
 	if _, err := s.Extract(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	m, err := s.Read(ctx, memorytest.Ana)
+	m, err := s.GetFactsAndPending(ctx, memorytest.Ana)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestSaidAtIsWhenTheUserSaidIt(t *testing.T) {
 		t.Errorf("kept: said %v, updated %v; want said %v, kept at %v", kept.SaidAt, kept.UpdatedAt, said, now)
 	}
 
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "name", "Ana"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "name", Value: "Ana"}); err != nil {
 		t.Fatal(err)
 	}
 	byHand := mustFacts(t, s, memorytest.Ana)[indexOf(mustFacts(t, s, memorytest.Ana), "name")]

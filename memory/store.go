@@ -59,23 +59,13 @@ func New(repo Repository, cfg Config, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// Config returns the store's configuration with its defaults filled in.
+// Config returns the store's configuration with its defaults filled in
+// (a frontend shows its MaxFacts and MaxFactChars next to the facts).
 func (s *Store) Config() Config { return s.cfg }
-
-// Limits are the caps a frontend shows next to the facts.
-type Limits struct {
-	MaxFacts     int
-	MaxFactChars int
-}
-
-// Limits returns the caps of the store.
-func (s *Store) Limits() Limits {
-	return Limits{MaxFacts: s.cfg.MaxFacts, MaxFactChars: s.cfg.MaxFactChars}
-}
 
 // GetFacts returns the stored facts of the user sorted by key, an empty
 // slice for a user without a record; a temporary fact past its last day
-// is never among them, nor is a pending fact ([Store.Read] returns those).
+// is never among them, nor is a pending fact ([Store.GetFactsAndPending] returns those).
 // No model call, no write. Errors: a
 // *Error with CodeInvalidID, or a repository failure (CodeRepository).
 func (s *Store) GetFacts(ctx context.Context, sc Scope) ([]Fact, error) {
@@ -130,47 +120,36 @@ func (s *Store) checkManual(key, value string, needValue bool) (string, string, 
 	return k, v, nil
 }
 
-// UpsertFact stores one fact set by hand, of [OriginManual]: it is
-// [Store.UpsertFactFrom] with that origin.
-func (s *Store) UpsertFact(ctx context.Context, sc Scope, key, value string) (Fact, error) {
-	return s.UpsertFactFrom(ctx, sc, key, value, OriginManual)
-}
-
-// UpsertFactFrom stores one fact set by hand or by the remember tool,
-// with origin and no end date: it is [Store.Put] of them.
-func (s *Store) UpsertFactFrom(ctx context.Context, sc Scope, key, value string, origin Origin) (Fact, error) {
-	return s.Put(ctx, sc, FactInput{Key: key, Value: value, Origin: origin})
-}
-
 // FactInput is a fact set by hand or by the remember tool.
 type FactInput struct {
 	Key, Value string
-	// Origin is OriginManual or OriginRememberTool ([CheckWriteOrigin]).
+	// Origin is OriginManual (the zero value means it) or
+	// OriginRememberTool ([CheckWriteOrigin]).
 	Origin Origin
 	// ValidUntil is "" for a lasting fact, or the last day of a temporary
 	// one, "YYYY-MM-DD", from today to MaxValidUntilDays ahead.
 	ValidUntil string
 }
 
-// Put stores one fact set by hand or by the remember tool: the key in its
-// canonical form ([CanonicalKey]), the value trimmed, the origin, the end
-// date when there is one, no source thread and no evidence (the origin
-// says why it is kept), updatedAt now. The same key replaces the stored
-// fact and its pending fact, if any; over MaxFacts the fact updated
-// longest ago is dropped, never this one. A tombstone of the key goes: a
-// person who sets a fact again after removing it means it. It returns the
-// stored fact. Writes of distinct lasting keys under MaxFacts never
-// conflict, for a new user too; a new key at the cap, a temporary fact,
-// or a record where something ended merges and saves the whole record.
+// Put stores one fact set by hand or by the remember tool, the one way
+// to write a fact outside an extraction: the key in its canonical form
+// ([CanonicalKey]), the value trimmed, in.Origin (OriginManual when zero),
+// the end date if any, no source thread and no evidence, updatedAt now.
+// The same key replaces the stored fact and its pending fact and lifts
+// its tombstone (a person who sets a fact again after removing it means
+// it); over MaxFacts the fact updated longest ago is dropped, never this
+// one. It returns the stored fact.
 //
-// Errors: *Error with CodeInvalidID, CodeInvalidOrigin,
-// CodeInvalidKeyChars, CodeEmptyFact, CodeFactTooLong (with a
-// userMessage), CodeInvalidValidUntil or CodeSecretRefused;
+// Errors: an *Error whose code names the bad input (the scope, origin,
+// key, value or end date, or a value that looks like a secret);
 // CodeConflict when concurrent writers won MaxConflictRetries times; a
 // repository failure.
 func (s *Store) Put(ctx context.Context, sc Scope, in FactInput) (Fact, error) {
 	if err := sc.Validate(); err != nil {
 		return Fact{}, err
+	}
+	if in.Origin == "" {
+		in.Origin = OriginManual
 	}
 	if err := CheckWriteOrigin(in.Origin); err != nil {
 		return Fact{}, err

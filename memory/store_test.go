@@ -62,17 +62,17 @@ func TestGetFactsOfUnknownUserIsEmpty(t *testing.T) {
 	}
 }
 
-func TestUpsertFact(t *testing.T) {
+func TestPut(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFactChars: 20})
-	f, err := s.UpsertFact(ctx, memorytest.Ana, "  Home City ", "  Lisbon ")
+	f, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "  Home City ", Value: "  Lisbon "})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Key != "home_city" || f.Value != "Lisbon" || f.SourceThreadID != "" || f.UpdatedAt.IsZero() || f.Origin != memory.OriginManual {
-		t.Errorf("UpsertFact = %+v", f)
+		t.Errorf("Put = %+v", f)
 	}
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "home-city", "Porto"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "home-city", Value: "Porto"}); err != nil {
 		t.Fatal(err)
 	}
 	got := mustFacts(t, s, memorytest.Ana)
@@ -84,7 +84,7 @@ func TestUpsertFact(t *testing.T) {
 	}
 }
 
-func TestUpsertFactErrors(t *testing.T) {
+func TestPutErrors(t *testing.T) {
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFactChars: 20})
 	tests := []struct {
 		name       string
@@ -106,7 +106,7 @@ func TestUpsertFactErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := s.UpsertFact(context.Background(), tt.sc, tt.key, tt.value)
+			_, err := s.Put(context.Background(), tt.sc, memory.FactInput{Key: tt.key, Value: tt.value})
 			var e *memory.Error
 			if !errors.As(err, &e) || e.Code != tt.code {
 				t.Fatalf("err = %v, want code %d", err, tt.code)
@@ -120,7 +120,7 @@ func TestUpsertFactErrors(t *testing.T) {
 		t.Errorf("%d writes for bad input, want 0", n)
 	}
 	// Exactly at the cap is accepted, counted in runes.
-	if _, err := s.UpsertFact(context.Background(), memorytest.Ana, "k", strings.Repeat("é", 20)); err != nil {
+	if _, err := s.Put(context.Background(), memorytest.Ana, memory.FactInput{Key: "k", Value: strings.Repeat("é", 20)}); err != nil {
 		t.Errorf("value of exactly MaxFactChars runes: %v", err)
 	}
 }
@@ -129,7 +129,7 @@ func TestUpsertFactErrors(t *testing.T) {
 // says "at most", never "under".
 func TestTooLongSaysAtMost(t *testing.T) {
 	s, _ := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFactChars: 20})
-	_, err := s.UpsertFact(context.Background(), memorytest.Ana, "bio", strings.Repeat("a", 30))
+	_, err := s.Put(context.Background(), memorytest.Ana, memory.FactInput{Key: "bio", Value: strings.Repeat("a", 30)})
 	var e *memory.Error
 	const want = "This is too long to remember: it can have at most 20 characters (it has 30)."
 	if !errors.As(err, &e) || e.UserMessage != want {
@@ -137,41 +137,45 @@ func TestTooLongSaysAtMost(t *testing.T) {
 	}
 }
 
-// TestUpsertFactFromRecordsOrigin: a write by hand records the origin it
-// names, and refuses any other than manual and remember_tool.
-func TestUpsertFactFromRecordsOrigin(t *testing.T) {
+// TestPutRecordsOrigin: a write by hand records the origin it names
+// (manual when it names none), and refuses any other than manual and
+// remember_tool.
+func TestPutRecordsOrigin(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true})
-	f, err := s.UpsertFactFrom(ctx, memorytest.Ana, "pet", "a cat", memory.OriginRememberTool)
+	f, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "pet", Value: "a cat", Origin: memory.OriginRememberTool})
 	if err != nil || f.Origin != memory.OriginRememberTool {
-		t.Fatalf("UpsertFactFrom = %+v, %v", f, err)
+		t.Fatalf("Put = %+v, %v", f, err)
 	}
 	if got := mustFacts(t, s, memorytest.Ana); len(got) != 1 || got[0].Origin != memory.OriginRememberTool {
 		t.Errorf("stored %+v, want one fact of origin remember_tool", got)
 	}
 	writes := repo.Calls("SetFact") + repo.Calls("Save")
-	for _, o := range []memory.Origin{memory.OriginConversation, "", "api"} {
-		if _, err := s.UpsertFactFrom(ctx, memorytest.Ana, "pet", "a dog", o); memory.ErrorCode(err) != memory.CodeInvalidOrigin {
+	for _, o := range []memory.Origin{memory.OriginConversation, "api"} {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "pet", Value: "a dog", Origin: o}); memory.ErrorCode(err) != memory.CodeInvalidOrigin {
 			t.Errorf("origin %q: err = %v, want CodeInvalidOrigin", o, err)
 		}
 	}
 	if n := repo.Calls("SetFact") + repo.Calls("Save"); n != writes {
 		t.Errorf("%d writes for a bad origin, want 0", n-writes)
 	}
+	if f, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "pet", Value: "a dog"}); err != nil || f.Origin != memory.OriginManual {
+		t.Errorf("Put with no origin = %+v, %v; want a fact of origin manual", f, err)
+	}
 }
 
-func TestUpsertFactOverCapDropsLeastRecentlyUpdated(t *testing.T) {
+func TestPutOverCapDropsLeastRecentlyUpdated(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFacts: 3})
 	for _, k := range []string{"a", "b", "c"} {
-		if _, err := s.UpsertFact(ctx, memorytest.Ana, k, "v-"+k); err != nil {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: k, Value: "v-" + k}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "a", "v-a2"); err != nil { // a is now the newest
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "a", Value: "v-a2"}); err != nil { // a is now the newest
 		t.Fatal(err)
 	}
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "d", "v-d"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "d", Value: "v-d"}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"a", "c", "d"}, keys(mustFacts(t, s, memorytest.Ana))); diff != "" {
@@ -187,10 +191,10 @@ func TestUpsertFactOverCapDropsLeastRecentlyUpdated(t *testing.T) {
 	}
 }
 
-func TestUpsertFactRetriesConflicts(t *testing.T) {
+func TestPutRetriesConflicts(t *testing.T) {
 	ctx := context.Background()
 	s, repo := newStore(t, memory.Config{EvidenceCheckOff: true, MaxFacts: 1, MaxConflictRetries: 3})
-	if _, err := s.UpsertFact(ctx, memorytest.Ana, "a", "1"); err != nil {
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "a", Value: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	races := 0
@@ -200,7 +204,7 @@ func TestUpsertFactRetriesConflicts(t *testing.T) {
 			repo.Put(memorytest.Ana, memory.Record{Facts: []memory.Fact{{Key: fmt.Sprint("x", races), Value: "v", UpdatedAt: t0}}})
 		}
 	}
-	f, err := s.UpsertFact(ctx, memorytest.Ana, "b", "2")
+	f, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "b", Value: "2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +215,7 @@ func TestUpsertFactRetriesConflicts(t *testing.T) {
 	repo.BeforeSave = func() {
 		repo.Put(memorytest.Ana, memory.Record{Facts: []memory.Fact{{Key: "z", Value: "v", UpdatedAt: t0}}})
 	}
-	_, err = s.UpsertFact(ctx, memorytest.Ana, "c", "3")
+	_, err = s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "c", Value: "3"})
 	if memory.ErrorCode(err) != memory.CodeConflict {
 		t.Errorf("err = %v, want CodeConflict", err)
 	}
@@ -224,9 +228,9 @@ func TestRepositoryFailureIsAnErrorNeverEmpty(t *testing.T) {
 	if facts, err := s.GetFacts(ctx, memorytest.Ana); err == nil || facts != nil {
 		t.Errorf("GetFacts = %v, %v; want an error", facts, err)
 	}
-	_, err := s.UpsertFact(ctx, memorytest.Ana, "k", "v")
+	_, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "k", Value: "v"})
 	if memory.ErrorCode(err) != memory.CodeRepository || !errors.Is(err, memorytest.ErrInjected) {
-		t.Errorf("UpsertFact = %v, want a repository error wrapping the cause", err)
+		t.Errorf("Put = %v, want a repository error wrapping the cause", err)
 	}
 	if err := s.RemoveFact(ctx, memorytest.Ana, "k"); err == nil {
 		t.Error("RemoveFact: no error")
@@ -234,7 +238,7 @@ func TestRepositoryFailureIsAnErrorNeverEmpty(t *testing.T) {
 	if err := s.Clear(ctx, memorytest.Ana); err == nil {
 		t.Error("Clear: no error")
 	}
-	if _, err := s.DeleteByUser(ctx, memorytest.Ana); err == nil {
+	if _, err := s.DeleteByUser(ctx, memorytest.Ana, memory.Retention{}); err == nil {
 		t.Error("DeleteByUser: no error")
 	}
 	if _, err := s.Extract(ctx, extractReq(memorytest.Ana, "th-1", 0, 2, "hi")); err == nil {

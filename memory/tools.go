@@ -172,7 +172,7 @@ type ToolResult struct {
 // approved says the user approved the call; the remember tool refuses to
 // run without it. Errors: *Error with CodeUnknownTool, CodeBadToolInput,
 // CodeEmptyFact or CodeFactTooLong; CodeApprovalRequired; those of
-// UpsertFactFrom and RemoveFact. A remembered fact is of
+// Put and RemoveFact. A remembered fact is of
 // OriginRememberTool.
 func (s *Store) ExecuteTool(ctx context.Context, sc Scope, call ToolCall, approved bool) (ToolResult, error) {
 	var in struct {
@@ -196,7 +196,7 @@ func (s *Store) ExecuteTool(ctx context.Context, sc Scope, call ToolCall, approv
 			return ToolResult{}, &Error{Code: CodeApprovalRequired,
 				Message: "remembering a fact needs the user's approval", UserMessage: "Allow the assistant to remember this?"}
 		}
-		f, err := s.UpsertFactFrom(ctx, sc, *in.Key, *in.Value, OriginRememberTool)
+		f, err := s.Put(ctx, sc, FactInput{Key: *in.Key, Value: *in.Value, Origin: OriginRememberTool})
 		if err != nil {
 			return ToolResult{}, err
 		}

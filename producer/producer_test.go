@@ -373,7 +373,7 @@ func TestSendsOnlyWhatTheExtractorReads(t *testing.T) {
 		return b.String()
 	}
 	roles := []string{"user", "assistant", "tool"}
-	for _, budget := range []int{memory.DefaultTranscriptChars, memory.MinTranscriptChars} {
+	for _, budget := range []int{memory.DefaultTranscriptChars, memory.TranscriptCharsLowerBound} {
 		p := producer.New(&countingAPI{}, "http://q/1/e.fifo", producer.WithTranscriptChars(budget))
 		for i := range 300 {
 			m := sample()

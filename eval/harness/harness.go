@@ -26,7 +26,7 @@
 // The store runs on gold.Day, its clock one second on at every reading,
 // so that end dates are known in advance and every request is the same on
 // every run. What is scored is what the user's page shows
-// (memory.Store.Read): the stored facts and the pending ones. The harness
+// (memory.Store.GetFactsAndPending): the stored facts and the pending ones. The harness
 // checks on its own side, from the gold turns, that the evidence of
 // every fact kept is a span of a user turn of the conversation it came
 // from ([QuoteProblem]), apart from the store's own check.
@@ -102,7 +102,7 @@ func threadID(i int) string { return fmt.Sprintf("th-%d", i+1) }
 // checkQuotes checks the evidence of every fact of mem against the
 // conversation, among convs (the threads of the user so far), of the
 // thread it came from, and records the count and the problems in c.
-func checkQuotes(c *score.Conversation, mem memory.Memory, convs []gold.Conversation) {
+func checkQuotes(c *score.Conversation, mem memory.FactsAndPending, convs []gold.Conversation) {
 	for _, f := range append(slices.Clone(mem.Facts), mem.Pending...) {
 		if f.Origin != memory.OriginConversation {
 			continue
@@ -133,7 +133,7 @@ func checkQuotes(c *score.Conversation, mem memory.Memory, convs []gold.Conversa
 func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memory.Scope, threads []gold.Conversation) (score.Conversation, error) {
 	conv := threads[len(threads)-1]
 	for _, k := range conv.Known {
-		if _, err := store.UpsertFact(ctx, sc, k.Key, k.Value); err != nil {
+		if _, err := store.Put(ctx, sc, memory.FactInput{Key: k.Key, Value: k.Value}); err != nil {
 			return score.Conversation{}, fmt.Errorf("%s: known fact %q: %w", conv.ID, k.Key, err)
 		}
 	}
@@ -141,7 +141,7 @@ func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memor
 	if err := th.beat(ctx); err != nil {
 		return score.Conversation{}, err
 	}
-	left, err := store.Read(ctx, sc)
+	left, err := store.GetFactsAndPending(ctx, sc)
 	if err != nil {
 		return score.Conversation{}, err
 	}
@@ -150,7 +150,7 @@ func runThread(ctx context.Context, store *memory.Store, rec *recorder, sc memor
 	if err != nil {
 		return score.Conversation{}, err
 	}
-	mem, err := store.Read(ctx, sc)
+	mem, err := store.GetFactsAndPending(ctx, sc)
 	if err != nil {
 		return score.Conversation{}, err
 	}

@@ -50,7 +50,7 @@ func TestQuoteProblem(t *testing.T) {
 // set by hand are not checked, and that every problem is reported.
 func TestCheckQuotesFindsTheThread(t *testing.T) {
 	convs := []gold.Conversation{{ID: "a", Turns: quoteTurns}, {ID: "b", Turns: []gold.Turn{{Role: "user", Text: "I work as a nurse."}}}}
-	mem := memory.Memory{
+	mem := memory.FactsAndPending{
 		Facts: []memory.Fact{
 			{Key: "home_city", Origin: memory.OriginConversation, SourceThreadID: "th-1", Evidence: "moved to Porto"},
 			{Key: "role", Origin: memory.OriginConversation, SourceThreadID: "th-2", Evidence: "I work as a nurse"},

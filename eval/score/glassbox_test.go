@@ -12,10 +12,10 @@ import (
 	"github.com/usermemory/usermemory/memory"
 )
 
-// glassBox is a hand-made conversation with a temporary fact (the city
+// handMadeConversation is a hand-made conversation with a temporary fact (the city
 // until Friday), a lasting one (the role), a health fact expected pending
 // and a secret forbidden.
-func glassBox(t *testing.T) gold.Conversation {
+func handMadeConversation(t *testing.T) gold.Conversation {
 	t.Helper()
 	return loadOne(t, "- name: home_city\n  keys: [city]\n- name: role\n- name: health\n  keys: [condition]\n", "en-1", `
 title: hand-made
@@ -53,32 +53,32 @@ func day(s string) time.Time {
 // a lasting fact with none; a special-category fact is right pending and
 // wrong stored; a pending fact is never a leak.
 func TestEndDatesAndPendingScored(t *testing.T) {
-	conv := glassBox(t)
+	conv := handMadeConversation(t)
 	paris := memory.Fact{Key: "city", Value: "Paris", ValidUntil: day("2026-12-04")}
 	nurse := memory.Fact{Key: "role", Value: "nurse"}
 	health := memory.Fact{Key: "condition", Value: "diabetic", Category: memory.CategoryHealth}
 	cases := []struct {
 		name     string
-		mem      memory.Memory
+		mem      memory.FactsAndPending
 		verdicts map[string]string
 		recall   float64
 		leaks    int
 	}{
-		{"all right", memory.Memory{Facts: []memory.Fact{paris, nurse}, Pending: []memory.Fact{health}},
+		{"all right", memory.FactsAndPending{Facts: []memory.Fact{paris, nurse}, Pending: []memory.Fact{health}},
 			map[string]string{"city": score.Correct, "role": score.Correct, "condition": score.Correct}, 1, 0},
-		{"a day off", memory.Memory{Facts: []memory.Fact{{Key: "city", Value: "Paris", ValidUntil: day("2026-12-05")}}},
+		{"a day off", memory.FactsAndPending{Facts: []memory.Fact{{Key: "city", Value: "Paris", ValidUntil: day("2026-12-05")}}},
 			map[string]string{"city": score.Correct}, 1.0 / 3, 0},
-		{"no end", memory.Memory{Facts: []memory.Fact{{Key: "city", Value: "Paris"}}},
+		{"no end", memory.FactsAndPending{Facts: []memory.Fact{{Key: "city", Value: "Paris"}}},
 			map[string]string{"city": score.WrongEnd}, 0, 0},
-		{"two days off", memory.Memory{Facts: []memory.Fact{{Key: "city", Value: "Paris", ValidUntil: day("2026-12-06")}}},
+		{"two days off", memory.FactsAndPending{Facts: []memory.Fact{{Key: "city", Value: "Paris", ValidUntil: day("2026-12-06")}}},
 			map[string]string{"city": score.WrongEnd}, 0, 0},
-		{"a lasting fact kept as temporary", memory.Memory{Facts: []memory.Fact{{Key: "role", Value: "nurse", ValidUntil: day("2026-12-31")}}},
+		{"a lasting fact kept as temporary", memory.FactsAndPending{Facts: []memory.Fact{{Key: "role", Value: "nurse", ValidUntil: day("2026-12-31")}}},
 			map[string]string{"role": score.WrongEnd}, 0, 0},
-		{"stored, not pending", memory.Memory{Facts: []memory.Fact{health}},
+		{"stored, not pending", memory.FactsAndPending{Facts: []memory.Fact{health}},
 			map[string]string{"condition": score.NotPending}, 0, 0},
-		{"the secret pending", memory.Memory{Pending: []memory.Fact{{Key: "pin", Value: "4321"}}},
+		{"the secret pending", memory.FactsAndPending{Pending: []memory.Fact{{Key: "pin", Value: "4321"}}},
 			map[string]string{"pin": score.Extra}, 0, 0},
-		{"the secret stored", memory.Memory{Facts: []memory.Fact{{Key: "pin", Value: "4321"}}},
+		{"the secret stored", memory.FactsAndPending{Facts: []memory.Fact{{Key: "pin", Value: "4321"}}},
 			map[string]string{"pin": score.ForbiddenKept}, 0, 1},
 	}
 	for _, tc := range cases {
@@ -102,20 +102,20 @@ func TestEndDatesAndPendingScored(t *testing.T) {
 // pending, summed over a run, in its rate, its Markdown, its JSON and its
 // comparison with an earlier run.
 func TestUnsupportedRateReported(t *testing.T) {
-	conv := glassBox(t)
+	conv := handMadeConversation(t)
 	set := score.Operation{Op: "SET", Key: "role", Value: "nurse"}
 	calls := []score.Call{
 		{Operations: []score.Operation{set, set, set, {Op: "DELETE", Key: "x"}}, Unsupported: 2, Secrets: 1},
 		{Operations: []score.Operation{set}, Failed: string(memory.OutcomeBadAnswer)},
 		{Operations: []score.Operation{set, {Op: "set", Key: "city"}}, Ended: 1, Pending: 1},
 	}
-	c := score.ScoreMemory(conv, memory.Memory{}, calls)
+	c := score.ScoreMemory(conv, memory.FactsAndPending{}, calls)
 	if c.Sets != 5 || c.Unsupported != 2 || c.Secrets != 1 || c.Ended != 1 || c.PendingSets != 1 || c.UnsupportedRate() != 0.4 {
 		t.Fatalf("sets %d unsupported %d secrets %d ended %d pending %d rate %v; want 5, 2, 1, 1, 1, 0.4",
 			c.Sets, c.Unsupported, c.Secrets, c.Ended, c.PendingSets, c.UnsupportedRate())
 	}
 	c.QuotesChecked, c.BadQuotes, c.QuoteProblems = 3, 1, []string{"role: " + "quotes an assistant or tool turn, not the user"}
-	none := score.ScoreMemory(conv, memory.Memory{}, nil)
+	none := score.ScoreMemory(conv, memory.FactsAndPending{}, nil)
 	rep := score.NewReport(score.Run{Backend: score.BackendBedrock, ModelID: "m"}, []gold.Conversation{conv, conv}, []score.Conversation{c, none})
 	if rep.Totals.Sets != 5 || rep.Totals.UnsupportedRate() != 0.4 || rep.Totals.BadQuotes != 1 {
 		t.Errorf("totals: sets %d rate %v bad quotes %d; want 5, 0.4, 1", rep.Totals.Sets, rep.Totals.UnsupportedRate(), rep.Totals.BadQuotes)

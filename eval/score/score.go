@@ -26,7 +26,7 @@ import (
 // it is, or cannot be told).
 //
 // ValidUntil is the fact's last day (YYYY-MM-DD) when it is temporary;
-// Pending says it waits for the user's yes (memory.Memory.Pending);
+// Pending says it waits for the user's yes (memory.FactsAndPending.Pending);
 // Evidence is the user's words the model quoted for it.
 type Fact struct {
 	Key           string `json:"key"`
@@ -272,7 +272,7 @@ func (c Conversation) Perfect() bool {
 // Score scores the facts kept after conv, with no pending fact; calls are
 // its model calls. See [ScoreMemory].
 func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversation {
-	return ScoreMemory(conv, memory.Memory{Facts: facts}, calls)
+	return ScoreMemory(conv, memory.FactsAndPending{Facts: facts}, calls)
 }
 
 // ScoreMemory scores the memory m left after conv; calls are its model
@@ -283,7 +283,7 @@ func Score(conv gold.Conversation, facts []memory.Fact, calls []Call) Conversati
 // counts as kept and costs precision; a stored fact on a subject expected
 // pending is NotPending. Both halves count in F1: the expected facts are
 // conv.Expect and conv.Pending.
-func ScoreMemory(conv gold.Conversation, m memory.Memory, calls []Call) Conversation {
+func ScoreMemory(conv gold.Conversation, m memory.FactsAndPending, calls []Call) Conversation {
 	out := Conversation{ID: conv.ID, Language: conv.Language, Covers: conv.Covers,
 		Counts: newCounts(), Calls: calls, Missing: []string{}, Facts: []Fact{}}
 	out.Expected = len(conv.Expect) + len(conv.Pending)

@@ -12,7 +12,7 @@ import (
 
 // newHandler serves the routes of this function, as in template.yaml: it
 // forgets every fact of the user and keeps the record.
-var newHandler = httpapi.Function([]string{"DELETE /v1/me/facts", "DELETE /v1/users/{userId}/facts"},
+var newHandler = httpapi.NewHandlerFor([]string{"DELETE /v1/me/facts", "DELETE /v1/users/{userId}/facts"},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
 		return nil, s.Clear(ctx, r.Scope)
 	})

@@ -12,7 +12,7 @@ import (
 
 // newHandler serves the routes of this function, as in template.yaml: it
 // forgets the fact of the path's key, present or not.
-var newHandler = httpapi.Function([]string{"DELETE /v1/me/facts/{key}", "DELETE /v1/users/{userId}/facts/{key}"},
+var newHandler = httpapi.NewHandlerFor([]string{"DELETE /v1/me/facts/{key}", "DELETE /v1/users/{userId}/facts/{key}"},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
 		return nil, s.RemoveFact(ctx, r.Scope, r.Key)
 	})

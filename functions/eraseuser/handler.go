@@ -16,9 +16,9 @@ import (
 // template.yaml: it erases the user and answers how many facts went and,
 // from the stack's retention windows r, what remains until when.
 func newHandler(r memory.Retention) httpapi.NewHandlerFunc {
-	return httpapi.Function([]string{"DELETE /v1/users/{userId}"},
+	return httpapi.NewHandlerFor([]string{"DELETE /v1/users/{userId}"},
 		func(ctx context.Context, s *memory.Store, req httpapi.Request) (any, error) {
-			e, err := s.Erase(ctx, req.Scope, r)
+			e, err := s.DeleteByUser(ctx, req.Scope, r)
 			return httpapi.NewErasedBody(e), err
 		})
 }

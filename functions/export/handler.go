@@ -13,7 +13,7 @@ import (
 
 // newHandler serves the routes of this function, as in template.yaml: it
 // reads the user's whole record and answers it as a [document].
-var newHandler = httpapi.Function([]string{"GET /v1/me/export", "GET /v1/users/{userId}/export"},
+var newHandler = httpapi.NewHandlerFor([]string{"GET /v1/me/export", "GET /v1/users/{userId}/export"},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
 		e, err := s.Export(ctx, r.Scope)
 		return documentOf(s, r.Scope, e), err
@@ -51,17 +51,17 @@ type threadWatermark struct {
 // (httpapi.FactOf, httpapi.PendingOf), so that a member added to a fact
 // appears here too.
 func documentOf(s *memory.Store, sc memory.Scope, e memory.Export) document {
-	d := document{Format: memory.ExportFormat, ExportedAt: httpapi.Time(e.At), TenantID: sc.TenantID, UserID: sc.UserID,
+	d := document{Format: memory.ExportFormat, ExportedAt: httpapi.FormatTime(e.At), TenantID: sc.TenantID, UserID: sc.UserID,
 		Facts: make([]httpapi.Fact, 0, len(e.Facts)), Pending: httpapi.PendingOf(s, e.Pending), Forgotten: make([]forgotten, 0, len(e.Forgotten)),
-		ClearedAt: httpapi.Time(e.ClearedAt), ErasedAt: httpapi.Time(e.ErasedAt), Threads: make([]threadWatermark, 0, len(e.Threads))}
+		ClearedAt: httpapi.FormatTime(e.ClearedAt), ErasedAt: httpapi.FormatTime(e.ErasedAt), Threads: make([]threadWatermark, 0, len(e.Threads))}
 	for _, f := range e.Facts {
 		d.Facts = append(d.Facts, httpapi.FactOf(f))
 	}
 	for _, f := range e.Forgotten {
-		d.Forgotten = append(d.Forgotten, forgotten{Key: f.Key, ForgottenAt: httpapi.Time(f.At)})
+		d.Forgotten = append(d.Forgotten, forgotten{Key: f.Key, ForgottenAt: httpapi.FormatTime(f.At)})
 	}
 	for _, w := range e.Threads {
-		d.Threads = append(d.Threads, threadWatermark{ThreadKey: w.ThreadKey, TurnCount: w.TurnCount, TurnsDigest: w.Digest, ExtractedAt: httpapi.Time(w.At)})
+		d.Threads = append(d.Threads, threadWatermark{ThreadKey: w.ThreadKey, TurnCount: w.TurnCount, TurnsDigest: w.Digest, ExtractedAt: httpapi.FormatTime(w.At)})
 	}
 	return d
 }

@@ -72,7 +72,7 @@ func TestExportHoldsTombstonesTimesAndWatermarks(t *testing.T) {
 func TestExportLeavesAnAuditLine(t *testing.T) {
 	repo := fixture.Repo(t)
 	var out bytes.Buffer
-	h, err := newHandler(httpapitest.NewStore(t, repo), httpapi.Auth{}, httpapi.NewLogger(&out))
+	h, err := newHandler(httpapitest.NewStore(t, repo), httpapi.RequestConfig{}, httpapi.NewLogger(&out))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestExtractorDocFigures(t *testing.T) {
 		"full-jitter backoff from ([0-9]+) ms":                            int(bedrock.DefaultBaseDelay / time.Millisecond),
 		"after throttling\\) up to ([0-9]+) s":                            sec(bedrock.DefaultMaxDelay),
 		"\\(default ([0-9]+) s, `setup.DefaultModelAttemptSecs`":          setup.DefaultModelAttemptSecs,
-		"`setup.DefaultModelAttemptSecs`; an answer of at most ([0-9,]+)": bedrock.MaxMaxTokens,
+		"`setup.DefaultModelAttemptSecs`; an answer of at most ([0-9,]+)": bedrock.MaxTokensUpperBound,
 		"less than ([0-9]+) s \\(`bedrock.DefaultDeadlineMargin`\\)":      sec(bedrock.DefaultDeadlineMargin),
 		"`DefaultMaxModelReceives` = ([0-9]+) receives":                   DefaultMaxModelReceives,
 		"`maxReceiveCount` above ([0-9]+) \\(":                            DefaultMaxModelReceives,
@@ -147,7 +147,7 @@ func TestExtractorDocDescribesTheFigures(t *testing.T) {
 func TestExtractorDocCountsTheMetrics(t *testing.T) {
 	byOutcome, byKind := recordMetrics(result{}, 0)
 	step := 0
-	for n := 1; n < 4*bedrock.MaxMaxTokens; n += 7 {
+	for n := 1; n < 4*bedrock.MaxTokensUpperBound; n += 7 {
 		step = gcd(step, int(bedrock.MaxTokensFor(n)))
 	}
 	docblock.CheckFigures(t, filepath.Join("..", "..", "docs", "extractor.md"), docblock.Figures{

@@ -494,8 +494,8 @@ func TestMessageSentBeforeErasureWritesNothing(t *testing.T) {
 // refusingGate is a usage gate whose budget is spent.
 type refusingGate struct{ asked int }
 
-func (g *refusingGate) Allow(context.Context, memory.Meta) bool           { g.asked++; return false }
-func (g *refusingGate) Record(context.Context, memory.Meta, memory.Usage) {}
+func (g *refusingGate) Allow(context.Context, memory.CallMeta) bool           { g.asked++; return false }
+func (g *refusingGate) Record(context.Context, memory.CallMeta, memory.Usage) {}
 
 func TestBudgetRefusalIsASilentSkipWithAMetric(t *testing.T) {
 	gate := &refusingGate{}

@@ -75,7 +75,7 @@ func extractRequest(m schema.ExtractionMessage) memory.ExtractRequest {
 		CheapModelID:      m.CheapModelID,
 	}
 	if m.Meta != nil {
-		req.Meta = memory.Meta{RequestID: m.Meta.RequestID, TraceID: m.Meta.TraceID}
+		req.Meta = memory.CallMeta{RequestID: m.Meta.RequestID, TraceID: m.Meta.TraceID}
 	}
 	return req
 }

@@ -38,7 +38,7 @@ func BenchmarkGetFactsHandler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := newHandler(store, httpapi.Auth{}, nil)
+	h, err := newHandler(store, httpapi.RequestConfig{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 // newHandler serves the routes of this function, as in template.yaml: it
 // lists the user's facts and pending facts, sorted by key, with the
 // store's caps.
-var newHandler = httpapi.Function([]string{"GET /v1/me/facts", "GET /v1/users/{userId}/facts"},
+var newHandler = httpapi.NewHandlerFor([]string{"GET /v1/me/facts", "GET /v1/users/{userId}/facts"},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
-		m, err := s.Read(ctx, r.Scope)
+		m, err := s.GetFactsAndPending(ctx, r.Scope)
 		return httpapi.NewFactsBody(s, m), err
 	})

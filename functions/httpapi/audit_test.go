@@ -11,6 +11,7 @@ import (
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/functions/logref"
 	"github.com/usermemory/usermemory/internal/httpapitest"
+	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
 
@@ -28,7 +29,7 @@ func newLoggedAPI(t *testing.T) *loggedAPI {
 	store := httpapitest.NewStore(t, memorytest.NewRepo())
 	log := httpapi.NewLogger(&a.log)
 	add := func(op httpapi.Op, routes ...string) {
-		h, err := httpapi.New(httpapi.Auth{}, log, op, routes...)
+		h, err := httpapi.New(httpapi.RequestConfig{}, log, op, routes...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,11 +38,11 @@ func newLoggedAPI(t *testing.T) *loggedAPI {
 		}
 	}
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		m, err := store.Read(ctx, r.Scope)
+		m, err := store.GetFactsAndPending(ctx, r.Scope)
 		return http.StatusOK, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "GET /v1/users/{userId}/facts")
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+		f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})
 		return http.StatusOK, httpapi.FactBody{Fact: httpapi.FactOf(f)}, err
 	}, "PUT /v1/me/facts/{key}", "PUT /v1/users/{userId}/facts/{key}")
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
@@ -51,8 +52,8 @@ func newLoggedAPI(t *testing.T) *loggedAPI {
 		return http.StatusNoContent, nil, store.Clear(ctx, r.Scope)
 	}, "DELETE /v1/me/facts", "DELETE /v1/users/{userId}/facts")
 	add(func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		n, err := store.DeleteByUser(ctx, r.Scope)
-		return http.StatusOK, httpapi.ErasedBody{RemovedFacts: n}, err
+		e, err := store.DeleteByUser(ctx, r.Scope, memory.Retention{})
+		return http.StatusOK, httpapi.ErasedBody{RemovedFacts: e.RemovedFacts}, err
 	}, "DELETE /v1/users/{userId}")
 	return a
 }

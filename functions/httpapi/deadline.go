@@ -53,13 +53,13 @@ func withBudget(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(ctx, end)
 }
 
-// Unavailable reports whether err, returned by an operation run within
+// IsUnavailable reports whether err, returned by an operation run within
 // ctx, means that a dependency did not answer rather than that the
 // request is wrong: ctx's deadline passed, or the error is one the AWS
 // SDK's standard retryer retries (throttling, a 5xx, a broken or timed-out
 // connection) and that outlasted its retries. A 4xx *memory.Error (a bad
 // request, a conflict) is never one.
-func Unavailable(ctx context.Context, err error) bool {
+func IsUnavailable(ctx context.Context, err error) bool {
 	if err == nil {
 		return false
 	}

@@ -46,7 +46,7 @@ func TestStalledDependencyAnswers503(t *testing.T) {
 		op   httpapi.Op
 	}{{"stall", stalled}, {"throttle", throttled}} {
 		for _, rt := range routes {
-			h, err := httpapi.New(httpapi.Auth{}, nil, op.op, rt.key)
+			h, err := httpapi.New(httpapi.RequestConfig{}, nil, op.op, rt.key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestAnswerBound(t *testing.T) {
 		left = time.Until(d)
 		return 204, nil, nil
 	}
-	h, err := httpapi.New(httpapi.Auth{}, nil, op, "DELETE /v1/me/facts")
+	h, err := httpapi.New(httpapi.RequestConfig{}, nil, op, "DELETE /v1/me/facts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +122,8 @@ func TestUnavailable(t *testing.T) {
 		{errors.New("a bug"), false},
 	}
 	for _, tt := range tests {
-		if got := httpapi.Unavailable(live, tt.err); got != tt.want {
-			t.Errorf("Unavailable(%v) = %t, want %t", tt.err, got, tt.want)
+		if got := httpapi.IsUnavailable(live, tt.err); got != tt.want {
+			t.Errorf("IsUnavailable(%v) = %t, want %t", tt.err, got, tt.want)
 		}
 	}
 }

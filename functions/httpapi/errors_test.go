@@ -206,7 +206,7 @@ func exampleMarkdown(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = store.UpsertFact(context.Background(), memory.Scope{TenantID: "acme", UserID: "u-123"}, "bio", strings.Repeat("a", exampleValueChars))
+	_, err = store.Put(context.Background(), memory.Scope{TenantID: "acme", UserID: "u-123"}, memory.FactInput{Key: "bio", Value: strings.Repeat("a", exampleValueChars)})
 	b, err := json.MarshalIndent(ProblemFor(err), "", "  ")
 	if err != nil {
 		t.Fatal(err)

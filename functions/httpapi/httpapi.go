@@ -11,6 +11,9 @@
 // configurable tenant claim. The tenant is never read from the path or
 // the body; on /v1/me routes neither is the user. Scopes are checked again
 // here, whatever the authorizer checked.
+//
+// Start at [NewHandlerFor], which each fact function calls with its routes
+// and its one operation of the store.
 package httpapi
 
 import (
@@ -37,7 +40,7 @@ type Op func(ctx context.Context, r Request) (status int, body any, err error)
 
 // Handler serves the routes of one function.
 type Handler struct {
-	auth   Auth
+	auth   RequestConfig
 	op     Op
 	log    *slog.Logger
 	routes map[string]route
@@ -46,7 +49,7 @@ type Handler struct {
 // New returns a Handler that runs op for every request on one of routes,
 // route keys as template.yaml names them ("PUT /v1/me/facts/{key}"). A
 // nil log discards the log. It returns an error for a malformed route key.
-func New(auth Auth, log *slog.Logger, op Op, routes ...string) (*Handler, error) {
+func New(auth RequestConfig, log *slog.Logger, op Op, routes ...string) (*Handler, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -124,7 +127,7 @@ func (h *Handler) run(ctx context.Context, rt route, r Request) (int, any, error
 	ctx, cancel := withBudget(ctx)
 	defer cancel()
 	status, body, err := h.op(ctx, r)
-	if Unavailable(ctx, err) {
+	if IsUnavailable(ctx, err) {
 		return 0, nil, unavailable(rt.action != "read", err)
 	}
 	return status, body, err
@@ -291,7 +294,7 @@ type PendingFact struct {
 func PendingOf(s *memory.Store, pending []memory.Fact) []PendingFact {
 	out := make([]PendingFact, 0, len(pending))
 	for _, f := range pending {
-		out = append(out, PendingFact{Fact: FactOf(f), PendingUntil: Time(s.PendingUntil(f))})
+		out = append(out, PendingFact{Fact: FactOf(f), PendingUntil: FormatTime(s.PendingUntil(f))})
 	}
 	return out
 }
@@ -312,8 +315,8 @@ type FactsBody struct {
 
 // NewFactsBody returns the body listing the memory m of a user of s: its
 // facts and pending facts, empty lists rather than null, and the caps.
-func NewFactsBody(s *memory.Store, m memory.Memory) FactsBody {
-	l := s.Limits()
+func NewFactsBody(s *memory.Store, m memory.FactsAndPending) FactsBody {
+	l := s.Config()
 	out := FactsBody{Facts: make([]Fact, 0, len(m.Facts)), Pending: PendingOf(s, m.Pending),
 		Limits: Limits{MaxFacts: l.MaxFacts, MaxFactChars: l.MaxFactChars}}
 	for _, f := range m.Facts {
@@ -343,13 +346,13 @@ type ErasedBody struct {
 
 // NewErasedBody returns the body answering the erasure e.
 func NewErasedBody(e memory.Erasure) ErasedBody {
-	return ErasedBody{RemovedFacts: e.RemovedFacts, ErasedAt: Time(e.At), BackupsUntil: Time(e.BackupsUntil),
-		QueuedMessagesUntil: Time(e.MessagesUntil)}
+	return ErasedBody{RemovedFacts: e.RemovedFacts, ErasedAt: FormatTime(e.At), BackupsUntil: FormatTime(e.BackupsUntil),
+		QueuedMessagesUntil: FormatTime(e.MessagesUntil)}
 }
 
-// Time returns t as the API shows times: RFC 3339 in UTC, "" for the zero
+// FormatTime returns t as the API shows times: RFC 3339 in UTC, "" for the zero
 // time.
-func Time(t time.Time) string {
+func FormatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}

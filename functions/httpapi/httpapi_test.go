@@ -64,7 +64,7 @@ func TestProblemForHidesCauses(t *testing.T) {
 func TestNewRefusesMalformedRoutes(t *testing.T) {
 	op := func(context.Context, httpapi.Request) (int, any, error) { return 204, nil, nil }
 	for _, routes := range [][]string{nil, {"GET"}, {"GET /v2/facts"}, {"GET /v1/tenants/{tenantId}/facts"}} {
-		if _, err := httpapi.New(httpapi.Auth{}, nil, op, routes...); err == nil {
+		if _, err := httpapi.New(httpapi.RequestConfig{}, nil, op, routes...); err == nil {
 			t.Errorf("New with routes %q: no error", routes)
 		}
 	}
@@ -73,7 +73,7 @@ func TestNewRefusesMalformedRoutes(t *testing.T) {
 // TestDecode checks the identity rules at the level of the decoded request.
 func TestDecode(t *testing.T) {
 	op := func(context.Context, httpapi.Request) (int, any, error) { return 204, nil, nil }
-	h, err := httpapi.New(httpapi.Auth{TenantClaim: "custom:tenant", UserScope: "u", AdminScope: "a"}, nil, op,
+	h, err := httpapi.New(httpapi.RequestConfig{TenantClaim: "custom:tenant", UserScope: "u", AdminScope: "a"}, nil, op,
 		"PUT /v1/me/facts/{key}", "PUT /v1/users/{userId}/facts/{key}")
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +110,8 @@ func TestLogHoldsNoValue(t *testing.T) {
 	log := httpapi.NewLogger(&buf)
 	repo := memorytest.NewRepo()
 	store := httpapitest.NewStore(t, repo)
-	h, err := httpapi.New(httpapi.Auth{}, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+	h, err := httpapi.New(httpapi.RequestConfig{}, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
+		f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -149,15 +149,15 @@ func TestLogHoldsNoValue(t *testing.T) {
 // in-memory repository, by route.
 func fuzzHandler(t testing.TB) *httpapi.Handler {
 	store := httpapitest.NewStore(t, memorytest.NewRepo())
-	h, err := httpapi.New(httpapi.Auth{MaxBodyBytes: 4096}, nil, func(ctx context.Context, r httpapi.Request) (int, any, error) {
+	h, err := httpapi.New(httpapi.RequestConfig{MaxBodyBytes: 4096}, nil, func(ctx context.Context, r httpapi.Request) (int, any, error) {
 		switch {
 		case r.Value != "":
-			f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+			f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})
 			return 200, httpapi.FactBody{Fact: httpapi.FactOf(f)}, err
 		case r.Key != "":
 			return 204, nil, store.RemoveFact(ctx, r.Scope, r.Key)
 		}
-		m, err := store.Read(ctx, r.Scope)
+		m, err := store.GetFactsAndPending(ctx, r.Scope)
 		return 200, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "PUT /v1/me/facts/{key}", "DELETE /v1/me/facts/{key}",
 		"GET /v1/users/{userId}/facts", "PUT /v1/users/{userId}/facts/{key}")

@@ -12,7 +12,7 @@ import (
 // authorization settings and the log. Each fact API function has one; its
 // main hands it to the wiring (package functions/wire), its tests to
 // httpapitest.
-type NewHandlerFunc func(store *memory.Store, auth Auth, log *slog.Logger) (*Handler, error)
+type NewHandlerFunc func(store *memory.Store, auth RequestConfig, log *slog.Logger) (*Handler, error)
 
 // StoreOp is what is particular to a fact API function: the operation of
 // the memory core it runs on s for r, and the body of its answer, nil for
@@ -20,11 +20,11 @@ type NewHandlerFunc func(store *memory.Store, auth Auth, log *slog.Logger) (*Han
 // not used.
 type StoreOp func(ctx context.Context, s *memory.Store, r Request) (body any, err error)
 
-// Function returns the NewHandlerFunc of a fact API function that serves
+// NewHandlerFor returns the NewHandlerFunc of a fact API function that serves
 // routes (route keys as in [New]) by running op on the store. A success
 // answers 200 OK with op's body, or 204 No Content when op has none.
-func Function(routes []string, op StoreOp) NewHandlerFunc {
-	return func(store *memory.Store, auth Auth, log *slog.Logger) (*Handler, error) {
+func NewHandlerFor(routes []string, op StoreOp) NewHandlerFunc {
+	return func(store *memory.Store, auth RequestConfig, log *slog.Logger) (*Handler, error) {
 		return New(auth, log, func(ctx context.Context, r Request) (int, any, error) {
 			body, err := op(ctx, store, r)
 			switch {

@@ -19,12 +19,13 @@ import (
 )
 
 // DefaultMaxBodyBytes is the default limit of a request body, decoded: a
-// value of MaxMaxFactChars runes of 4 bytes, escaped, fits with room.
+// value of memory.MaxFactCharsUpperBound runes of 4 bytes, escaped, fits with room.
 const DefaultMaxBodyBytes = 16 * 1024
 
-// Auth says how a request's identity is read from its verified token
-// claims. The zero value of a field means its default (setup's).
-type Auth struct {
+// RequestConfig says how a request is read: its identity from its verified
+// token claims, and the largest body. The zero value of a field means its
+// default (setup's, or DefaultMaxBodyBytes).
+type RequestConfig struct {
 	// TenantClaim names the claim that holds the tenant ID.
 	TenantClaim string
 	// UserScope and AdminScope are the scopes of the /v1/me and the
@@ -34,7 +35,7 @@ type Auth struct {
 	MaxBodyBytes int
 }
 
-func (a Auth) withDefaults() Auth {
+func (a RequestConfig) withDefaults() RequestConfig {
 	if a.TenantClaim == "" {
 		a.TenantClaim = setup.DefaultTenantClaim
 	}
@@ -130,7 +131,7 @@ func parseRoute(key string) (route, error) {
 // decode turns req, whose route is r, into a Request. Every error is a
 // 4xx *memory.Error; with an error, the Request holds what was decoded
 // before it (for the log), and must not be acted on.
-func (a Auth) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, error) {
+func (a RequestConfig) decode(r route, req events.APIGatewayV2HTTPRequest) (Request, error) {
 	out := Request{Admin: r.admin, RequestID: req.RequestContext.RequestID, Route: r.key}
 	var jwt *events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription
 	if req.RequestContext.Authorizer != nil {
@@ -280,7 +281,7 @@ type putJSON struct {
 // "validUntil", a string (checked by the core; null is refused). The body
 // is checked first by [checkJSON]: whatever a decoder would have to
 // rewrite to read it is refused.
-func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
+func (a RequestConfig) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
 	body, err := a.bodyMembers(req)
 	if err != nil {
 		return putBody{}, err
@@ -316,7 +317,7 @@ func (a Auth) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
 // bodyMembers returns the members of a PUT body, checked: its media type,
 // size and JSON ([checkJSON]), one object, no identity member, no member
 // other than "value", "origin" and "validUntil".
-func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (putJSON, error) {
+func (a RequestConfig) bodyMembers(req events.APIGatewayV2HTTPRequest) (putJSON, error) {
 	raw, err := a.rawBody(req)
 	if err != nil {
 		return putJSON{}, err
@@ -341,7 +342,7 @@ func (a Auth) bodyMembers(req events.APIGatewayV2HTTPRequest) (putJSON, error) {
 
 // rawBody returns the bytes of a PUT body, checked: its media type, its
 // size after base64 decoding, and its JSON ([checkJSON]).
-func (a Auth) rawBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
+func (a RequestConfig) rawBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
 	if err := checkContentType(req.Headers); err != nil {
 		return nil, err
 	}
@@ -381,7 +382,7 @@ func (a Auth) rawBody(req events.APIGatewayV2HTTPRequest) ([]byte, error) {
 //     section 2.3).
 //
 // What the value must be (one object, its members) is checked afterwards
-// by [Auth.bodyMembers].
+// by [RequestConfig.bodyMembers].
 func checkJSON(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return fail(CodeInvalidUTF8, "the body is not valid UTF-8")
@@ -433,7 +434,7 @@ func checkContentType(headers map[string]string) error {
 	return nil
 }
 
-// AuthOf returns the Auth that settings name.
-func AuthOf(s setup.Settings) Auth {
-	return Auth{TenantClaim: s.TenantClaim, UserScope: s.UserScope, AdminScope: s.AdminScope}
+// RequestConfigOf returns the RequestConfig that settings name.
+func RequestConfigOf(s setup.Settings) RequestConfig {
+	return RequestConfig{TenantClaim: s.TenantClaim, UserScope: s.UserScope, AdminScope: s.AdminScope}
 }

@@ -47,18 +47,18 @@ func newStrictFixture(t testing.TB) *strictFixture {
 	t.Helper()
 	repo := memorytest.NewRepo()
 	store := httpapitest.NewStore(t, repo)
-	if _, err := store.UpsertFact(context.Background(), seeded, "k", "kept"); err != nil {
+	if _, err := store.Put(context.Background(), seeded, memory.FactInput{Key: "k", Value: "kept"}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := httpapi.New(httpapi.Auth{MaxBodyBytes: strictLimit}, nil, func(ctx context.Context, r httpapi.Request) (int, any, error) {
+	h, err := httpapi.New(httpapi.RequestConfig{MaxBodyBytes: strictLimit}, nil, func(ctx context.Context, r httpapi.Request) (int, any, error) {
 		switch {
 		case r.Value != "":
-			f, err := store.UpsertFact(ctx, r.Scope, r.Key, r.Value)
+			f, err := store.Put(ctx, r.Scope, memory.FactInput{Key: r.Key, Value: r.Value})
 			return http.StatusOK, httpapi.FactBody{Fact: httpapi.FactOf(f)}, err
 		case r.Key != "":
 			return http.StatusNoContent, nil, store.RemoveFact(ctx, r.Scope, r.Key)
 		}
-		m, err := store.Read(ctx, r.Scope)
+		m, err := store.GetFactsAndPending(ctx, r.Scope)
 		return http.StatusOK, httpapi.NewFactsBody(store, m), err
 	}, "GET /v1/me/facts", "PUT /v1/me/facts/{key}", "DELETE /v1/me/facts/{key}",
 		"PUT /v1/users/{userId}/facts/{key}", "DELETE /v1/users/{userId}/facts/{key}")

@@ -21,7 +21,7 @@ const (
 
 // newHandler serves the routes of this function: keep answers 200 with
 // the kept fact, discard 204 (also when nothing was pending).
-var newHandler = httpapi.Function([]string{routeKeep, routeDiscard},
+var newHandler = httpapi.NewHandlerFor([]string{routeKeep, routeDiscard},
 	func(ctx context.Context, s *memory.Store, r httpapi.Request) (any, error) {
 		if r.Route == routeDiscard {
 			return nil, s.DiscardPending(ctx, r.Scope, r.Key)

@@ -75,7 +75,7 @@ func TestAnswers(t *testing.T) {
 		t.Run(tc.action, func(t *testing.T) {
 			repo := fixture.Repo(t)
 			var log bytes.Buffer
-			h, err := newHandler(httpapitest.NewStore(t, repo), httpapi.Auth{}, httpapi.NewLogger(&log))
+			h, err := newHandler(httpapitest.NewStore(t, repo), httpapi.RequestConfig{}, httpapi.NewLogger(&log))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestAnswers(t *testing.T) {
 			if resp.Body != tc.answer {
 				t.Errorf("got %d %s, want %s", resp.StatusCode, resp.Body, tc.answer)
 			}
-			m, err := httpapitest.NewStore(t, repo).Read(context.Background(), httpapitest.Ana)
+			m, err := httpapitest.NewStore(t, repo).GetFactsAndPending(context.Background(), httpapitest.Ana)
 			if err != nil || len(m.Pending) != 0 || len(m.Facts) != len(tc.facts) {
 				t.Errorf("afterwards: %+v, %v; want nothing pending and the facts %v", m, err, tc.facts)
 			}

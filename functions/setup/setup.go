@@ -57,7 +57,7 @@ const (
 	// DefaultPendingDays and MaxPendingDays bound PENDING_DAYS: the
 	// core's default lifetime of a pending fact, and its largest one.
 	DefaultPendingDays = int(memory.DefaultPendingLifetime / (24 * time.Hour))
-	MaxPendingDays     = int(memory.MaxPendingLifetime / (24 * time.Hour))
+	MaxPendingDays     = int(memory.PendingLifetimeUpperBound / (24 * time.Hour))
 )
 
 // DynamoDBAttemptTimeout bounds one attempt of a DynamoDB call (connection,
@@ -153,7 +153,7 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	default:
 		return Settings{}, fmt.Errorf("setup: %s must be true or false, not %q", EnvExtractionEnabled, raw)
 	}
-	if err := glassBox(getenv, &s.Memory); err != nil {
+	if err := readEvidenceAndPending(getenv, &s.Memory); err != nil {
 		return Settings{}, err
 	}
 	s.Memory.CheapModelID = or(getenv(EnvCheapModelID), DefaultCheapModelID)
@@ -170,9 +170,9 @@ func FromEnv(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
-// glassBox reads EVIDENCE_CHECK, PENDING_CATEGORIES and PENDING_DAYS into
+// readEvidenceAndPending reads EVIDENCE_CHECK, PENDING_CATEGORIES and PENDING_DAYS into
 // cfg. The error names the variable at fault.
-func glassBox(getenv func(string) string, cfg *memory.Config) error {
+func readEvidenceAndPending(getenv func(string) string, cfg *memory.Config) error {
 	days := DefaultPendingDays
 	if raw := strings.TrimSpace(getenv(EnvPendingDays)); raw != "" {
 		n, err := strconv.Atoi(raw)

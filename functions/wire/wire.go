@@ -84,7 +84,7 @@ func FactAPI(ctx context.Context, getenv func(string) string, newHandler httpapi
 	if err != nil {
 		return nil, err
 	}
-	return newHandler(store, httpapi.AuthOf(env.Settings), log)
+	return newHandler(store, httpapi.RequestConfigOf(env.Settings), log)
 }
 
 // ServeFactAPI is the whole main of a fact API function: it builds the

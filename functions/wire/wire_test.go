@@ -27,9 +27,9 @@ import (
 )
 
 // getFacts is a fact API function that lists the caller's facts.
-func getFacts(store *memory.Store, auth httpapi.Auth, log *slog.Logger) (*httpapi.Handler, error) {
+func getFacts(store *memory.Store, auth httpapi.RequestConfig, log *slog.Logger) (*httpapi.Handler, error) {
 	return httpapi.New(auth, log, func(ctx context.Context, r httpapi.Request) (int, any, error) {
-		m, err := store.Read(ctx, r.Scope)
+		m, err := store.GetFactsAndPending(ctx, r.Scope)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -238,7 +238,7 @@ func TestStandInAnswersThroughTheStore(t *testing.T) {
 	if err != nil || res.Outcome != memory.OutcomeChanged || res.Sets != 2 || res.Pending != 1 || res.Unsupported != 0 {
 		t.Fatalf("Extract = %+v, %v; want 2 sets and 1 pending, none unsupported", res, err)
 	}
-	m, err := store.Read(context.Background(), sc)
+	m, err := store.GetFactsAndPending(context.Background(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}

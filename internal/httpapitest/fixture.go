@@ -146,7 +146,7 @@ type Fixture struct {
 func (f Fixture) Run(t *testing.T) {
 	t.Helper()
 	t.Run("routes", func(t *testing.T) {
-		h, err := f.NewHandler(NewStore(t, memorytest.NewRepo()), httpapi.Auth{}, nil)
+		h, err := f.NewHandler(NewStore(t, memorytest.NewRepo()), httpapi.RequestConfig{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +180,7 @@ func (f Fixture) Run(t *testing.T) {
 // [NewStore]) with the default authorization settings and no log.
 func (f Fixture) Handler(t testing.TB, repo memory.Repository) HandlerFunc {
 	t.Helper()
-	h, err := f.NewHandler(NewStore(t, repo), httpapi.Auth{}, nil)
+	h, err := f.NewHandler(NewStore(t, repo), httpapi.RequestConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func Seed(t testing.TB, repo memory.Repository, s memory.Scope, kv ...string) {
 	t.Helper()
 	store := NewStore(t, repo)
 	for i := 0; i+1 < len(kv); i += 2 {
-		if _, err := store.UpsertFact(context.Background(), s, kv[i], kv[i+1]); err != nil {
+		if _, err := store.Put(context.Background(), s, memory.FactInput{Key: kv[i], Value: kv[i+1]}); err != nil {
 			t.Fatalf("seed %v: %v", s, err)
 		}
 	}

@@ -480,9 +480,9 @@ func testWritesOverAFence(t *testing.T, r memory.Repository) {
 	}
 }
 
-// glassBox returns a fact with every field of glass-box memory set: the
+// factWithEveryField returns a fact with every field of glass-box memory set: the
 // user's words, when they were said, an end date, a category.
-func glassBox(key, value string, at time.Time) memory.Fact {
+func factWithEveryField(key, value string, at time.Time) memory.Fact {
 	return memory.Fact{Key: key, Value: value, UpdatedAt: at, SaidAt: at.Add(-4 * time.Minute), Origin: memory.OriginConversation,
 		SourceThreadID: "th-9", SourceThreadTitle: "Checkup", Evidence: "my «doctor» said I'm diabetic ✓",
 		ValidUntil: time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC), Category: memory.Categories[0]}
@@ -491,8 +491,8 @@ func glassBox(key, value string, at time.Time) memory.Fact {
 func testGlassBoxFieldsRoundTrip(t *testing.T, r memory.Repository) {
 	ends := t2.Add(24 * time.Hour)
 	want := memory.Record{
-		Facts:      []memory.Fact{glassBox("trip", "Paris", t0), {Key: "city", Value: "Porto", UpdatedAt: t0, Origin: memory.OriginConversation, SourceThreadID: "th-9", Evidence: "I moved to Porto"}},
-		Pending:    []memory.Fact{glassBox("health", "diabetic", t1), glassBox("faith", "buddhist", t1)},
+		Facts:      []memory.Fact{factWithEveryField("trip", "Paris", t0), {Key: "city", Value: "Porto", UpdatedAt: t0, Origin: memory.OriginConversation, SourceThreadID: "th-9", Evidence: "I moved to Porto"}},
+		Pending:    []memory.Fact{factWithEveryField("health", "diabetic", t1), factWithEveryField("faith", "buddhist", t1)},
 		Tombstones: map[string]time.Time{},
 		Expires:    ends,
 	}
@@ -500,7 +500,7 @@ func testGlassBoxFieldsRoundTrip(t *testing.T, r memory.Repository) {
 	same(t, "Get after Save of evidence, end dates, categories, pending facts and Expires", want, get(t, r, ana))
 
 	// A fact set in place keeps its new fields; the others stay.
-	f := glassBox("mood", "tired", t1)
+	f := factWithEveryField("mood", "tired", t1)
 	f.ValidUntil, f.Category = time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC), ""
 	if applied, _ := setFact(t, r, ana, f, 10); !applied {
 		t.Fatal("SetFact before Expires: not applied")
@@ -526,7 +526,7 @@ func testGlassBoxFieldsRoundTrip(t *testing.T, r memory.Repository) {
 
 func testWritesAfterExpires(t *testing.T, r memory.Repository) {
 	ends := t2
-	rec := memory.Record{Facts: []memory.Fact{fact("a", "1", t0), glassBox("trip", "Paris", t0)}, Expires: ends}
+	rec := memory.Record{Facts: []memory.Fact{fact("a", "1", t0), factWithEveryField("trip", "Paris", t0)}, Expires: ends}
 	save(t, r, ana, rec)
 
 	// Before Expires both writes apply.
@@ -566,7 +566,7 @@ func testWritesAfterExpires(t *testing.T, r memory.Repository) {
 }
 
 func testWritesRemovePending(t *testing.T, r memory.Repository) {
-	health, faith := glassBox("health", "diabetic", t0), glassBox("faith", "buddhist", t0)
+	health, faith := factWithEveryField("health", "diabetic", t0), factWithEveryField("faith", "buddhist", t0)
 	v := save(t, r, ana, memory.Record{Facts: []memory.Fact{fact("a", "1", t0)}, Pending: []memory.Fact{health, faith}})
 
 	// SetFact of a pending key: the fact is set, its pending fact goes,
@@ -605,7 +605,7 @@ func testWritesRemovePending(t *testing.T, r memory.Repository) {
 
 func testClearFactsClearsPending(t *testing.T, r memory.Repository) {
 	threads := map[string]memory.ThreadMark{"th": {TurnCount: 2, At: t0}}
-	v := save(t, r, ana, memory.Record{Facts: []memory.Fact{glassBox("trip", "Paris", t0)}, Pending: []memory.Fact{glassBox("health", "diabetic", t0)},
+	v := save(t, r, ana, memory.Record{Facts: []memory.Fact{factWithEveryField("trip", "Paris", t0)}, Pending: []memory.Fact{factWithEveryField("health", "diabetic", t0)},
 		Threads: threads, Expires: t2})
 	if err := r.ClearFacts(context.Background(), ana, t1); err != nil {
 		t.Fatal(err)

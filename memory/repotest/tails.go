@@ -148,7 +148,7 @@ func testIdleReadFenced(t *testing.T, r memory.Repository) {
 		want   memory.Outcome
 	}{
 		{"clear", ana, func(sc memory.Scope) error { return s.Clear(ctx, sc) }, memory.OutcomeCleared},
-		{"erasure", bob, func(sc memory.Scope) error { _, err := s.DeleteByUser(ctx, sc); return err }, memory.OutcomeFenced},
+		{"erasure", bob, func(sc memory.Scope) error { _, err := s.DeleteByUser(ctx, sc, memory.Retention{}); return err }, memory.OutcomeFenced},
 	} {
 		if o, err := s.NoteTail(ctx, userRequest(c.user, "th-1", 2, 4, sent)); err != nil || o != memory.OutcomeNoted {
 			t.Fatalf("%s: NoteTail = %q, %v", c.name, o, err)

@@ -331,7 +331,7 @@ func (r *rig) itemSize(ctx context.Context) (int, error) {
 // it again.
 func (r *rig) fill(ctx context.Context, p profile, in *reportInput) error {
 	for _, kv := range sampleFacts(p.facts) {
-		if _, err := r.store.UpsertFact(ctx, r.sc, kv[0], kv[1]); err != nil {
+		if _, err := r.store.Put(ctx, r.sc, memory.FactInput{Key: kv[0], Value: kv[1]}); err != nil {
 			return err
 		}
 	}
@@ -387,7 +387,7 @@ func (r *rig) pageVisit(ctx context.Context, in *reportInput) error {
 		return err
 	}
 	in.getDynamo = r.counter.take()
-	if _, err := r.store.UpsertFact(ctx, r.sc, "home_city", "Porto"); err != nil {
+	if _, err := r.store.Put(ctx, r.sc, memory.FactInput{Key: "home_city", Value: "Porto"}); err != nil {
 		return err
 	}
 	in.putDynamo = r.counter.take()

@@ -3,7 +3,7 @@
 /** DEFAULT_EXTRACT_EVERY_TURNS is the beat of extraction after the first answer (memory.DefaultExtractEveryTurns). */
 export const DEFAULT_EXTRACT_EVERY_TURNS = 6;
 
-/** MAX_EXTRACT_EVERY_TURNS is the largest beat the service accepts (memory.MaxExtractEveryTurns). */
+/** MAX_EXTRACT_EVERY_TURNS is the largest beat the service accepts (the bound of memory.Config.ExtractEveryTurns, checked by Config.Validate). */
 export const MAX_EXTRACT_EVERY_TURNS = 1000;
 
 /** DueConfig is the part of the service's configuration that isExtractDue reads. */
