@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
+	"github.com/usermemory/usermemory/functions/logref"
 	"github.com/usermemory/usermemory/functions/setup"
 	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/httpapitest"
@@ -147,4 +149,30 @@ func TestExtractorDocListsTheGeographies(t *testing.T) {
 	}
 	docblock.Check(t, filepath.Join(httpapitest.Root(t), "docs", "extractor.md"), "geographies",
 		"mapping `InferenceGeography` ("+strings.Join(groups, "; ")+").")
+}
+
+// TestAPIDocLimits writes the block api-limits of docs/api.md: the bounds
+// its prose names, from the code's constants and template.yaml's defaults.
+func TestAPIDocLimits(t *testing.T) {
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s" }
+	rows := [][2]string{
+		{"`memory.MaxIDLen`, the longest tenant, user or thread ID", fmt.Sprintf("%d characters", memory.MaxIDLen)},
+		{"`memory.ThreadKeyLen`, the longest thread ID kept as it is (longer ones are hashed)", fmt.Sprintf("%d characters", memory.ThreadKeyLen)},
+		{"`memory.MaxThreadTitleChars`, a thread's title", fmt.Sprintf("%d characters", memory.MaxThreadTitleChars)},
+		{"`memory.MaxEvidenceChars`, a fact's evidence", fmt.Sprintf("%d characters", memory.MaxEvidenceChars)},
+		{"`memory.MaxValidUntilDays`, the latest `validUntil`", fmt.Sprintf("%d days ahead", memory.MaxValidUntilDays)},
+		{"`PendingDays`, a pending fact's wait (template default)", fmt.Sprintf("%v days", app.Parameters["PendingDays"])},
+		{"`httpapi.DefaultMaxBodyBytes`, a body after base64 decoding", fmt.Sprintf("%d KiB", httpapi.DefaultMaxBodyBytes/1024)},
+		{"`httpapi.AnswerBound`, a request's DynamoDB work", sec(httpapi.AnswerBound)},
+		{"`setup.DynamoDBAttemptTimeout`, one DynamoDB attempt", sec(setup.DynamoDBAttemptTimeout)},
+		{"`httpapi.RetryAfterSeconds`, the `Retry-After` of a 503", fmt.Sprintf("%d s", httpapi.RetryAfterSeconds)},
+		{"a fact function's timeout (template)", sec(app.Functions["PutFactFunction"].Timeout)},
+		{"`logref.User`, a user's reference in the logs", fmt.Sprintf("%d hex digits", len(logref.User("acme", "u-123")))},
+	}
+	lines := []string{"| bound | value |", "|---|---|"}
+	for _, r := range rows {
+		lines = append(lines, "| "+r[0]+" | "+r[1]+" |")
+	}
+	docblock.Check(t, filepath.Join(httpapitest.Root(t), "docs", "api.md"), "api-limits", strings.Join(lines, "\n"))
 }
