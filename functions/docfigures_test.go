@@ -176,3 +176,37 @@ func TestAPIDocLimits(t *testing.T) {
 	}
 	docblock.Check(t, filepath.Join(httpapitest.Root(t), "docs", "api.md"), "api-limits", strings.Join(lines, "\n"))
 }
+
+// TestRunbookAlarmThresholds writes the block alarm-thresholds of
+// docs/runbook.md: every alarm of template.yaml, as the template resolves
+// with its defaults, with its metric, threshold, period and how many
+// periods make it fire.
+func TestRunbookAlarmThresholds(t *testing.T) {
+	app := resolve(t, loadStackTemplate(t), deployment("us-east-1", nil))
+	lines := []string{"| alarm | metric or expression | fires when | period | periods |", "|---|---|---|---|---|"}
+	for _, id := range slices.Sorted(maps.Keys(app.Properties)) {
+		p := app.Properties[id]
+		if _, ok := p["ComparisonOperator"]; !ok {
+			continue
+		}
+		metric, period := fmt.Sprint(p["MetricName"]), fmt.Sprint(p["Period"])
+		if ms, ok := p["Metrics"].([]any); ok {
+			metric, period = "", ""
+			for _, m := range ms {
+				if e, ok := asMap(m)["Expression"].(string); ok && asMap(m)["ReturnData"] != false {
+					metric = "`" + strings.ReplaceAll(e, "|", "\\|") + "`"
+				}
+				if st := asMap(asMap(m)["MetricStat"]); st != nil && period == "" {
+					period = fmt.Sprint(st["Period"])
+				}
+			}
+		}
+		op := map[string]string{"GreaterThanThreshold": ">", "GreaterThanOrEqualToThreshold": "≥", "LessThanThreshold": "<", "LessThanOrEqualToThreshold": "≤"}[fmt.Sprint(p["ComparisonOperator"])]
+		periods := fmt.Sprint(p["EvaluationPeriods"])
+		if d, ok := p["DatapointsToAlarm"]; ok {
+			periods = fmt.Sprintf("%v of %v", d, p["EvaluationPeriods"])
+		}
+		lines = append(lines, fmt.Sprintf("| %s | %s | %s %v | %s s | %s |", id, metric, op, p["Threshold"], period, periods))
+	}
+	docblock.Check(t, filepath.Join(httpapitest.Root(t), "docs", "runbook.md"), "alarm-thresholds", strings.Join(lines, "\n"))
+}
