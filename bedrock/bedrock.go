@@ -32,12 +32,12 @@
 // would return at the deadline or after it, with no time left to report
 // (TestNoRetryPastTheDeadline fails so with the check removed): the
 // retryer of each call wraps the standard one and ends the retries when
-// the wait it draws leaves less than [WithDeadlineMargin] (1s by
-// default). Second, the SDK bounds an
+// the wait it draws leaves less than [WithDeadlineMargin] (default
+// [DefaultDeadlineMargin]). Second, the SDK bounds an
 // attempt only by the HTTP client's timeout, which the Model does not own
 // and which cannot end an attempt before the caller's deadline: a
 // middleware after the SDK's retry middleware bounds each attempt by
-// [WithAttemptTimeout] and 100ms before the caller's deadline, and counts
+// [WithAttemptTimeout] and a little before the caller's deadline, and counts
 // the attempts and their error codes for [Call], which the SDK's attempt
 // results give only with a successful answer. The Model never logs the
 // prompt or the answer.
