@@ -97,8 +97,7 @@ func TestAPIDocErasureExample(t *testing.T) {
 
 // TestAPIDocExportExample holds docs/api.md's export example to the
 // code: its format, the key of its thread, and the pendingUntil the store
-// gives its pending fact; and the references the document shows to
-// functions/logref.
+// gives its pending fact.
 func TestAPIDocExportExample(t *testing.T) {
 	var doc struct {
 		Format  int
