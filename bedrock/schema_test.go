@@ -267,17 +267,22 @@ func TestLargestAnswerFits(t *testing.T) {
 	}
 	t.Logf("the largest answer: %d operations, %d bytes; maxTokens %d (first request %d)", maxOps, len(largest), got, bedrock.FirstMaxTokens)
 
-	docblock.CheckFigures(t, filepath.Join("..", "docs", "extractor.md"), docblock.Figures{
-		`largest answer the default caps admit, ([0-9]+) operations`:           maxOps,
-		`with keys and values of ([0-9]+) characters \(the template's largest`: maxChars,
-		`largest ` + "`MaxFactChars`" + `\), is ([0-9,]+) bytes`:               len(largest),
-		`([0-9,]+) bytes an operation`:                                         len(memory.LargestAnswer(2, maxChars)) - len(memory.LargestAnswer(1, maxChars)),
-		`asks for ([0-9,]+) tokens of it`:                                      got,
-		`one operation more \(([0-9,]+) tokens\) would not`:                    need(len(memory.LargestAnswer(maxOps+1, maxChars))),
-		"`bedrock.AnswerTokens` \\(([0-9]+)\\)":                                bedrock.AnswerTokens,
-		"`bedrock.TokenMarginPercent` \\(([0-9]+) %\\)":                        bedrock.TokenMarginPercent,
-		"`bedrock.MaxTokensUpperBound` \\(([0-9,]+),":                          bedrock.MaxTokensUpperBound,
-	})
+	th := docblock.Thousands
+	perOp := len(memory.LargestAnswer(2, maxChars)) - len(memory.LargestAnswer(1, maxChars))
+	docblock.Check(t, filepath.Join("..", "docs", "extractor.md"), "largest-answer", strings.Join([]string{
+		"| figure | value |",
+		"|---|---:|",
+		fmt.Sprintf("| `bedrock.FirstMaxTokens`, the first request's `maxTokens` | %s |", th(bedrock.FirstMaxTokens)),
+		fmt.Sprintf("| `bedrock.AnswerTokens`, the call's frame | %s |", th(bedrock.AnswerTokens)),
+		fmt.Sprintf("| `bedrock.BytesPerToken` | %d |", bedrock.BytesPerToken),
+		fmt.Sprintf("| `bedrock.TokenMarginPercent` | %d %% |", bedrock.TokenMarginPercent),
+		fmt.Sprintf("| `bedrock.MaxTokensUpperBound` | %s |", th(bedrock.MaxTokensUpperBound)),
+		fmt.Sprintf("| `memory.DefaultMaxOperations` | %d |", maxOps),
+		fmt.Sprintf("| the template's largest `MaxFactChars` | %d |", maxChars),
+		fmt.Sprintf("| the largest answer | %s bytes (%s an operation) |", th(len(largest)), th(perOp)),
+		fmt.Sprintf("| `maxTokens` of the second request | %s |", th(got)),
+		fmt.Sprintf("| tokens one operation more would need | %s |", th(need(len(memory.LargestAnswer(maxOps+1, maxChars))))),
+	}, "\n"))
 }
 
 // templateMaxFactChars returns the template's largest MaxFactChars.

@@ -99,9 +99,9 @@ type factItem struct {
 	SaidAt    integer  `dynamodbav:"a,omitempty"`
 }
 
-// mark is a stored thread watermark: the string "<turn count>:<unix ms>",
-// 15 bytes for a turn count under 10 and 16 for one under 100, at a time
-// of this century (TestMarkBytesInTheDocs); or, for an uncounted
+// mark is a stored thread watermark: the string "<turn count>:<unix ms>"
+// (its size: docs/decisions.md, the part sizes, measured by
+// TestStorageFiguresInTheDocs); or, for an uncounted
 // extraction, "<digest>:<unix ms>", the digest being memory.TurnsDigest
 // ("#" and 12 characters, so never a number: TestDigestMarks measures
 // it). Items written before it held a map {n: turn count, t: unix ms}, 17

@@ -1,6 +1,7 @@
 package dynamorepo
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"strconv"
@@ -14,11 +15,12 @@ import (
 	"github.com/usermemory/usermemory/memory"
 )
 
-// TestStorageFiguresInTheDocs holds the sizes docs/decisions.md gives the
-// parts of a stored record (a hashed watermark, a quote, an end date, the
-// empty pending map) to ItemSize of the items encodeRecord writes, each
-// part the difference between a record with it and one without (an end
-// date, a number, its value alone).
+// TestStorageFiguresInTheDocs writes the block part-sizes of
+// docs/decisions.md: the sizes of the parts of a stored record (a
+// watermark, a hashed watermark, a quote, an end date, the empty pending
+// map) by ItemSize of the items encodeRecord writes, each part the
+// difference between a record with it and one without (an end date, a
+// number, its value alone).
 func TestStorageFiguresInTheDocs(t *testing.T) {
 	at := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 	size := func(rec memory.Record) int {
@@ -43,25 +45,28 @@ func TestStorageFiguresInTheDocs(t *testing.T) {
 	one := size(memory.Record{Threads: maps.Clone(threads)})
 	uuid := "0b5e8f6a-3c2d-4e1f-9a7b-6c5d4e3f2a1b"
 	threads[memory.ThreadKey(uuid)] = memory.ThreadMark{TurnCount: 42, At: at}
-	mark := size(memory.Record{Threads: threads}) - one
+	hashed := size(memory.Record{Threads: threads}) - one
 	it, err := encodeRecord(userKey(memory.Scope{TenantID: "acme", UserID: "ana"}), memory.Record{}, "v1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	docblock.CheckFigures(t, filepath.Join("..", "docs", "decisions.md"), docblock.Figures{
-		"UUID's watermark went from [0-9]+ bytes \\(the ID and a map `\\{n, t\\}`\\) to ([0-9]+)": mark,
-		"now that a watermark is ([0-9]+) bytes":                                                  mark,
-		"costs its quote plus ([0-9]+) bytes":                                                     quote - quoteChars,
-		"the profile's [0-9]+-character quote: ([0-9]+) bytes":                                    quote,
-		"the profile's ([0-9]+)-character quote":                                                  quoteChars,
-		"unix ms of midnight UTC: ([0-9]+) bytes":                                                 day,
-		"where \"YYYY-MM-DD\" would take ([0-9]+)":                                                len(time.DateOnly),
-		"empty when nothing waits \\(([0-9]+) bytes\\)":                                           ItemSize(map[string]types.AttributeValue{attrPending: it[attrPending]}),
-	})
-	docblock.CheckFigures(t, filepath.Join("..", "docs", "cost.md"), docblock.Figures{
-		"SHA-256 \\(13 bytes\\); ([0-9]+) bytes instead of 54": mark,
-	})
-	if len(uuid) != 36 {
-		t.Fatalf("the UUID has %d characters", len(uuid))
+	markSize := func(n int64) int {
+		av, err := mark{TurnCount: n, At: at.UnixMilli()}.MarshalDynamoDBAttributeValue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(av.(*types.AttributeValueMemberS).Value)
 	}
+	if markSize(1) != markSize(9) || markSize(10) != markSize(99) {
+		t.Fatalf("a mark's size varies within a number of digits")
+	}
+	docblock.Check(t, filepath.Join("..", "docs", "decisions.md"), "part-sizes", strings.Join([]string{
+		"| part of a stored record | bytes |",
+		"|---|---:|",
+		fmt.Sprintf("| a watermark's value `\"<turn count>:<unix ms>\"`, turn count under 10 / 10 to 99 | %d / %d |", markSize(9), markSize(99)),
+		fmt.Sprintf("| the watermark of a %d-character UUID thread ID (hashed key and value) | %d |", len(uuid), hashed),
+		fmt.Sprintf("| an extracted fact's %d-character quote (`e`) | %d |", quoteChars, quote),
+		fmt.Sprintf("| an end date (`u`, unix ms of midnight UTC; \"YYYY-MM-DD\" would take %d) | %d |", len(time.DateOnly), day),
+		fmt.Sprintf("| the empty `pending` map | %d |", ItemSize(map[string]types.AttributeValue{attrPending: it[attrPending]})),
+	}, "\n"))
 }

@@ -53,7 +53,7 @@ func set(key, value string) memory.Operation {
 // The requests each operation makes (as counter.take writes them), which
 // TestStoreRoundTrips, TestDeletionCost, TestGlassBoxOnDynamoDB and
 // TestFirstFactRacesTheCreation assert against moto_server and
-// BENCHMARKS.md's table of round trips gives (TestBenchmarksRoundTrips).
+// BENCHMARKS.md's table of round trips is written from (TestBenchmarksRoundTrips).
 const (
 	reqRead           = "GetItem:1"              // a read; a redelivered or fenced extraction; a discard of nothing pending
 	reqUpdate         = "UpdateItem:1"           // an upsert under the cap, a removal, a clear

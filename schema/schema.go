@@ -12,20 +12,9 @@
 // previousTurnCount, no count in a message marked uncounted, a sentAt
 // that is set, UTF-8 in a Go string.
 //
-// Why not the JSON Schema library at run time, santhosh-tekuri/jsonschema
-// v6, which only the tests link (through package schematest, to hold the
-// check to it): its package initialisation compiles its meta-schemas at
-// every start of every program that links it, about 21,300 allocations
-// and 1.7 MB, 7.1 to 12 ms of clock on a loaded two-core machine (median
-// of 21 starts of the extractor built as scripts/bench-api.sh builds it,
-// with the library linked, under GODEBUG=inittrace=1; measured
-// 2026-12-02), against a cold start of the extractor of about 19 ms whose
-// target, 1.15 times hello's, it meets only just; and it adds 696,320 B to
-// that bootstrap (10,567,842 B to 11,264,162 B, linux/amd64). Per message
-// of 20 turns of 500 bytes, the library then a decode makes 668
-// allocations, this package's decode 301 (BenchmarkLibraryThenDecode and
-// BenchmarkDecodeExtractionMessageV1; TestDecodeAllocations holds both
-// figures to this comment, within 5 %).
+// Why the check is not the JSON Schema library, which only the tests link
+// (through package schematest, to hold the check to it): docs/decisions.md,
+// "Libraries not taken".
 package schema
 
 import (

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -578,37 +577,23 @@ func BenchmarkLibraryThenDecode(b *testing.B) {
 	}
 }
 
-// TestDecodeAllocations holds the allocation counts that the package doc
-// comment gives, the reason the decode does not run the library, to a
-// fresh count, within 10 %: the race detector, which make test turns on,
-// adds about 6 % (320 for 301), and a change of the decode's design moves
-// them by far more.
+// TestDecodeAllocations checks the reason the decode does not run the
+// library (docs/decisions.md, "Libraries not taken"): per message, the
+// library then a decode makes more allocations than this package's
+// decode alone.
 func TestDecodeAllocations(t *testing.T) {
-	doc, err := os.ReadFile("schema.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Join(strings.Fields(strings.ReplaceAll(string(doc), "//", "")), " ")
-	m := regexp.MustCompile(`the library then a decode makes (\d+) allocations, this package's decode (\d+) `).FindStringSubmatch(text)
-	if m == nil {
-		t.Fatal("schema.go does not give the allocation counts")
-	}
 	body := benchBody(t)
 	sch := reference(t)
-	counts := map[string]float64{
-		"the library then a decode": testing.AllocsPerRun(20, func() {
-			v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-			_ = sch.Validate(v)
-			var m schema.ExtractionMessage
-			_ = json.Unmarshal(body, &m)
-		}),
-		"this package's decode": testing.AllocsPerRun(20, func() { _, _ = schema.DecodeExtractionMessageV1(body) }),
-	}
-	for i, name := range []string{"the library then a decode", "this package's decode"} {
-		doc, _ := strconv.ParseFloat(m[i+1], 64)
-		if got := counts[name]; got < doc*0.9 || got > doc*1.1 {
-			t.Errorf("%s makes %.0f allocations; schema.go says %.0f", name, got, doc)
-		}
+	library := testing.AllocsPerRun(20, func() {
+		v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+		_ = sch.Validate(v)
+		var m schema.ExtractionMessage
+		_ = json.Unmarshal(body, &m)
+	})
+	decode := testing.AllocsPerRun(20, func() { _, _ = schema.DecodeExtractionMessageV1(body) })
+	t.Logf("the library then a decode: %.0f allocations; this package's decode: %.0f", library, decode)
+	if decode >= library {
+		t.Errorf("this package's decode makes %.0f allocations, the library then a decode %.0f: the reason not to run the library is gone", decode, library)
 	}
 }
 

@@ -1,16 +1,12 @@
 package gold_test
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/gold/goldtest"
-	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 )
@@ -143,54 +139,6 @@ func TestNoInjectionHidesInAToolTurn(t *testing.T) {
 					t.Errorf("%s: the injected %q is only in a tool turn, which the model never reads", c.ID, v)
 				}
 			}
-		}
-	}
-}
-
-// TestREADMEDescribesTheGoldSet holds eval/README.md's counts of the gold set
-// to the gold set: conversations, real chats, subjects, languages, the
-// long threads, those that switch between two languages (covers
-// code_switching), what makes a real chat, and the day of the
-// conversations.
-func TestREADMEDescribesTheGoldSet(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	convs := load(t)
-	real, switching, subjects, langs := 0, 0, map[string]bool{}, map[string]bool{}
-	longest, atLongest := 0, 0 // the long threads: the most turns, and how many have them
-	for _, c := range convs {
-		if gold.LikeRealChat(c) {
-			real++
-		}
-		switch n := len(c.Turns); {
-		case n > longest:
-			longest, atLongest = n, 1
-		case n == longest:
-			atLongest++
-		}
-		if slices.Contains(c.Covers, "code_switching") {
-			switching++
-		}
-		for _, e := range append(c.Expect, c.Pending...) {
-			subjects[e.Subject.Name] = true
-		}
-		langs[c.Language] = true
-	}
-	readme := strings.Join(strings.Fields(string(b)), " ")
-	for _, want := range []string{
-		fmt.Sprintf("is %d conversations", len(convs)),
-		fmt.Sprintf("%d of them read like real chats", real),
-		fmt.Sprintf("facts on %d subjects", len(subjects)),
-		fmt.Sprintf("and %d languages", len(langs)),
-		fmt.Sprintf("%s long threads (%d turns)", docblock.InWords(atLongest), longest),
-		fmt.Sprintf("and %s that switch between two", docblock.InWords(switching)),
-		fmt.Sprintf("read like real chats: %s user turns or more", docblock.InWords(gold.RealChatUserTurns)),
-		fmt.Sprintf("(`gold.Day`, %s,", gold.Day.Format("Monday 2006-01-02")),
-	} {
-		if !strings.Contains(readme, want) {
-			t.Errorf("eval/README.md does not say %q", want)
 		}
 	}
 }

@@ -3,14 +3,12 @@ package harness_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/harness"
 	"github.com/usermemory/usermemory/eval/score"
-	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -94,15 +92,6 @@ func firstUserTurn(conv gold.Conversation) string { return conv.Turns[0].Text }
 // The recalls TestKeepingNothingScoresBadly holds a memory that keeps
 // nothing under, and one that quotes the user above.
 const recallFloor, recallCeiling = 0.15, 0.8
-
-// TestREADMEStatesTheYardstick holds what eval/README.md says of
-// TestKeepingNothingScoresBadly to its recalls.
-func TestREADMEStatesTheYardstick(t *testing.T) {
-	docblock.CheckFigures(t, filepath.Join("..", "README.md"), docblock.Figures{
-		"scoring a recall below ([0-9.]+) where":    recallFloor,
-		"quoting the user score above ([0-9.]+)\\)": recallCeiling,
-	})
-}
 
 // TestKeepingNothingScoresBadly holds the yardstick to what a memory is
 // for: a model that keeps nothing, or whose SETs are all refused for want

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
-	"github.com/usermemory/usermemory/internal/docblock"
 	"github.com/usermemory/usermemory/internal/httpapitest"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
@@ -425,14 +423,5 @@ func BenchmarkPutDecode(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-	})
-}
-
-// TestAPIDocNamesTheBenchmarkedValue holds the length of the value
-// docs/api.md says BenchmarkPutDecode decodes to putDecodeValue (the
-// timings beside it are machine-dependent and carry their command).
-func TestAPIDocNamesTheBenchmarkedValue(t *testing.T) {
-	docblock.CheckFigures(t, filepath.Join(httpapitest.Root(t), "docs", "api.md"), docblock.Figures{
-		"of a PUT with a ([0-9]+)-character value": utf8.RuneCountInString(putDecodeValue),
 	})
 }

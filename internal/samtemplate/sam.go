@@ -17,41 +17,8 @@
 // parameter values in a Region: the parameters' constraints and the
 // template's Rules.
 //
-// # Why not a library
-//
-// The package was 1,632 lines outside tests before this section. Two
-// libraries were measured
-// against it on the repository's template.yaml (2026-12-02):
-//
-//   - awslabs/goformation v7.14.9. Its typed reader (goformation.ParseYAML)
-//     refuses template.yaml: "cannot unmarshal number into Go struct field
-//     Template.Globals.Environment.Variables of type string", because a
-//     Ref to a Number parameter resolves to a number. Its intrinsics
-//     package alone (946 lines; a program that links it is 3.9 MB, one
-//     that links this package 3.8 MB) processes the YAML in about the time
-//     [BenchmarkLoadAndResolve] takes here (28 ms and 27 ms on a 2-core
-//     machine: machine-dependent, go test -bench LoadAndResolve
-//     ./internal/samtemplate), but resolves it wrongly for the local
-//     stack: the Ref of a resource becomes null (TABLE_NAME), Fn::GetAtt
-//     is left unresolved, !Sub with a variable map leaves the parameter
-//     ${CheapFoundationModelId} unreplaced, Fn::FindInMap ignores the
-//     DefaultValue of AWS::LanguageExtensions and answers null instead
-//     of failing on a missing key (so a missing key in either branch of
-//     Fn::If, which CloudFormation refuses, goes unnoticed), Fn::Contains is unknown (the Rules are left
-//     unevaluated), and it knows nothing of SAM: Globals, HttpApi and SQS
-//     events, the implicit ServerlessHttpApi. What it would replace, the
-//     evaluation of Ref, Sub, Select, Split, If, Equals, Not and
-//     FindInMap (eval.go, 458 lines), would need a wrapper for each of
-//     these, and the SAM half (app.go, sam.go) stays.
-//   - cfn-lint 1.51.0, already run by make lint on the template. Given
-//     --regions sa-east-1 --parameters MaxFacts=500 (the rule
-//     RegionHasAProfile fails there, and MaxFacts' MaxValue is 75) it
-//     reports nothing and exits 0, in 24 s; [Template.Check] refuses both,
-//     and this package's tests, TestCheck's cases among them, take 0.2 s. cfn-lint keeps the job it does well: the
-//     template's own validity, in CI.
-//
-// Decision: keep this package; goformation is not taken, and cfn-lint
-// stays the linter of the template, not the checker of a deployment.
+// Why this package and not a library (goformation, cfn-lint):
+// docs/decisions.md, "Libraries not taken".
 package samtemplate
 
 import (

@@ -19,11 +19,10 @@ import (
 // runtime emulator and the function to answer.
 const answerLimit = httpapi.AnswerBound + time.Second
 
-// The faults of the API's tests, which BENCHMARKS.md describes
-// (TestBenchmarksDescribeTheFaults): the stall of
-// TestAPIDuringDynamoDBStall, the limit of the first 200 after a fault,
-// and TestNoAcknowledgedWriteLost's writers, their PUTs, and the stall
-// then throttling they write through.
+// The faults of the API's tests, whose figures BENCHMARKS.md records: the
+// stall of TestAPIDuringDynamoDBStall, the limit of the first 200 after a
+// fault, and TestNoAcknowledgedWriteLost's writers, their PUTs, and the
+// stall then throttling they write through.
 const (
 	apiStall        = 8 * time.Second
 	recoveryLimit   = 10 * time.Second

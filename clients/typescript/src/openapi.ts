@@ -268,7 +268,7 @@ export interface components {
             origin: "manual" | "remember_tool";
             /**
              * @description The last day of a temporary fact, "YYYY-MM-DD" (UTC), from today
-             *     to 366 days ahead; left out for a lasting fact. From the next
+             *     to memory.MaxValidUntilDays days ahead (docs/api.md, "Limits"); left out for a lasting fact. From the next
              *     day the fact is never returned nor read into a prompt, and the
              *     record's next write removes it. Anything else is 400, code
              *     5380000000112 (CodeInvalidValidUntil). A value that looks like
@@ -305,8 +305,8 @@ export interface components {
              */
             sourceThreadTitle?: string;
             /**
-             * @description The user's own words the fact was extracted from, at most 160
-             *     characters ("You said: …"); absent for a fact set by hand or by
+             * @description The user's own words the fact was extracted from, at most
+             *     maxLength characters ("You said: …"); absent for a fact set by hand or by
              *     the remember tool, whose origin says why it is kept.
              */
             evidence?: string;
@@ -363,8 +363,8 @@ export interface components {
              */
             sourceThreadTitle?: string;
             /**
-             * @description The user's own words the fact was extracted from, at most 160
-             *     characters ("You said: …"); absent for a fact set by hand or by
+             * @description The user's own words the fact was extracted from, at most
+             *     maxLength characters ("You said: …"); absent for a fact set by hand or by
              *     the remember tool, whose origin says why it is kept.
              */
             evidence?: string;
@@ -438,8 +438,8 @@ export interface components {
             erasedAt?: components["schemas"]["Time"];
             /**
              * @description The extraction watermarks: per thread, the turns already read.
-             *     threadKey is the thread's ID, or for an ID longer than 13
-             *     characters "#" and a hash of it: the service keeps no more.
+             *     threadKey is the thread's ID, or for an ID longer than
+             *     memory.ThreadKeyLen characters "#" and a hash of it: the service keeps no more.
              *     turnsDigest is present when the last extraction came from a
              *     message without turn counts: the digest of the turns it read
              *     (turnCount is then 0).
