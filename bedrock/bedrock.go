@@ -8,7 +8,8 @@
 // memory.ErrMalformedAnswer. Calls go through the SDK's standard retryer,
 // with no retry that would outlast the caller's deadline ([Retryable] is
 // the one classification of errors). The Model never logs the prompt or
-// the answer. docs/decisions.md says why it is built so.
+// the answer. docs/extractor.md ("Outcomes and retry policy") says why
+// it is built so.
 package bedrock
 
 import (

@@ -8,6 +8,6 @@
 // hand; [Store.Extract] merges what the cheap [Model] (package bedrock)
 // found in new turns, keeping only facts that quote the user's own words.
 // Errors are an [*Error] with a code. A Store is safe for concurrent use:
-// every write it makes is conditional. docs/decisions.md says why it is
-// built so.
+// every write it makes is conditional. docs/decisions.md ("Glass-box
+// memory") says why it is built so.
 package memory
