@@ -8,6 +8,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"testing"
@@ -95,23 +96,11 @@ func waitFacts(t *testing.T, tok string, want map[string]string) {
 	t.Helper()
 	var got map[string]string
 	for end := time.Now().Add(deadline); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if got = facts(t, "/v1/me/facts", tok); equal(got, want) {
+		if got = facts(t, "/v1/me/facts", tok); maps.Equal(got, want) {
 			return
 		}
 	}
 	t.Fatalf("facts = %v, want %v", got, want)
-}
-
-func equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 func sendTurns(t *testing.T, user, thread string, prev, count int, turns ...string) {

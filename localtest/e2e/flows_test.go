@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestUserEditsForgetsOneForgetsAll(t *testing.T) {
 	api.Put(t, tok, "city", "Porto")
 	api.Put(t, tok, "city", "Lisbon")
 	api.Put(t, tok, "role", "nurse")
-	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"city": "Lisbon", "role": "nurse"}; !equal(got, want) {
+	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"city": "Lisbon", "role": "nurse"}; !maps.Equal(got, want) {
 		t.Fatalf("after edits: facts = %v, want %v", got, want)
 	}
 	// Another tenant's token for the same user ID sees none of it.
@@ -66,7 +67,7 @@ func TestUserEditsForgetsOneForgetsAll(t *testing.T) {
 	if r := api.Call(t, http.MethodDelete, "/v1/me/facts/city", tok, nil); r.Status != http.StatusNoContent {
 		t.Fatalf("DELETE one = %d %s, want 204", r.Status, r.Body)
 	}
-	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"role": "nurse"}; !equal(got, want) {
+	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"role": "nurse"}; !maps.Equal(got, want) {
 		t.Fatalf("after forgetting one: facts = %v, want %v", got, want)
 	}
 	if r := api.Call(t, http.MethodDelete, "/v1/me/facts/city", tok, nil); r.Status != http.StatusNoContent {
@@ -240,7 +241,7 @@ func TestBedrockFaultsLeaveFactsUntouched(t *testing.T) {
 		if p := st.Converse().Pending(); p != 0 {
 			t.Fatalf("fault %d: the model was not called (%d steps pending)", i, p)
 		}
-		if got := facts(t, "/v1/me/facts", tok); !equal(got, want) {
+		if got := facts(t, "/v1/me/facts", tok); !maps.Equal(got, want) {
 			t.Fatalf("after fault %d (%+v): facts = %v, want %v", i, f, got, want)
 		}
 	}

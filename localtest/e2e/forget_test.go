@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"sync"
 	"testing"
@@ -120,7 +121,7 @@ func removeKeyWhileHeld(t *testing.T, user, tok, path, deleter string) {
 	deleteWhileHeld(t, path, deleter)
 	waitExtractionDone(t, dlq)
 	// The removed key stays removed; the extraction's other SET applies.
-	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"name": "Ana"}; !equal(got, want) {
+	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"name": "Ana"}; !maps.Equal(got, want) {
 		t.Fatalf("after removing home_city and the extraction of an older message: facts = %v, want %v", got, want)
 	}
 	// Forgetting is not a ban: a later message that states the city again
@@ -174,7 +175,7 @@ func TestNewUsersConcurrentWritesOfDistinctKeys(t *testing.T) {
 				t.Errorf("user %d: %s was acknowledged but reads %q, want %q", u, key, got[key], want[key])
 			}
 		}
-		if !equal(got, want) {
+		if !maps.Equal(got, want) {
 			t.Errorf("user %d: facts = %v, want all %d keys written", u, got, firstFactWriters)
 		}
 	}

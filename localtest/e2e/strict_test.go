@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"testing"
 )
@@ -47,7 +48,7 @@ func TestStrictInputOverHTTP(t *testing.T) {
 			}
 		})
 	}
-	if got := facts(t, "/v1/me/facts", tok); !equal(got, map[string]string{"k": "kept-zq"}) {
+	if got := facts(t, "/v1/me/facts", tok); !maps.Equal(got, map[string]string{"k": "kept-zq"}) {
 		t.Errorf("facts = %v, want only k = kept-zq", got)
 	}
 }

@@ -9,6 +9,7 @@ package idlee2e
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"os"
 	"strconv"
@@ -74,24 +75,12 @@ func waitFacts(t *testing.T, tok string, want map[string]string) time.Time {
 	t.Helper()
 	var got map[string]string
 	for end := time.Now().Add(deadline); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if got = factsOf(t, tok); equal(got, want) {
+		if got = factsOf(t, tok); maps.Equal(got, want) {
 			return time.Now()
 		}
 	}
 	t.Fatalf("facts = %v, want %v", got, want)
 	return time.Time{}
-}
-
-func equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // idleDepth returns the idle queue's messages: delayed, visible and in
@@ -163,7 +152,7 @@ func TestIdleThreadIsReadOnce(t *testing.T) {
 	if err := stack.WaitDrained(context.Background(), sqsAPI, st.Info.QueueURL, deadline); err != nil {
 		t.Fatal(err)
 	}
-	if got := factsOf(t, tok); !equal(got, map[string]string{"name": "Ana"}) && time.Since(sent) < idle {
+	if got := factsOf(t, tok); !maps.Equal(got, map[string]string{"name": "Ana"}) && time.Since(sent) < idle {
 		t.Fatalf("facts = %v before the idle time, want the not-due turn unread", got)
 	}
 	learned := waitFacts(t, tok, map[string]string{"name": "Ana", "role": "nurse"})
