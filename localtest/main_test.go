@@ -43,8 +43,13 @@ func TestCommands(t *testing.T) {
 			t.Errorf("up printed no %q:\n%s", want, up.printed)
 		}
 	}
-	// up says what it is doing while it starts.
+	// up says what it is doing while it starts. Its stderr reaches the
+	// buffer through a pipe that exec copies on its own goroutine, which
+	// may still lag behind stdout's last line on a busy machine.
 	for _, want := range []string{"moto_server", "functions", "table and the queues", "Runtime Interface Emulator"} {
+		for end := time.Now().Add(10 * time.Second); !strings.Contains(up.stderr.String(), want) && time.Now().Before(end); {
+			time.Sleep(50 * time.Millisecond)
+		}
 		if !strings.Contains(up.stderr.String(), want) {
 			t.Errorf("up's progress names no %q:\n%s", want, up.stderr.String())
 		}
