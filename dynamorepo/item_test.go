@@ -260,7 +260,7 @@ func templateMaxValue(t *testing.T, name string) int {
 // bytes, each from a thread ID of MaxIDLen bytes with a title of
 // MaxThreadTitleChars runes of 4 bytes, evidence of MaxEvidenceChars
 // runes of 4 bytes, the longest stored origin and category and an end
-// date; MaxThreads watermarks and memory.MaxTails unread tails of
+// date; MaxThreads watermarks, each with a forget fence, and memory.MaxTails unread tails of
 // MaxIDLen-byte thread IDs; MaxTombstones
 // tombstones with keys of MaxFactChars runes of 4 bytes; every time.
 func fullRecord(cfg memory.Config) memory.Record {
@@ -294,7 +294,7 @@ func fullRecord(cfg memory.Config) memory.Record {
 		rec.Pending = append(rec.Pending, full("p", i))
 	}
 	for i := range cfg.MaxThreads {
-		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at}
+		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at, ForgottenAt: at}
 	}
 	rec.Tails = map[string]memory.Tail{}
 	for i := range memory.MaxTails {
