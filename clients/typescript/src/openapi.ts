@@ -511,13 +511,16 @@ export interface components {
              *     memory.ThreadKeyLen characters "#" and a hash of it: the service keeps no more.
              *     turnsDigest is present when the last extraction came from a
              *     message without turn counts: the digest of the turns it read
-             *     (turnCount is then 0).
+             *     (turnCount is then 0). forgottenAt is present when the user
+             *     forgot what the thread taught: no message of the thread sent at
+             *     or before it writes anything.
              */
             threads: {
                 threadKey: string;
                 turnCount: number;
                 turnsDigest?: string;
                 extractedAt: components["schemas"]["Time"];
+                forgottenAt?: components["schemas"]["Time"];
             }[];
         };
         Problem: {
