@@ -107,18 +107,27 @@ type factItem struct {
 // it). Items written before it held a map {n: turn count, t: unix ms}, 17
 // bytes with the same figures; they still read, and the next Save of the
 // whole record writes the string.
+//
+// A thread whose facts the user forgot (memory.ThreadMark.ForgottenAt)
+// has a third part, ":<unix ms of the forget>"; no other mark has one.
 type mark struct {
 	TurnCount int64
 	Digest    string // set for an uncounted extraction; TurnCount is then 0
 	At        int64
+	Forgotten int64 // unix ms of the thread's forget fence; 0 when none
 }
 
 // String returns the stored form of m.
 func (m mark) String() string {
+	head := strconv.FormatInt(m.TurnCount, 10)
 	if m.Digest != "" {
-		return m.Digest + ":" + strconv.FormatInt(m.At, 10)
+		head = m.Digest
 	}
-	return strconv.FormatInt(m.TurnCount, 10) + ":" + strconv.FormatInt(m.At, 10)
+	s := head + ":" + strconv.FormatInt(m.At, 10)
+	if m.Forgotten != 0 {
+		s += ":" + strconv.FormatInt(m.Forgotten, 10)
+	}
+	return s
 }
 
 // MarshalDynamoDBAttributeValue returns the string form of m.
@@ -131,20 +140,29 @@ func (m mark) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
 func (m *mark) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
+		bad := fmt.Errorf("holds the watermark %q, not <turn count or digest>:<unix ms>[:<unix ms>]", v.Value)
 		n, t, ok := strings.Cut(v.Value, ":")
+		t, f, forgot := strings.Cut(t, ":")
 		at, err := strconv.ParseInt(t, 10, 64)
 		if !ok || err != nil || strings.HasPrefix(t, "+") {
-			return fmt.Errorf("holds the watermark %q, not <turn count or digest>:<unix ms>", v.Value)
+			return bad
+		}
+		var forgotten int64
+		if forgot {
+			forgotten, err = strconv.ParseInt(f, 10, 64)
+			if err != nil || forgotten <= 0 || strings.HasPrefix(f, "+") {
+				return bad
+			}
 		}
 		if memory.IsTurnsDigest(n) {
-			*m = mark{Digest: n, At: at}
+			*m = mark{Digest: n, At: at, Forgotten: forgotten}
 			return nil
 		}
 		turns, err := strconv.ParseInt(n, 10, 64)
 		if err != nil || turns < 0 || strings.HasPrefix(n, "+") {
-			return fmt.Errorf("holds the watermark %q, not <turn count or digest>:<unix ms>", v.Value)
+			return bad
 		}
-		*m = mark{TurnCount: turns, At: at}
+		*m = mark{TurnCount: turns, At: at, Forgotten: forgotten}
 		return nil
 	case *types.AttributeValueMemberM:
 		var old struct {
@@ -323,7 +341,7 @@ func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.At
 		if m.Digest != "" && !memory.IsTurnsDigest(m.Digest) {
 			return nil, errors.New("dynamorepo: a thread watermark whose digest is not memory.TurnsDigest's cannot be stored")
 		}
-		addMark(it.Threads, memory.ThreadKey(id), mark{TurnCount: int64(m.TurnCount), Digest: m.Digest, At: m.At.UnixMilli()})
+		addMark(it.Threads, memory.ThreadKey(id), threadMark(m))
 	}
 	if len(rec.Tails) > 0 {
 		it.Tails = make(map[string]mark, len(rec.Tails))
@@ -422,6 +440,20 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 	return rec, nil
 }
 
+// threadMark returns the stored form of the watermark m; a forget fence
+// is kept to the millisecond, rounded up, so that it never fences less
+// than the core's.
+func threadMark(m memory.ThreadMark) mark {
+	out := mark{TurnCount: int64(m.TurnCount), Digest: m.Digest, At: m.At.UnixMilli()}
+	if !m.ForgottenAt.IsZero() {
+		out.Forgotten = m.ForgottenAt.UnixMilli()
+		if m.ForgottenAt.After(time.UnixMilli(out.Forgotten)) {
+			out.Forgotten++
+		}
+	}
+	return out
+}
+
 // threadMarks returns the stored watermarks keyed by [memory.ThreadKey],
 // as the core looks them up: those of an older item are keyed by whole
 // thread IDs.
@@ -433,6 +465,9 @@ func threadMarks(stored map[string]mark) map[string]memory.ThreadMark {
 	marks := make(map[string]memory.ThreadMark, len(keyed))
 	for key, m := range keyed {
 		marks[key] = memory.ThreadMark{TurnCount: int(m.TurnCount), Digest: m.Digest, At: integer(m.At).time()}
+		if m.Forgotten != 0 {
+			marks[key] = memory.ThreadMark{TurnCount: int(m.TurnCount), Digest: m.Digest, At: integer(m.At).time(), ForgottenAt: integer(m.Forgotten).time()}
+		}
 	}
 	return marks
 }

@@ -260,7 +260,7 @@ func templateMaxValue(t *testing.T, name string) int {
 // bytes, each from a thread ID of MaxIDLen bytes with a title of
 // MaxThreadTitleChars runes of 4 bytes, evidence of MaxEvidenceChars
 // runes of 4 bytes, the longest stored origin and category and an end
-// date; MaxThreads watermarks and memory.MaxTails unread tails of
+// date; MaxThreads watermarks, each with a forget fence, and memory.MaxTails unread tails of
 // MaxIDLen-byte thread IDs; MaxTombstones
 // tombstones with keys of MaxFactChars runes of 4 bytes; every time.
 func fullRecord(cfg memory.Config) memory.Record {
@@ -294,7 +294,7 @@ func fullRecord(cfg memory.Config) memory.Record {
 		rec.Pending = append(rec.Pending, full("p", i))
 	}
 	for i := range cfg.MaxThreads {
-		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at}
+		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at, ForgottenAt: at}
 	}
 	rec.Tails = map[string]memory.Tail{}
 	for i := range memory.MaxTails {
@@ -388,6 +388,9 @@ func TestCorruptItems(t *testing.T) {
 		{"watermark digest not base64", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("#AAAAAAAAAAA!:1")})}, `threads holds the watermark "#AAAAAAAAAAA!:1", not <turn count or digest>:<unix ms>`},
 		{"watermark digest too short", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("#AAAA:1")})}, `threads holds the watermark "#AAAA:1", not <turn count or digest>:<unix ms>`},
 		{"watermark digest time not a number", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("#AAAAAAAAAAAA:soon")})}, `threads holds the watermark "#AAAAAAAAAAAA:soon", not <turn count or digest>:<unix ms>`},
+		{"watermark forget time not a number", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("2:1:soon")})}, `threads holds the watermark "2:1:soon", not <turn count or digest>:<unix ms>[:<unix ms>]`},
+		{"watermark forget time zero", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("2:1:0")})}, `threads holds the watermark "2:1:0", not <turn count or digest>:<unix ms>[:<unix ms>]`},
+		{"watermark with a fourth part", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": S("2:1:3:4")})}, `threads holds the watermark "2:1:3:4", not <turn count or digest>:<unix ms>[:<unix ms>]`},
 		{"watermark a number", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": N("2")})}, "threads holds a watermark that is neither a string nor a map"},
 		{"thread time missing", map[string]types.AttributeValue{"ver": S("v"), "threads": M(map[string]types.AttributeValue{"th": M(map[string]types.AttributeValue{"n": N("2")})})}, "threads holds an entry without n or t"},
 		{"erasedAt a string", map[string]types.AttributeValue{"ver": S("v"), "erasedAt": S("yesterday")}, "erasedAt holds a value that is not a number"},

@@ -27,6 +27,10 @@
 // [Gateway.Discard]; the model is never asked, for it is the user's
 // consent.
 //
+// When the user deletes a chat, a host calls [Gateway.ForgetThread]: what
+// the chat taught goes, and none of its messages still on their way brings
+// it back.
+//
 // The memory never stops an answer: the read of the facts and the send of
 // the extraction message are retried with backoff and jitter, honouring a
 // Retry-After, within the bounds of [RetryPolicy] and the caller's context;

@@ -41,6 +41,7 @@ const chatHelp = `Type a message, or:
   /prompt            show the system prompt the next answer will get
   /facts             list what is remembered about you
   /forget KEY        forget one fact
+  /forget-thread     forget what this thread taught (its older messages bring none of it back)
   /pending           list the sensitive facts waiting for your yes
   /keep KEY|CAT      keep a pending fact (by its key, or by its category when
                      one pending fact has it): from then on it is in every prompt
@@ -197,6 +198,8 @@ func (c *chatSession) run(ctx context.Context) error {
 			err = c.printFacts(ctx)
 		case "/forget", "/keep", "/discard":
 			err = c.keyCommand(ctx, cmd, strings.TrimSpace(arg))
+		case "/forget-thread":
+			err = c.forgetThread(ctx)
 		case "/pending":
 			err = c.printPending(ctx, true)
 		default:

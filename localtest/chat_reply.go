@@ -182,6 +182,32 @@ func (c *chatSession) forget(ctx context.Context, m memory.FactsAndPending, k st
 	return nil
 }
 
+// forgetThread forgets what the current thread taught (the gateway's
+// ForgetThread, as a host calls it when a chat is deleted) and says what
+// went, or that there was nothing to forget.
+func (c *chatSession) forgetThread(ctx context.Context) error {
+	got, err := c.gw.ForgetThread(ctx, c.thread)
+	if err != nil {
+		return err
+	}
+	name := c.thread.ID
+	if c.thread.Title != "" {
+		name = "“" + c.thread.Title + "”"
+	}
+	if len(got.Facts)+len(got.Pending) == 0 {
+		fmt.Fprintf(c.out, "nothing to forget: thread %s taught nothing (its older messages will teach nothing either)\n", name)
+		return nil
+	}
+	fmt.Fprintf(c.out, "forgot what %s taught; its older messages bring none of it back:\n", name)
+	for _, f := range got.Facts {
+		fmt.Fprintf(c.out, "  forgot %s = %s\n", f.Key, f.Value)
+	}
+	for _, f := range got.Pending {
+		fmt.Fprintf(c.out, "  discarded pending %s = %s\n", f.Key, f.Value)
+	}
+	return nil
+}
+
 // pendingKey returns the key of the pending fact that k names for the
 // command what ("keep" or "discard"): the pending fact of key k, else the
 // one pending fact of category k. When none or several match it says so

@@ -253,3 +253,27 @@ func TestTokenNoteSaysUntilWhen(t *testing.T) {
 		t.Errorf("note of a token minted expired: %q", got)
 	}
 }
+
+// TestChatForgetThread: /forget-thread forgets what the current thread
+// taught, a fact and a pending fact, says so, and leaves the fact set by
+// hand; a second one has nothing to forget and says so.
+func TestChatForgetThread(t *testing.T) {
+	ctx := context.Background()
+	f := newReplyFixture(t, memorytest.Answer{Operations: []memory.Operation{
+		{Op: memory.OpSet, Key: "pet", Value: "cat", Evidence: "I have a cat"},
+		{Op: memory.OpSet, Key: "condition", Value: "asthma", Evidence: "I have asthma", Category: memory.CategoryHealth},
+	}})
+	if _, err := f.store.Put(ctx, f.sc, memory.FactInput{Key: "role", Value: "nurse"}); err != nil {
+		t.Fatal(err)
+	}
+	got := f.say("I have a cat. I have asthma", "/forget-thread", "/forget-thread")
+	wantLines(t, "forget the thread", got,
+		"forgot what “I have a cat. I have…” taught; its older messages bring none of it back:",
+		"  forgot pet = cat",
+		"  discarded pending condition = asthma",
+		"nothing to forget: thread “I have a cat. I have…” taught nothing (its older messages will teach nothing either)")
+	e := f.export()
+	if len(e.Pending) != 0 || len(e.Facts) != 1 || e.Facts[0].Key != "role" {
+		t.Errorf("store after /forget-thread: facts %+v, pending %+v; want role alone", e.Facts, e.Pending)
+	}
+}

@@ -82,10 +82,11 @@ const (
 // uncounted extraction (a [TurnsDigest] of TurnsDigestLen bytes), under a
 // key of at most ThreadKeyLen bytes: 1 byte for the map entry, and two
 // parts of at most 20 characters each (an int64 with its sign) around the
-// colon.
+// colon, and a third after another colon, the thread's forget fence
+// ([ThreadMark].ForgottenAt).
 const (
 	factOverhead      = 16 + 8*8 + MaxIDLen + len(OriginRememberTool) + len(CategoryUnionMembership) + 4*MaxThreadTitleChars + 4*MaxEvidenceChars
-	threadOverhead    = 1 + 20 + 1 + 20
+	threadOverhead    = 1 + 20 + 1 + 20 + 1 + 20
 	tombstoneOverhead = 16 + 8
 	recordOverhead    = 1024
 )

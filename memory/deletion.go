@@ -67,7 +67,8 @@ func withoutTombstone(tombs map[string]time.Time, key string) map[string]time.Ti
 // deletion fences kept within their bounds: a
 // tombstone or a ClearedAt older than DeletionFenceLifetime is dropped (no
 // message sent before it can still arrive), a tombstone at or before
-// ClearedAt is dropped (ClearedAt fences it already), and over
+// ClearedAt is dropped (ClearedAt fences it already), a thread's forget
+// fence older than DeletionFenceLifetime is zeroed, and over
 // MaxTombstones the oldest tombstones fold into ClearedAt, which rises to
 // the newest of them: messages requested before it then set no key at
 // all, which fences more than the folded keys, never less.
@@ -103,6 +104,7 @@ func (s *Store) tidy(rec Record) Record {
 		}
 	}
 	rec.Tombstones = tombs
+	rec.Threads = withoutExpiredForgets(rec.Threads, expired)
 	return s.tidyEnded(rec, now)
 }
 

@@ -46,11 +46,14 @@ type ForgottenKey struct {
 // else a hash of it: the service keeps no more).
 // Digest, when not empty, is the watermark of an uncounted extraction
 // (the [TurnsDigest] of its turns); TurnCount is then 0.
+// ForgottenAt is the thread's forget fence ([ThreadMark].ForgottenAt),
+// zero when none.
 type Watermark struct {
-	ThreadKey string
-	TurnCount int
-	Digest    string
-	At        time.Time
+	ThreadKey   string
+	TurnCount   int
+	Digest      string
+	At          time.Time
+	ForgottenAt time.Time
 }
 
 // Export returns everything stored for the user, read in one
@@ -68,7 +71,7 @@ func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Threads)) {
 		m := rec.Threads[k]
-		out.Threads = append(out.Threads, Watermark{ThreadKey: k, TurnCount: m.TurnCount, Digest: m.Digest, At: m.At})
+		out.Threads = append(out.Threads, Watermark{ThreadKey: k, TurnCount: m.TurnCount, Digest: m.Digest, At: m.At, ForgottenAt: m.ForgottenAt})
 	}
 	return out, nil
 }

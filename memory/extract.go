@@ -66,16 +66,19 @@ type Outcome string
 
 // Outcomes of [Store.Extract].
 const (
-	OutcomeDisabled    Outcome = "disabled"     // extraction is switched off
-	OutcomeNoTurns     Outcome = "no_turns"     // nothing to read
-	OutcomeDuplicate   Outcome = "duplicate"    // these turns were extracted already
-	OutcomeFenced      Outcome = "fenced"       // requested before the user's erasure
-	OutcomeCleared     Outcome = "cleared"      // requested before the user cleared their facts
-	OutcomeRefused     Outcome = "refused"      // the usage gate said no (silent)
-	OutcomeModelFailed Outcome = "model_failed" // the call failed (CodeModelFailed)
-	OutcomeBadAnswer   Outcome = "bad_answer"   // not the expected structure (CodeBadAnswer)
-	OutcomeUnchanged   Outcome = "unchanged"    // merged; no fact changed
-	OutcomeChanged     Outcome = "changed"      // merged; facts changed
+	OutcomeDisabled  Outcome = "disabled"  // extraction is switched off
+	OutcomeNoTurns   Outcome = "no_turns"  // nothing to read
+	OutcomeDuplicate Outcome = "duplicate" // these turns were extracted already
+	OutcomeFenced    Outcome = "fenced"    // requested before the user's erasure
+	OutcomeCleared   Outcome = "cleared"   // requested before the user cleared their facts
+	// OutcomeThreadForgotten: requested before the user forgot what its
+	// thread taught ([Store.ForgetThread]).
+	OutcomeThreadForgotten Outcome = "thread_forgotten"
+	OutcomeRefused         Outcome = "refused"      // the usage gate said no (silent)
+	OutcomeModelFailed     Outcome = "model_failed" // the call failed (CodeModelFailed)
+	OutcomeBadAnswer       Outcome = "bad_answer"   // not the expected structure (CodeBadAnswer)
+	OutcomeUnchanged       Outcome = "unchanged"    // merged; no fact changed
+	OutcomeChanged         Outcome = "changed"      // merged; facts changed
 )
 
 // ExtractResult is the result of [Store.Extract].
@@ -91,7 +94,8 @@ type ExtractResult struct {
 	ModelCalls int
 	// Usage is what the model call used.
 	Usage Usage
-	// Sets and Deletes count the operations that changed a fact.
+	// Sets and Deletes count the operations that changed a fact (a SET
+	// that moved a fact to the thread that confirmed it counts).
 	Sets, Deletes int
 	// Forgotten counts the SETs left out because the user removed their
 	// key after the request was made.
@@ -113,7 +117,8 @@ type ExtractResult struct {
 // Extract has the cheap model read the newest turns of a thread, after the
 // context turns marked as already read, and merges its operations into the
 // stored facts: SET adds or replaces a key (a fact repeated unchanged
-// keeps its date and source), DELETE removes it (and its pending fact).
+// keeps its date and source; repeated from another thread, that thread
+// confirms it and becomes its source: [confirms]), DELETE removes it (and its pending fact).
 //
 // Every SET is screened first ([Store.screen]): one that holds a secret is
 // left out (Secrets), one whose end date is past is left out (Ended), one
@@ -273,7 +278,11 @@ func (s *Store) merge(ctx context.Context, rec Record, req ExtractRequest, chang
 		var n mergeCounts
 		next.Facts, next.Pending, n = mergeOperations(rec.Facts, rec.Pending, kept, sourceOf(req, now), now, s.cfg.MaxFacts)
 		res.Sets, res.Deletes, res.Pending = n.sets, n.deletes, n.pending
-		next.Threads = markThread(rec.Threads, ThreadKey(req.ThreadID), req.mark(now), s.cfg.MaxThreads)
+		var folded time.Time
+		next.Threads, folded = markThread(rec.Threads, ThreadKey(req.ThreadID), req.mark(now), s.cfg.MaxThreads)
+		if folded.After(next.ClearedAt) {
+			next.ClearedAt = folded
+		}
 		next.Tails = readTail(rec.Tails, ThreadKey(req.ThreadID), req)
 		final = next
 		return next, true
@@ -303,7 +312,8 @@ func (s *Store) visible(rec Record, o Outcome) []Fact {
 }
 
 // skip reports whether rec makes the extraction of req moot: the user was
-// erased or cleared their facts at or after the time req was made, or the
+// erased or cleared their facts, or forgot what req's thread taught, at or
+// after the time req was made, or the
 // thread's watermark covers its turns ([extractedBy]).
 func (s *Store) skip(rec Record, req ExtractRequest) (Outcome, bool) {
 	if fences(rec.ErasedAt, req.SentAt) {
@@ -312,7 +322,11 @@ func (s *Store) skip(rec Record, req ExtractRequest) (Outcome, bool) {
 	if fences(rec.ClearedAt, req.SentAt) {
 		return OutcomeCleared, true
 	}
-	if m, ok := rec.Threads[ThreadKey(req.ThreadID)]; ok && extractedBy(m, req.mark(time.Time{})) {
+	m, ok := rec.Threads[ThreadKey(req.ThreadID)]
+	if ok && fences(m.ForgottenAt, req.SentAt) {
+		return OutcomeThreadForgotten, true
+	}
+	if ok && extractedBy(m, req.mark(time.Time{})) {
 		return OutcomeDuplicate, true
 	}
 	return "", false
@@ -507,7 +521,7 @@ type mergeCounts struct{ sets, deletes, pending int }
 
 // mergeOperations applies ops in order to facts and pending: SET adds or
 // replaces a fact (one unchanged in value and end date keeps its date,
-// source and evidence) and drops the key's pending fact; a pending SET
+// source and evidence, unless another thread [confirms] it) and drops the key's pending fact; a pending SET
 // adds or replaces the key's pending fact, unless the same value is a
 // fact already; DELETE removes the key's fact and pending fact. A fact it
 // sets has the origin, thread and SaidAt of source. The facts are capped to
@@ -533,14 +547,18 @@ func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.
 				n.deletes++
 			}
 		case op.pending:
-			if w, ok := waiting[op.Key]; (had && old.Value == op.Value) || (ok && w.Value == op.Value) {
+			w, ok := waiting[op.Key]
+			if had && old.Value == op.Value {
+				continue
+			}
+			if ok && w.Value == op.Value && !confirms(w, source) {
 				continue
 			}
 			waiting[op.Key] = withSource(op.fact, source, now)
 			n.pending++
 		default:
 			delete(waiting, op.Key)
-			if had && old.Value == op.Value && old.ValidUntil.Equal(op.fact.ValidUntil) {
+			if had && old.Value == op.Value && old.ValidUntil.Equal(op.fact.ValidUntil) && !confirms(old, source) {
 				continue
 			}
 			byKey[op.Key] = withSource(op.fact, source, now)
@@ -548,6 +566,18 @@ func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.
 		}
 	}
 	return capFacts(sortedValues(byKey), maxFacts, ""), sortedValues(waiting), n
+}
+
+// confirms reports whether an extraction from source that repeats the
+// fact f unchanged confirms it from another thread: f was learned in a
+// conversation, from a thread that is not source's. The confirming thread
+// then becomes f's source (its thread, title, evidence and saying time,
+// updated now), so that a fact's SourceThreadID is always the thread of
+// its last setting or confirmation, and forgetting the older thread
+// ([Store.ForgetThread]) leaves it. A fact set by hand or by a tool is not
+// moved: it is not a thread's to forget.
+func confirms(f, source Fact) bool {
+	return f.Origin == OriginConversation && source.Origin == OriginConversation && f.SourceThreadID != source.SourceThreadID
 }
 
 // withSource returns f with the origin, thread and saying time of source,

@@ -59,16 +59,17 @@ func TestExtractMerges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Sets != 1 || res.Deletes != 1 {
-		t.Errorf("second result sets=%d deletes=%d, want 1 and 1", res.Sets, res.Deletes)
+	if res.Sets != 2 || res.Deletes != 1 {
+		t.Errorf("second result sets=%d deletes=%d, want 2 (role, and name confirmed) and 1", res.Sets, res.Deletes)
 	}
 	if diff := cmp.Diff(map[string]string{"name": "Ana", "preferred_language": "Portuguese", "role": "nurse"}, values(res.Facts)); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
-	// A fact repeated unchanged keeps its date and its source.
+	// A fact repeated unchanged by another thread is confirmed by it: that
+	// thread becomes its source.
 	nameAfter := res.Facts[indexOf(res.Facts, "name")]
-	if !nameAfter.UpdatedAt.Equal(nameBefore.UpdatedAt) || nameAfter.SourceThreadID != "th-1" || nameAfter.SourceThreadTitle != "Weekend in Lisbon" {
-		t.Errorf("unchanged fact moved: before %+v, after %+v", nameBefore, nameAfter)
+	if !nameAfter.UpdatedAt.After(nameBefore.UpdatedAt) || nameAfter.SourceThreadID != "th-2" || nameAfter.SourceThreadTitle != "" {
+		t.Errorf("confirmed fact did not move to th-2: before %+v, after %+v", nameBefore, nameAfter)
 	}
 	if got := repo.Calls("Get"); got != 2 {
 		t.Errorf("Get calls = %d, want 1 per extraction", got)

@@ -51,7 +51,7 @@ type Record struct {
 
 // ThreadMark is the extraction watermark of one thread: a turn count, set
 // by a counted extraction, or a digest, set by an uncounted one; At is
-// when it was set.
+// when it was set. ForgottenAt is the thread's forget fence.
 type ThreadMark struct {
 	// TurnCount is the thread's turn count extracted up to; 0 when Digest
 	// is set.
@@ -60,6 +60,12 @@ type ThreadMark struct {
 	// thread's last extraction, an uncounted one.
 	Digest string
 	At     time.Time
+	// ForgottenAt is when the user last forgot what the thread taught
+	// ([Store.ForgetThread]), zero when never (or when it expired after
+	// [DeletionFenceLifetime]). An extraction of the thread requested at
+	// or before it writes nothing. A mark made by a forget alone has a
+	// TurnCount of 0 and At equal to ForgottenAt.
+	ForgottenAt time.Time
 }
 
 // Repository stores the records of users, keyed by [Scope]. Every method

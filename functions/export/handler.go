@@ -44,6 +44,9 @@ type threadWatermark struct {
 	TurnCount   int    `json:"turnCount"`
 	TurnsDigest string `json:"turnsDigest,omitempty"`
 	ExtractedAt string `json:"extractedAt"`
+	// ForgottenAt is when the user last forgot what the thread taught
+	// (its fence), if they did.
+	ForgottenAt string `json:"forgottenAt,omitempty"`
 }
 
 // documentOf returns the document of e, the export of the user sc from s.
@@ -61,7 +64,8 @@ func documentOf(s *memory.Store, sc memory.Scope, e memory.Export) document {
 		d.Forgotten = append(d.Forgotten, forgotten{Key: f.Key, ForgottenAt: httpapi.FormatTime(f.At)})
 	}
 	for _, w := range e.Threads {
-		d.Threads = append(d.Threads, threadWatermark{ThreadKey: w.ThreadKey, TurnCount: w.TurnCount, TurnsDigest: w.Digest, ExtractedAt: httpapi.FormatTime(w.At)})
+		d.Threads = append(d.Threads, threadWatermark{ThreadKey: w.ThreadKey, TurnCount: w.TurnCount, TurnsDigest: w.Digest, ExtractedAt: httpapi.FormatTime(w.At),
+			ForgottenAt: httpapi.FormatTime(w.ForgottenAt)})
 	}
 	return d
 }

@@ -49,7 +49,8 @@ func TestFunction(t *testing.T) { fixture.Run(t) }
 // TestExportHoldsTombstonesTimesAndWatermarks shows the members a plain
 // record lacks: a forgotten key with its time, the clear's and the
 // erasure's times, and the watermarks of a counted and of an uncounted
-// extraction, as the repository holds them.
+// extraction (the first with a thread's forget fence), as the repository
+// holds them.
 func TestExportHoldsTombstonesTimesAndWatermarks(t *testing.T) {
 	repo := fixture.Repo(t)
 	at := httpapitest.Now.Add(-time.Hour)
@@ -57,11 +58,11 @@ func TestExportHoldsTombstonesTimesAndWatermarks(t *testing.T) {
 	rec.Tombstones = map[string]time.Time{"pet": at}
 	rec.ClearedAt, rec.ErasedAt = at.Add(-time.Hour), at.Add(-2*time.Hour)
 	digest := memory.TurnsDigest([]memory.Turn{{Role: memory.RoleUser, Text: "I live in Lisbon."}})
-	rec.Threads = map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: at}, "th-u": {Digest: digest, At: at}}
+	rec.Threads = map[string]memory.ThreadMark{"th-9": {TurnCount: 6, At: at, ForgottenAt: at}, "th-u": {Digest: digest, At: at}}
 	repo.Put(httpapitest.Ana, rec)
 	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200,
 		Answer: strings.Replace(anas, `"forgotten":[],"threads":[]`, `"forgotten":[{"key":"pet","forgottenAt":"2026-11-29T21:00:00Z"}],`+
-			`"clearedAt":"2026-11-29T20:00:00Z","erasedAt":"2026-11-29T19:00:00Z","threads":[{"threadKey":"th-9","turnCount":6,"extractedAt":"2026-11-29T21:00:00Z"},`+
+			`"clearedAt":"2026-11-29T20:00:00Z","erasedAt":"2026-11-29T19:00:00Z","threads":[{"threadKey":"th-9","turnCount":6,"extractedAt":"2026-11-29T21:00:00Z","forgottenAt":"2026-11-29T21:00:00Z"},`+
 			`{"threadKey":"th-u","turnCount":0,"turnsDigest":"`+digest+`","extractedAt":"2026-11-29T21:00:00Z"}]`, 1)})
 }
 

@@ -199,7 +199,7 @@ func identity(r Request) []slog.Attr {
 // audit writes the audit line of a request on an admin route, of an
 // export on any route, or of a user's answer to a pending fact (their
 // consent, or its refusal), refused or not: msg "audit", the action (read,
-// export, put, delete, clear, erase, keep, discard), the
+// export, put, delete, clear, forget_thread, erase, keep, discard), the
 // tenant, the caller's and the target user's references, the outcome (ok,
 // refused for a 4xx, failed for a 5xx) with its status and code, and for
 // an erasure the number of facts removed and the dates until which
@@ -328,6 +328,34 @@ func NewFactsBody(s *memory.Store, m memory.FactsAndPending) FactsBody {
 // FactBody is the body of a 200 to PUT .../facts/{key}.
 type FactBody struct {
 	Fact Fact `json:"fact"`
+}
+
+// ForgottenThreadBody is the body of a 200 to DELETE
+// .../threads/{threadId}/facts: what forgetting the thread forgot (see
+// memory.ThreadForgetting), empty lists rather than null.
+type ForgottenThreadBody struct {
+	ThreadID string `json:"threadId"`
+	// ForgottenAt is the thread's forget fence, RFC 3339 in UTC: a
+	// message of the thread sent at or before it writes nothing.
+	ForgottenAt string `json:"forgottenAt"`
+	// Facts are the facts forgotten, sorted by key.
+	Facts []Fact `json:"facts"`
+	// Pending are the pending facts of the thread discarded, sorted by
+	// key.
+	Pending []Fact `json:"pending"`
+}
+
+// NewForgottenThreadBody returns the body answering the forget f.
+func NewForgottenThreadBody(f memory.ThreadForgetting) ForgottenThreadBody {
+	out := ForgottenThreadBody{ThreadID: f.ThreadID, ForgottenAt: FormatTime(f.At),
+		Facts: make([]Fact, 0, len(f.Facts)), Pending: make([]Fact, 0, len(f.Pending))}
+	for _, x := range f.Facts {
+		out.Facts = append(out.Facts, FactOf(x))
+	}
+	for _, x := range f.Pending {
+		out.Pending = append(out.Pending, FactOf(x))
+	}
+	return out
 }
 
 // ErasedBody is the body of a 200 to DELETE /v1/users/{userId}: the

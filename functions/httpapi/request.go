@@ -65,6 +65,9 @@ type Request struct {
 	// Key is the {key} path parameter as API Gateway passes it (decoded
 	// once, by API Gateway); "" on routes without one.
 	Key string
+	// ThreadID is the {threadId} path parameter, a valid memory ID; ""
+	// on routes without one.
+	ThreadID string
 	// Value is the body's value on routes that take a body.
 	Value string
 	// Origin is the body's origin on routes that take a body:
@@ -86,9 +89,10 @@ type route struct {
 	key     string // "PUT /v1/me/facts/{key}", as in template.yaml
 	admin   bool   // /v1/users/{userId}...
 	hasKey  bool   // has a {key} path parameter
+	thread  bool   // has a {threadId} path parameter
 	body    bool   // takes the JSON body {"value": "…", "origin": "…", "validUntil": "…"}
 	pending bool   // under /v1/me/pending/: the user's answer to a pending fact
-	action  string // what it does: read, export, put, delete, clear, erase, keep, discard
+	action  string // what it does: read, export, put, delete, clear, forget_thread, erase, keep, discard
 }
 
 func parseRoute(key string) (route, error) {
@@ -97,8 +101,10 @@ func parseRoute(key string) (route, error) {
 		return route{}, fmt.Errorf("httpapi: malformed route key %q", key)
 	}
 	r := route{key: key, hasKey: strings.Contains(path, "/{key}"), body: method == http.MethodPut,
-		pending: strings.HasPrefix(path, "/v1/me/pending/")}
+		pending: strings.HasPrefix(path, "/v1/me/pending/"), thread: strings.Contains(path, "/{threadId}")}
 	switch {
+	case r.thread && method == http.MethodDelete:
+		r.action = "forget_thread"
 	case r.pending && method == http.MethodPost && strings.HasSuffix(path, "/keep"):
 		r.action = "keep"
 	case r.pending && method == http.MethodDelete:
@@ -184,6 +190,13 @@ func (a RequestConfig) decode(r route, req events.APIGatewayV2HTTPRequest) (Requ
 			return out, err
 		}
 		out.Key = key
+	}
+	if r.thread {
+		id := req.PathParameters["threadId"]
+		if !memory.ValidID(id) {
+			return out, fail(memory.CodeInvalidID, "invalid thread ID in the path")
+		}
+		out.ThreadID = id
 	}
 	if r.body {
 		b, err := a.decodeBody(req)

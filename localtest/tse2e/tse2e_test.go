@@ -82,7 +82,8 @@ func sign(t *testing.T, tenant, user string, scopes ...string) string {
 // 1 and its title (sent with the message, cleaned to one line by the
 // extractor) with origin conversation; a fact set for an approved remember
 // tool call reads back with origin remember_tool; the export holds it and
-// thread 1's watermark; removeFact forgets; eraseUser, with an admin
+// thread 1's watermark; removeFact forgets; deleting thread 1 forgets
+// what it taught and leaves the remember tool's fact; eraseUser, with an admin
 // token, erases the user and dates what remains. The Go side then checks
 // the erasure through the API itself.
 func TestGatewayLoop(t *testing.T) {
@@ -101,6 +102,7 @@ func TestGatewayLoop(t *testing.T) {
 		`\"home_city\": \"Lisbon\"`, // in thread 2's system prompt
 		"home city is Lisbon",       // in the chat model's answer
 		"facts after forgetting home_city: [",
+		"facts after deleting thread 1: [\"pet=a cat named Mia\"]",
 		"erasure dates in order: true",
 		"facts after the erasure: 0",
 		"\nok\n",

@@ -47,7 +47,8 @@ func fact(key, value string, at time.Time) memory.Fact {
 // glass-box memory: evidence, end dates and categories of facts, pending
 // facts, and Expires, after which SetFact and DeleteFact leave the write
 // to Save; the unread tails of the idle read, and the store's idle read
-// over the repository: noted, superseded, read once, fenced.
+// over the repository: noted, superseded, read once, fenced; a thread's
+// forget fence, and the store's ForgetThread over the repository.
 func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) {
 	cases := []struct {
 		name string
@@ -71,6 +72,8 @@ func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) 
 		{"TailsRoundTrip", testTailsRoundTrip},
 		{"IdleReadOnce", testIdleReadOnce},
 		{"IdleReadFenced", testIdleReadFenced},
+		{"ForgetFenceRoundTrip", testForgetFenceRoundTrip},
+		{"ForgetThread", testForgetThread},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newRepo(t)) })

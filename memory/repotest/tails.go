@@ -123,7 +123,8 @@ func testIdleReadOnce(t *testing.T, r memory.Repository) {
 	o, err = s.NoteTail(ctx, idleRequest("th-2", 2, 4, sent))
 	check("NoteTail of th-2", o, memory.OutcomeNoted, err)
 	ex, err := s.Extract(ctx, idleRequest("th-2", 4, 6, sent.Add(time.Second)))
-	check("Extract of turn 6", ex.Outcome, memory.OutcomeUnchanged, err)
+	// th-2 confirms role = nurse, learned in th-1: it becomes its source.
+	check("Extract of turn 6", ex.Outcome, memory.OutcomeChanged, err)
 	if _, ok := get(t, r, ana).Tails["th-2"]; ok {
 		t.Error("a due extraction left the tail it read")
 	}
@@ -134,8 +135,8 @@ func testIdleReadOnce(t *testing.T, r memory.Repository) {
 	}
 }
 
-// testIdleReadFenced: a clear or an erasure between the note and the idle
-// read wins: nothing is read, nothing comes back.
+// testIdleReadFenced: a clear, an erasure or a forget of the thread
+// between the note and the idle read wins: nothing is read, nothing comes back.
 func testIdleReadFenced(t *testing.T, r memory.Repository) {
 	ctx := context.Background()
 	m := &countingModel{}
@@ -149,6 +150,7 @@ func testIdleReadFenced(t *testing.T, r memory.Repository) {
 	}{
 		{"clear", ana, func(sc memory.Scope) error { return s.Clear(ctx, sc) }, memory.OutcomeCleared},
 		{"erasure", bob, func(sc memory.Scope) error { _, err := s.DeleteByUser(ctx, sc, memory.Retention{}); return err }, memory.OutcomeFenced},
+		{"forget of the thread", otherAna, func(sc memory.Scope) error { _, err := s.ForgetThread(ctx, sc, "th-1"); return err }, memory.OutcomeThreadForgotten},
 	} {
 		if o, err := s.NoteTail(ctx, userRequest(c.user, "th-1", 2, 4, sent)); err != nil || o != memory.OutcomeNoted {
 			t.Fatalf("%s: NoteTail = %q, %v", c.name, o, err)

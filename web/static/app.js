@@ -349,13 +349,78 @@ async function load() {
 }
 
 // renderMine shows state's facts and pending facts, without the fact
-// whose forget waits for its Undo window, and their count.
+// whose forget waits for its Undo window, their count, and the
+// conversations they were learned in.
 function renderMine() {
   const n = renderFacts($("facts"), state.facts, true);
   renderPending($("pending"), state.pending, state.facts, true);
   show($("pending-card"), state.pending.length > 0);
+  renderThreads();
   $("caps").textContent = capsText(n, state.limits);
   show($("empty"), n === 0);
+}
+
+// threadsOf groups the facts and pending facts learned in a conversation
+// by their thread (sourceThreadId: the thread that last set or confirmed
+// each), newest first: {id, title, keys, at}, at being the newest time one
+// of them was said (or learned).
+function threadsOf(facts, pending) {
+  const by = new Map();
+  for (const f of [...facts, ...pending]) {
+    if (f.origin !== "conversation" || !f.sourceThreadId) continue;
+    const t = by.get(f.sourceThreadId) || { id: f.sourceThreadId, title: "", keys: [], at: "" };
+    if (f.sourceThreadTitle) t.title = f.sourceThreadTitle;
+    t.keys.push(f.key);
+    const at = f.saidAt || f.updatedAt || "";
+    if (at > t.at) t.at = at;
+    by.set(t.id, t);
+  }
+  return [...by.values()].sort((a, b) => (a.at === b.at ? (a.id < b.id ? -1 : 1) : a.at < b.at ? 1 : -1));
+}
+
+// threadName names a conversation for people: “its title”, or, without
+// one, when it taught what it did; never its ID.
+function threadName(t) {
+  if (t.title) return "“" + t.title + "”";
+  const d = new Date(t.at);
+  return isNaN(d) ? "a conversation" : "the conversation of " + onDayAt(d);
+}
+
+// renderThreads lists the conversations the user's facts were learned
+// in, each with what it taught and a button that forgets it.
+function renderThreads() {
+  const threads = threadsOf(state.facts.filter((f) => !(state.undo && state.undo.key === f.key)), state.pending);
+  $("threads").replaceChildren(...threads.map((t) => {
+    const li = $("thread-item").content.firstElementChild.cloneNode(true);
+    li.dataset.thread = t.id;
+    li.querySelector(".thread-name").textContent = capitalise(threadName(t));
+    li.querySelector(".thread-keys").textContent = "Taught me " + t.keys.join(", ");
+    li.querySelector(".thread-keys").title = "Thread " + t.id;
+    const button = li.querySelector(".thread-forget");
+    button.textContent = "Forget what I learned in " + threadName(t);
+    button.addEventListener("click", () => forgetThread(t));
+    return li;
+  }));
+  show($("threads-card"), threads.length > 0);
+}
+
+// forgetThread forgets, behind a question, what conversation t taught
+// (DELETE /v1/me/threads/{id}/facts); the status says what the API
+// forgot, or that there was nothing left to forget.
+async function forgetThread(t) {
+  await settleForget();
+  const name = threadName(t);
+  const yes = await confirmDialog(`Forget what I learned in ${name}?`,
+    `${t.keys.join(", ")} will be forgotten. Memory updates still on their way from that conversation will not bring them back. ` +
+    "What you set yourself stays.", "Forget");
+  if (!yes) return;
+  try {
+    const data = await call("DELETE", "/v1/me/threads/" + encodeURIComponent(t.id) + "/facts");
+    const gone = [...data.facts, ...data.pending].map((f) => `${f.key} = ${f.value}`);
+    await load();
+    setStatus(gone.length ? `Forgot what I learned in ${name}: ${gone.join(", ")}.` : `Nothing to forget: ${name} taught me nothing.`);
+    $("caps").focus(); // The row and its button are gone: keep the keyboard in the page.
+  } catch (err) { setError(err); }
 }
 
 // setUntilRange lets the end date of a fact be from today (UTC, as the

@@ -5,8 +5,8 @@
 // runs main() against the local stack: thread 2 knows what thread 1 said,
 // the learned fact names thread 1's title, a fact the remember tool set
 // says so, facts that wait for the user's yes are asked about
-// (answerPending), the export holds them, forgetting a fact works, and so does the
-// erasure.
+// (answerPending), the export holds them, forgetting a fact works, deleting
+// a chat forgets what it taught (deleteChat), and so does the erasure.
 
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { UserMemoryStoreClient, type Fact, type PendingFact, type Scope, type Turn } from "../src/index.js";
@@ -81,6 +81,19 @@ export async function answerPending(
     }
   }
   return kept;
+}
+
+/**
+ * deleteChat is what a host does when the user deletes a chat: its turns
+ * are the host's to drop, and what the chat taught the memory goes too
+ * (forgetThread): the facts learned in it, none the user set, none a later
+ * chat confirmed, and no message of it still on its way brings them back.
+ * It returns the facts forgotten.
+ */
+export async function deleteChat(store: UserMemoryStoreClient, t: Thread): Promise<Fact[]> {
+  t.turns.length = 0;
+  t.extracted = 0;
+  return (await store.forgetThread({ ...t.scope, threadId: t.id })).facts;
 }
 
 /** converseModel calls a Converse endpoint without signing: the local stack's Bedrock stand-in. */
@@ -183,6 +196,15 @@ export async function main(): Promise<void> {
   step("facts after forgetting home_city", left.map((f) => `${f.key}=${f.value}`));
   if (left.some((f) => f.key === "home_city")) {
     throw new Error("home_city is still there after removeFact");
+  }
+
+  // The user deletes chat 1: what it taught goes, the remember tool's fact stays.
+  const forgotten = await deleteChat(store, one);
+  const remaining = (await store.getFacts(sc)).map((f) => `${f.key}=${f.value}`);
+  step("deleting thread 1 forgot", forgotten.map((f) => f.key));
+  step("facts after deleting thread 1", remaining);
+  if (forgotten.length === 0 || forgotten.some((f) => f.sourceThreadId !== one.id) || remaining.some((f) => !f.startsWith("pet="))) {
+    throw new Error("deleting thread 1 did not forget exactly what it taught");
   }
 
   const erased = await store.eraseUser(sc);

@@ -46,6 +46,14 @@ export type WriteOrigin = components["schemas"]["ValueBody"]["origin"];
 /** Erasure is the answer of an erasure: the facts removed, and until when backups and queued messages may still hold the user. */
 export type Erasure = components["schemas"]["Erased"];
 
+/**
+ * ForgottenThread is the answer of forgetThread: the facts one
+ * conversation taught, forgotten, its pending facts discarded, and
+ * forgottenAt, the thread's fence (a message of the thread sent at or
+ * before it writes nothing).
+ */
+export type ForgottenThread = components["schemas"]["ForgottenThread"];
+
 /** Export is everything the service holds about one user (GDPR access and portability). */
 export type Export = components["schemas"]["Export"];
 
@@ -169,6 +177,11 @@ export interface UpsertArgs extends Scope, Signal {
 /** KeyArgs name one key of one user. */
 export interface KeyArgs extends Scope, Signal {
   key: string;
+}
+
+/** ThreadArgs name one thread of one user. */
+export interface ThreadArgs extends Scope, Signal {
+  threadId: string;
 }
 
 /** ScopeArgs name one user. */
@@ -302,6 +315,18 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
   async clear(args: ScopeArgs): Promise<void> {
     this.#forget(args);
     await this.#call("clear", "DELETE", args, "/facts");
+  }
+
+  /**
+   * forgetThread forgets what one conversation taught the user: every fact
+   * learned in the thread (none set by hand, none a later thread
+   * confirmed) and its pending facts, and answers with them. No message
+   * of the thread sent before it brings any of it back. A gateway calls it
+   * when a chat is deleted.
+   */
+  async forgetThread(args: ThreadArgs): Promise<ForgottenThread> {
+    this.#forget(args);
+    return this.#call<ForgottenThread>("forgetThread", "DELETE", args, "/threads/" + encodeURIComponent(args.threadId) + "/facts");
   }
 
   /** deleteByUser erases the user (GDPR) and returns the number of facts removed: eraseUser's removedFacts. It needs an admin token. */

@@ -22,6 +22,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/threads/{threadId}/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Forget what one conversation taught the caller, and fence its older messages.
+         * @description Forgets every fact whose source is the thread and whose origin is
+         *     conversation, and the thread's pending facts; a fact set by hand or
+         *     by the remember tool stays, and so does one that a later thread
+         *     confirmed (its source is then that thread). No message of the
+         *     thread sent at or before forgottenAt brings any of it back. 200 also
+         *     when the thread taught nothing (the fence is set all the same).
+         */
+        delete: operations["forgetMyThread"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/export": {
         parameters: {
             query?: never;
@@ -198,6 +231,33 @@ export interface paths {
         post?: never;
         /** Forget every fact of a user of the admin's tenant. */
         delete: operations["clearUserFacts"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/threads/{threadId}/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user, in the tenant of the admin's token. */
+                userId: components["parameters"]["UserId"];
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Forget what one conversation taught a user of the admin's tenant (see forgetMyThread). */
+        delete: operations["forgetUserThread"];
         options?: never;
         head?: never;
         patch?: never;
@@ -405,6 +465,15 @@ export interface components {
             backupsUntil: components["schemas"]["Time"];
             queuedMessagesUntil: components["schemas"]["Time"];
         };
+        ForgottenThread: {
+            threadId: components["schemas"]["ID"];
+            /** @description The thread's fence; a message of the thread sent at or before it writes nothing. */
+            forgottenAt: components["schemas"]["Time"];
+            /** @description The facts forgotten, sorted by key. */
+            facts: components["schemas"]["Fact"][];
+            /** @description The thread's pending facts discarded, sorted by key. */
+            pending: components["schemas"]["Fact"][];
+        };
         /**
          * Format: date-time
          * @description RFC 3339, UTC.
@@ -442,13 +511,16 @@ export interface components {
              *     memory.ThreadKeyLen characters "#" and a hash of it: the service keeps no more.
              *     turnsDigest is present when the last extraction came from a
              *     message without turn counts: the digest of the turns it read
-             *     (turnCount is then 0).
+             *     (turnCount is then 0). forgottenAt is present when the user
+             *     forgot what the thread taught: no message of the thread sent at
+             *     or before it writes anything.
              */
             threads: {
                 threadKey: string;
                 turnCount: number;
                 turnsDigest?: string;
                 extractedAt: components["schemas"]["Time"];
+                forgottenAt?: components["schemas"]["Time"];
             }[];
         };
         Problem: {
@@ -482,6 +554,15 @@ export interface components {
                 "application/json": {
                     fact: components["schemas"]["Fact"];
                 };
+            };
+        };
+        /** @description What forgetting the thread forgot. */
+        ForgottenThread: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ForgottenThread"];
             };
         };
         /** @description An error (RFC 9457). */
@@ -606,6 +687,13 @@ export interface components {
         Key: string;
         /** @description The user, in the tenant of the admin's token. */
         UserId: components["schemas"]["ID"];
+        /**
+         * @description The conversation, as the gateway names it in its extraction
+         *     messages (sourceThreadId of the facts it taught). An ID that is not
+         *     1 to 128 of the characters the schema ID allows is refused: 400,
+         *     code 5380000000101 (CodeInvalidID).
+         */
+        ThreadId: components["schemas"]["ID"];
     };
     requestBodies: {
         Value: {
@@ -653,6 +741,32 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    forgetMyThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ForgottenThread"];
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Problem"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -960,6 +1074,34 @@ export interface operations {
             400: components["responses"]["Problem"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    forgetUserThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user, in the tenant of the admin's token. */
+                userId: components["parameters"]["UserId"];
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ForgottenThread"];
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Problem"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

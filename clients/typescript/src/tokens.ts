@@ -28,6 +28,7 @@ export type Operation =
   | "upsertFact"
   | "removeFact"
   | "clear"
+  | "forgetThread"
   | "deleteByUser"
   | "exportData"
   | "extract"

@@ -103,6 +103,20 @@ test("an admin token uses the /v1/users/{userId} routes, and erases", async () =
   assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), ["DELETE /v1/users/ana%40x/facts", "DELETE /v1/users/ana%40x", "DELETE /v1/users/ana%40x"]);
 });
 
+test("forgetThread deletes the thread's facts on the user's or the admin's route and returns what was forgotten", async () => {
+  seen.length = 0;
+  operations.length = 0;
+  const forgotten = { threadId: "th 1/é", forgottenAt: "2026-12-02T01:00:00Z", facts: [fact], pending: [] };
+  answer = (s, res) => (s.method === "DELETE" && s.url.endsWith("/facts") ? json(res, 200, forgotten) : res.writeHead(404).end());
+  assert.deepEqual(await client("me").forgetThread({ tenantId: "acme", userId: "ana@x", threadId: "th 1/é" }), forgotten);
+  assert.deepEqual(await client("admin").forgetThread({ tenantId: "acme", userId: "ana@x", threadId: "th-1" }), forgotten);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), [
+    "DELETE /v1/me/threads/th%201%2F%C3%A9/facts",
+    "DELETE /v1/users/ana%40x/threads/th-1/facts",
+  ]);
+  assert.deepEqual(operations, ["forgetThread", "forgetThread"]);
+});
+
 test("deleteByUser with a user's token is refused before any call", async () => {
   seen.length = 0;
   await assert.rejects(client("me").deleteByUser({ tenantId: "acme", userId: "ana" }), /admin scope/);
