@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"testing"
 )
@@ -53,14 +54,14 @@ func TestForgetThreadWhileAnOlderMessageOfItIsWithTheModel(t *testing.T) {
 	st.Converse().Script(heldAnswer())
 	sendTurns(t, user, "th-a", 2, 6, "I'm Ana and I live in Lisbon.", "Hi Ana", "Yes.", "Sure")
 	waitFor(t, "the extraction with the model", func() bool { return st.Converse().Active() == 1 })
-	if got := forgotten(t, "/v1/me/threads/th-a/facts", tok); !equal(got, map[string]string{"pet": "cat"}) {
+	if got := forgotten(t, "/v1/me/threads/th-a/facts", tok); !maps.Equal(got, map[string]string{"pet": "cat"}) {
 		t.Fatalf("forgotten = %v, want pet = cat alone", got)
 	}
 	if answered, active := countCalls(), st.Converse().Active(); active != 1 || answered != 0 {
 		t.Fatalf("when the forget was answered the extraction was no longer with the model (%d calls answered, %d in progress): a loaded machine may need a longer slowFirst", answered, active)
 	}
 	waitExtractionDone(t, dlq)
-	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"role": "nurse", "language": "Portuguese"}; !equal(got, want) {
+	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"role": "nurse", "language": "Portuguese"}; !maps.Equal(got, want) {
 		t.Fatalf("after forgetting th-a and the extraction of its older message: facts = %v, want %v", got, want)
 	}
 
@@ -71,10 +72,10 @@ func TestForgetThreadWhileAnOlderMessageOfItIsWithTheModel(t *testing.T) {
 
 	// The admin twin forgets th-b for the user, in the admin's tenant.
 	admin := adminToken(t, tenant, newUser("admin"))
-	if got := forgotten(t, "/v1/users/"+user+"/threads/th-b/facts", admin); !equal(got, map[string]string{"language": "Portuguese"}) {
+	if got := forgotten(t, "/v1/users/"+user+"/threads/th-b/facts", admin); !maps.Equal(got, map[string]string{"language": "Portuguese"}) {
 		t.Fatalf("admin forgot %v, want language = Portuguese alone", got)
 	}
-	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"role": "nurse", "pet": "dog"}; !equal(got, want) {
+	if got, want := facts(t, "/v1/me/facts", tok), map[string]string{"role": "nurse", "pet": "dog"}; !maps.Equal(got, want) {
 		t.Fatalf("after the admin forgot th-b: facts = %v, want %v", got, want)
 	}
 }
