@@ -172,6 +172,17 @@ func (p *Pool) Invoke(ctx context.Context, payload []byte, requestID string) (Re
 	}
 	p.invocations.Add(1)
 	res, healthy, err := e.invoke(ctx, payload, requestID, p.spec.Timeout)
+	if err != nil && errors.Is(err, syscall.ECONNREFUSED) {
+		// The environment died before it took the request (the RIE exits
+		// when a port it needs was taken after it was chosen), so the
+		// function never ran: Lambda would place the invocation in
+		// another environment, and so does the pool, once.
+		p.discard(e)
+		if e, err = p.start(ctx); err != nil {
+			return Result{}, err
+		}
+		res, healthy, err = e.invoke(ctx, payload, requestID, p.spec.Timeout)
+	}
 	if healthy {
 		p.put(e)
 	} else {
@@ -302,11 +313,12 @@ func (p *Pool) launch(ctx context.Context) (*environment, error) {
 		}},
 	}
 	go func() { _ = cmd.Wait(); close(e.done) }()
+	// Both of the RIE's addresses must accept: it binds the emulator's
+	// first, and exits when the runtime API's port is taken meanwhile.
+	runtimeAPI := "127.0.0.1:" + strconv.Itoa(ports[1])
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
-		if err == nil {
-			c.Close()
+		if listening(addr) && listening(runtimeAPI) && e.alive() {
 			return e, nil
 		}
 		select {
@@ -322,6 +334,16 @@ func (p *Pool) launch(ctx context.Context) (*environment, error) {
 			return nil, fmt.Errorf("lambdapool: %s: the emulator did not listen on %s", p.spec.Name, addr)
 		}
 	}
+}
+
+// listening reports whether addr accepts a TCP connection.
+func listening(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 func (e *environment) alive() bool {

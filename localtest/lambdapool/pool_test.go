@@ -3,7 +3,9 @@ package lambdapool
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/usermemory/usermemory/internal/localnet"
 )
 
 var (
@@ -208,5 +212,39 @@ func TestHandlerErrorShape(t *testing.T) {
 		if got := handlerError([]byte(tc.body)) != nil; got != tc.want {
 			t.Errorf("handlerError(%s) = %v, want %v", tc.body, got, tc.want)
 		}
+	}
+}
+
+// TestEnvironmentGoneBeforeTheRequestIsReplaced: an idle environment whose
+// emulator no longer listens (the RIE exits when a port it was given is
+// taken) refuses the connection before the function runs; the pool runs
+// the invocation in a new environment, as Lambda places it in another
+// sandbox, instead of failing it.
+func TestEnvironmentGoneBeforeTheRequestIsReplaced(t *testing.T) {
+	p := newPool(t, 1, 5*time.Second)
+	ports, err := localnet.FreePorts(1) // closed again: nothing listens there
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	gone := &environment{cmd: cmd, url: "http://127.0.0.1:" + strconv.Itoa(ports[0]) + InvokePath,
+		done: make(chan struct{}), client: &http.Client{}}
+	go func() { _ = cmd.Wait(); close(gone.done) }()
+	p.mu.Lock()
+	p.live[gone], p.idle = struct{}{}, append(p.idle, gone)
+	p.mu.Unlock()
+
+	if res := invoke(t, p, `{}`); res.Err != nil {
+		t.Fatalf("Err = %v", res.Err)
+	}
+	if got := p.EnvironmentsStarted(); got != 1 {
+		t.Errorf("environments started = %d, want 1 (the one in place of the gone one)", got)
+	}
+	if gone.alive() {
+		t.Error("the gone environment's process was not stopped")
 	}
 }
