@@ -590,17 +590,17 @@ type reportInput struct {
 	// history and historyDigests are the bytes of steady and steadyDigests
 	// that the facts' histories take: every extraction of the profile
 	// changes home_city, which keeps its previous values.
-	history, historyDigests int
-	dayDynamo, getDynamo, putDynamo      map[string]int
-	budgetDynamo                         map[string]int // the budget counter's requests in a day
-	maxTokens                            int            // the maxTokens the adapter asked for
-	extractionsPerDay                    int
-	msgBytes                             []int
-	systemChars, transcriptChars         int
-	toolChars                            int
-	inTokens, outTokens                  float64
-	longBefore, longAfter                int
-	idle                                 idleInput // the idle read's figures (idleread.go)
+	history, historyDigests         int
+	dayDynamo, getDynamo, putDynamo map[string]int
+	budgetDynamo                    map[string]int // the budget counter's requests in a day
+	maxTokens                       int            // the maxTokens the adapter asked for
+	extractionsPerDay               int
+	msgBytes                        []int
+	systemChars, transcriptChars    int
+	toolChars                       int
+	inTokens, outTokens             float64
+	longBefore, longAfter           int
+	idle                            idleInput // the idle read's figures (idleread.go)
 }
 
 func sortedOps(m map[string]int) string {
