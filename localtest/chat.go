@@ -146,7 +146,7 @@ type chatSession struct {
 	// updated are the changes the last extraction made ("Memory
 	// updated"), in the thread undoThread, which /undo undoes.
 	updated    []memory.Change
-	undoThread string
+	undoThread *gateway.Thread
 }
 
 // read reads one line of input.

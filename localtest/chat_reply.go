@@ -378,14 +378,14 @@ func diff(before, after []memory.Fact) []string {
 }
 
 // memoryUpdated asks the store what the current thread's extraction set
-// since since (memory.Store.ThreadChanges) and, when it set something,
+// since since (the gateway's Changes) and, when it set something,
 // says it with its Undo: "Memory updated: home city → Porto · /undo".
 func (c *chatSession) memoryUpdated(ctx context.Context, since time.Time) error {
-	got, err := c.store.ThreadChanges(ctx, c.sc, c.thread.ID, since)
+	got, err := c.gw.Changes(ctx, c.thread, since)
 	if err != nil || len(got) == 0 {
 		return err
 	}
-	c.updated, c.undoThread = got, c.thread.ID
+	c.updated, c.undoThread = got, c.thread
 	parts := make([]string, 0, len(got))
 	for _, ch := range got {
 		parts = append(parts, strings.ReplaceAll(ch.Key, "_", " ")+" → "+ch.Value)
@@ -395,7 +395,7 @@ func (c *chatSession) memoryUpdated(ctx context.Context, since time.Time) error 
 }
 
 // undo undoes the changes "Memory updated" last showed
-// (memory.Store.UndoChange): a replaced value comes back, a new fact goes,
+// (the gateway's Undo): a replaced value comes back, a new fact goes,
 // and a message of those turns sent again cannot set them again.
 func (c *chatSession) undo(ctx context.Context) error {
 	if len(c.updated) == 0 {
@@ -403,7 +403,7 @@ func (c *chatSession) undo(ctx context.Context) error {
 		return nil
 	}
 	for _, ch := range c.updated {
-		u, err := c.store.UndoChange(ctx, c.sc, c.undoThread, ch.Key)
+		u, err := c.gw.Undo(ctx, c.undoThread, ch.Key)
 		if err != nil {
 			return err
 		}
