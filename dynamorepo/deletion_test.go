@@ -88,9 +88,9 @@ func TestDeletionCost(t *testing.T) {
 		"A user with 20 facts of typical length (11-character keys, 30-character values) has a %s-byte\n"+
 			"item; removing a stored fact makes it %g bytes smaller (the fact goes, a tombstone comes); a\n"+
 			"tombstone alone (a key never stored) adds %g bytes; the extraction after 20 tombstones writes a\n"+
-			"%s-byte item. Worst case under the defaults (`Config.MaxRecordBytes`, evidence and %d pending\n"+
-			"facts included): %s bytes, of which the %d tombstones %s, against the budget of %s.",
+			"%s-byte item. Worst case under the defaults (`Config.MaxRecordBytes`, evidence, %d pending\n"+
+			"facts and %d previous values per fact included): %s bytes, of which the %d tombstones %s, against the budget of %s.",
 		T(before), float64(before-afterRemovals)/10, float64(afterAbsent-afterRemovals)/10, T(afterExtract),
-		def.MaxPending, T(def.MaxRecordBytes()), def.MaxTombstones, T(def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes())),
+		def.MaxPending, def.HistoryDepth(), T(def.MaxRecordBytes()), def.MaxTombstones, T(def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes())),
 		T(memory.ItemBudget)))
 }

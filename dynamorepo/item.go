@@ -97,6 +97,87 @@ type factItem struct {
 	Until     integer  `dynamodbav:"u,omitempty"`
 	Category  text     `dynamodbav:"c,omitempty"`
 	SaidAt    integer  `dynamodbav:"a,omitempty"`
+	// History are the fact's previous values, newest first
+	// (memory.Record.History): a list that goes with the fact, so that
+	// removing the fact removes it.
+	History []prevItem `dynamodbav:"h,omitempty"`
+}
+
+// prevItem is a stored previous value (memory.PreviousValue): the value,
+// when it was replaced (t, unix ms), and the change that replaced it: its
+// origin (stored only when not the derived one, as for a fact), thread,
+// title and evidence; p is the thread that taught the value.
+type prevItem struct {
+	Value      *text    `dynamodbav:"v"`
+	ReplacedAt *integer `dynamodbav:"t"`
+	Origin     text     `dynamodbav:"o,omitempty"`
+	Source     text     `dynamodbav:"s,omitempty"`
+	Title      text     `dynamodbav:"n,omitempty"`
+	Evidence   text     `dynamodbav:"e,omitempty"`
+	Taught     text     `dynamodbav:"p,omitempty"`
+}
+
+// prevValue returns the stored form of p.
+func prevValue(p memory.PreviousValue) prevItem {
+	it := prevItem{Value: ptr(text(p.Value)), ReplacedAt: ptr(integer(p.ReplacedAt.UnixMilli())), Source: text(p.ThreadID),
+		Title: text(p.ThreadTitle), Evidence: text(p.Evidence), Taught: text(p.ValueThreadID)}
+	if p.Origin != (factItem{Source: it.Source}).derivedOrigin() {
+		it.Origin = text(p.Origin)
+	}
+	return it
+}
+
+// previous returns the previous value stored as p, or an error for an
+// entry without v or t.
+func (p prevItem) previous() (memory.PreviousValue, error) {
+	if p.Value == nil || p.ReplacedAt == nil {
+		return memory.PreviousValue{}, corrupt(attrFacts, "holds a previous value without v or t")
+	}
+	origin := memory.Origin(p.Origin)
+	if origin == "" {
+		origin = (factItem{Source: p.Source}).derivedOrigin()
+	}
+	return memory.PreviousValue{Value: string(*p.Value), ReplacedAt: p.ReplacedAt.time(), Origin: origin,
+		ThreadID: string(p.Source), ThreadTitle: string(p.Title), Evidence: string(p.Evidence), ValueThreadID: string(p.Taught)}, nil
+}
+
+// withHistory sets, in the stored facts m, the history of every fact held
+// that has one.
+func withHistory(m map[string]factItem, hist map[string][]memory.PreviousValue) {
+	for k, h := range hist {
+		it, ok := m[k]
+		if !ok || len(h) == 0 {
+			continue
+		}
+		it.History = make([]prevItem, len(h))
+		for i, p := range h {
+			it.History[i] = prevValue(p)
+		}
+		m[k] = it
+	}
+}
+
+// historyOf returns the histories of the stored facts m, nil when none
+// has one.
+func historyOf(m map[string]factItem) (map[string][]memory.PreviousValue, error) {
+	var out map[string][]memory.PreviousValue
+	for k, f := range m {
+		if len(f.History) == 0 {
+			continue
+		}
+		h := make([]memory.PreviousValue, len(f.History))
+		for i, p := range f.History {
+			var err error
+			if h[i], err = p.previous(); err != nil {
+				return nil, err
+			}
+		}
+		if out == nil {
+			out = map[string][]memory.PreviousValue{}
+		}
+		out[k] = h
+	}
+	return out, nil
 }
 
 // mark is a stored thread watermark: the string "<turn count>:<unix ms>"
@@ -325,6 +406,7 @@ func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.At
 	if it.Facts, err = factMap(rec.Facts, "fact"); err != nil {
 		return nil, err
 	}
+	withHistory(it.Facts, rec.History)
 	if it.Pending, err = factMap(rec.Pending, "pending fact"); err != nil {
 		return nil, err
 	}
@@ -417,6 +499,9 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 	var err error
 	if it.Facts != nil {
 		if rec.Facts, err = factList(it.Facts, attrFacts); err != nil {
+			return memory.Record{}, err
+		}
+		if rec.History, err = historyOf(it.Facts); err != nil {
 			return memory.Record{}, err
 		}
 	}

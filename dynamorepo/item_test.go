@@ -180,11 +180,13 @@ func TestFactsWithoutOriginRead(t *testing.T) {
 	}
 }
 
-// TestFullRecordFitsTheBudget builds the largest record of two configs,
+// TestFullRecordFitsTheBudget builds the largest record of three configs,
 // the largest template.yaml allows (MaxFacts and MaxFactChars at their
 // MaxValue, the rest at their defaults) and the one with the longest keys
 // and values (MaxFactChars at memory.MaxFactCharsUpperBound, the most MaxFacts
-// Validate accepts with it), and checks that each item is within the
+// Validate accepts with it) and the defaults (whose facts keep
+// memory.MaxHistory previous values each: the two larger configs leave no
+// room for any), and checks that each item is within the
 // config's bound, within memory.ItemBudget, and stored by moto. In it
 // every fact and every pending fact is at its largest (see fullRecord).
 // It writes the sizes into the block record-sizes of docs/decisions.md.
@@ -196,10 +198,10 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 	widest.MaxFacts--
 	f := newFixture(t)
 	rows := []string{
-		"| record | facts | pending facts | characters | bound (`memory.Config.MaxRecordBytes`) | measured item | share of `memory.ItemBudget` |",
-		"|---|---:|---:|---:|---:|---:|---:|",
+		"| record | facts | pending facts | characters | previous values per fact (`memory.Config.HistoryDepth`) | bound (`memory.Config.MaxRecordBytes`) | measured item | share of `memory.ItemBudget` |",
+		"|---|---:|---:|---:|---:|---:|---:|---:|",
 	}
-	for i, cfg := range []memory.Config{{MaxFacts: facts, MaxFactChars: chars}, widest} {
+	for i, cfg := range []memory.Config{{MaxFacts: facts, MaxFactChars: chars}, widest, {}} {
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("config %d: %v", i, err)
 		}
@@ -215,8 +217,8 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 		}
 		t.Logf("full record of %d facts and %d pending facts of %d characters: %d bytes (bound %d, budget %d, limit %d)",
 			cfg.MaxFacts, cfg.MaxPending, cfg.MaxFactChars, size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
-		rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %s | %s | %d %% |", []string{"the template's largest", "the longest keys"}[i],
-			cfg.MaxFacts, cfg.MaxPending, docblock.Thousands(cfg.MaxFactChars), docblock.Thousands(cfg.MaxRecordBytes()),
+		rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %d | %s | %s | %d %% |", []string{"the template's largest", "the longest keys", "the defaults"}[i],
+			cfg.MaxFacts, cfg.MaxPending, docblock.Thousands(cfg.MaxFactChars), cfg.HistoryDepth(), docblock.Thousands(cfg.MaxRecordBytes()),
 			docblock.Thousands(size), 100*cfg.MaxRecordBytes()/memory.ItemBudget))
 
 		s := memory.Scope{TenantID: "acme", UserID: "full-" + strconv.Itoa(i)}
@@ -225,7 +227,8 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 		}
 		got := mustGet(t, f.repo, s)
 		if len(got.Facts) != cfg.MaxFacts || len(got.Pending) != cfg.MaxPending || len(got.Threads) != cfg.MaxThreads ||
-			len(got.Tails) != memory.MaxTails || got.Facts[0] != rec.Facts[0] || got.Pending[0] != rec.Pending[0] {
+			len(got.Tails) != memory.MaxTails || got.Facts[0] != rec.Facts[0] || got.Pending[0] != rec.Pending[0] ||
+			len(got.History) != len(rec.History) {
 			t.Errorf("stored %d facts, %d pending facts, %d threads and %d tails, want %d, %d, %d and %d, the first as written",
 				len(got.Facts), len(got.Pending), len(got.Threads), len(got.Tails), cfg.MaxFacts, cfg.MaxPending, cfg.MaxThreads, memory.MaxTails)
 		}
@@ -260,7 +263,7 @@ func templateMaxValue(t *testing.T, name string) int {
 // bytes, each from a thread ID of MaxIDLen bytes with a title of
 // MaxThreadTitleChars runes of 4 bytes, evidence of MaxEvidenceChars
 // runes of 4 bytes, the longest stored origin and category and an end
-// date; MaxThreads watermarks, each with a forget fence, and memory.MaxTails unread tails of
+// date, and cfg.HistoryDepth() previous values each as large; MaxThreads watermarks, each with a forget fence, and memory.MaxTails unread tails of
 // MaxIDLen-byte thread IDs; MaxTombstones
 // tombstones with keys of MaxFactChars runes of 4 bytes; every time.
 func fullRecord(cfg memory.Config) memory.Record {
@@ -299,6 +302,17 @@ func fullRecord(cfg memory.Config) memory.Record {
 	rec.Tails = map[string]memory.Tail{}
 	for i := range memory.MaxTails {
 		rec.Tails[id("tail", i)] = memory.Tail{TurnCount: 1<<31 - 1, SentAt: at}
+	}
+	if depth := cfg.HistoryDepth(); depth > 0 {
+		rec.History = map[string][]memory.PreviousValue{}
+		for _, f := range rec.Facts {
+			for i := range depth {
+				rec.History[f.Key] = append(rec.History[f.Key], memory.PreviousValue{
+					Value: strings.Repeat("𝒱", cfg.MaxFactChars), ReplacedAt: at, Origin: memory.OriginRememberTool,
+					ThreadID: id("th", i), ThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars),
+					Evidence: strings.Repeat("𝒮", memory.MaxEvidenceChars), ValueThreadID: id("tv", i)})
+			}
+		}
 	}
 	for i := range cfg.MaxTombstones {
 		k := "gone" + strconv.Itoa(i)

@@ -42,6 +42,7 @@ const chatHelp = `Type a message, or:
   /facts             list what is remembered about you
   /forget KEY        forget one fact
   /forget-thread     forget what this thread taught (its older messages bring none of it back)
+  /undo              undo what the last answer's extraction changed ("Memory updated")
   /pending           list the sensitive facts waiting for your yes
   /keep KEY|CAT      keep a pending fact (by its key, or by its category when
                      one pending fact has it): from then on it is in every prompt
@@ -142,6 +143,10 @@ type chatSession struct {
 	idleRead time.Duration
 	// loc is the time zone of the times shown; nil for the machine's.
 	loc *time.Location
+	// updated are the changes the last extraction made ("Memory
+	// updated"), in the thread undoThread, which /undo undoes.
+	updated    []memory.Change
+	undoThread *gateway.Thread
 }
 
 // read reads one line of input.
@@ -200,6 +205,8 @@ func (c *chatSession) run(ctx context.Context) error {
 			err = c.keyCommand(ctx, cmd, strings.TrimSpace(arg))
 		case "/forget-thread":
 			err = c.forgetThread(ctx)
+		case "/undo":
+			err = c.undo(ctx)
 		case "/pending":
 			err = c.printPending(ctx, true)
 		default:

@@ -50,6 +50,7 @@ func (c *chatSession) ask(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
+	since := time.Now().Add(-time.Second) // the extractor's clock is this machine's
 	reply, err := c.gw.Ask(ctx, c.thread, text, c.approve)
 	for _, t := range reply.Tools {
 		switch {
@@ -81,6 +82,9 @@ func (c *chatSession) ask(ctx context.Context, text string) error {
 	waiting := newPending(before.Pending, after.Pending)
 	if len(changes) > 0 {
 		fmt.Fprintf(c.out, "  memory: %s\n", strings.Join(changes, ", "))
+	}
+	if err := c.memoryUpdated(ctx, since); err != nil {
+		return err
 	}
 	if len(waiting) > 0 {
 		fmt.Fprintf(c.out, "  learned %s: %s\n", waitCount(len(waiting)), strings.Join(waiting, ", "))
@@ -371,4 +375,47 @@ func diff(before, after []memory.Fact) []string {
 		out = append(out, "forgot "+k)
 	}
 	return out
+}
+
+// memoryUpdated asks the store what the current thread's extraction set
+// since since (the gateway's Changes) and, when it set something,
+// says it with its Undo: "Memory updated: home city → Porto · /undo".
+func (c *chatSession) memoryUpdated(ctx context.Context, since time.Time) error {
+	got, err := c.gw.Changes(ctx, c.thread, since)
+	if err != nil || len(got) == 0 {
+		return err
+	}
+	c.updated, c.undoThread = got, c.thread
+	parts := make([]string, 0, len(got))
+	for _, ch := range got {
+		parts = append(parts, strings.ReplaceAll(ch.Key, "_", " ")+" → "+ch.Value)
+	}
+	fmt.Fprintf(c.out, "  Memory updated: %s · /undo\n", strings.Join(parts, "; "))
+	return nil
+}
+
+// undo undoes the changes "Memory updated" last showed
+// (the gateway's Undo): a replaced value comes back, a new fact goes,
+// and a message of those turns sent again cannot set them again.
+func (c *chatSession) undo(ctx context.Context) error {
+	if len(c.updated) == 0 {
+		fmt.Fprintln(c.out, "nothing to undo")
+		return nil
+	}
+	for _, ch := range c.updated {
+		u, err := c.gw.Undo(ctx, c.undoThread, ch.Key)
+		if err != nil {
+			return err
+		}
+		switch {
+		case u.Restored != "":
+			fmt.Fprintf(c.out, "undone: %s is %s again\n", u.Key, u.Restored)
+		case u.Removed:
+			fmt.Fprintf(c.out, "undone: forgot %s = %s\n", u.Key, ch.Value)
+		default:
+			fmt.Fprintf(c.out, "nothing to undo: %s changed since\n", u.Key)
+		}
+	}
+	c.updated = nil
+	return nil
 }

@@ -15,7 +15,8 @@ import (
 // is in the system prompt of thread 2, which the model answers from; the
 // remember tool is refused without approval and runs with it; /forget
 // removes a fact from the next thread's prompt; a fact about health waits
-// for the user's yes, out of every prompt, until /keep.
+// for the user's yes, out of every prompt, until /keep; "Memory updated"
+// follows a learned change, and /undo takes it back.
 func TestChat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the local stack")
@@ -43,6 +44,11 @@ func TestChat(t *testing.T) {
 		"/forget home_city",
 		"/keep health_condition",
 		"/new",
+		"/new",
+		"I moved to Porto.",
+		"/undo",
+		"/undo",
+		"/new",
 		"/quit",
 	}, "\n") + "\n"
 	var out strings.Builder
@@ -54,8 +60,8 @@ func TestChat(t *testing.T) {
 
 	// Split the transcript at each new thread's banner.
 	threads := strings.Split(transcript, "thread chat-")
-	if len(threads) != 4 {
-		t.Fatalf("got %d thread banners, want 3", len(threads)-1)
+	if len(threads) != 6 {
+		t.Fatalf("got %d thread banners, want 5", len(threads)-1)
 	}
 	first, second, third := threads[1], threads[2], threads[3]
 	if !strings.Contains(first, "no memory yet") {
@@ -107,5 +113,17 @@ func TestChat(t *testing.T) {
 	if strings.Contains(third, "home_city") || !strings.Contains(third, `"role": "nurse"`) || !strings.Contains(third, `"name": "Ana"`) ||
 		!strings.Contains(third, `"health_condition": "asthma"`) {
 		t.Errorf("thread 3's prompt, want name, role and the kept health fact without home_city:\n%s", third)
+	}
+	// Thread 4: the home city it learned is undone from the chat ("Memory
+	// updated" and /undo; a second /undo has nothing left), and is not in
+	// thread 5's prompt.
+	fourth, fifth := threads[4], threads[5]
+	for _, want := range []string{"Memory updated: home city → Porto · /undo", "undone: forgot home_city = Porto", "nothing to undo\n"} {
+		if !strings.Contains(fourth, want) {
+			t.Errorf("thread 4 does not say %q:\n%s", want, fourth)
+		}
+	}
+	if strings.Contains(fifth, `"home_city"`) {
+		t.Errorf("thread 5's prompt holds the undone home city:\n%s", fifth)
 	}
 }

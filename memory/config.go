@@ -205,8 +205,16 @@ func (c Config) WithDefaults() Config {
 // keys of [ThreadKeyLen] bytes (the store keys both by [ThreadKey]; a tail
 // is stored as a watermark is), MaxTombstones tombstones
 // with keys of MaxFactChars runes of 4 bytes.
+//
+// It counts [Config.HistoryDepth] previous values per fact, each at its
+// largest.
 func (c Config) MaxRecordBytes() int {
 	c = c.WithDefaults()
+	return c.baseRecordBytes() + c.MaxFacts*c.HistoryDepth()*c.historyEntryBytes()
+}
+
+// baseRecordBytes is [Config.MaxRecordBytes] without the facts' history.
+func (c Config) baseRecordBytes() int {
 	perFact := 2*4*c.MaxFactChars + factOverhead
 	perThread := ThreadKeyLen + threadOverhead
 	perTombstone := 4*c.MaxFactChars + tombstoneOverhead

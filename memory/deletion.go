@@ -105,7 +105,9 @@ func (s *Store) tidy(rec Record) Record {
 	}
 	rec.Tombstones = tombs
 	rec.Threads = withoutExpiredForgets(rec.Threads, expired)
-	return s.tidyEnded(rec, now)
+	rec = s.tidyEnded(rec, now)
+	rec.History = tidyHistory(rec, s.cfg.HistoryDepth())
+	return rec
 }
 
 // Clear forgets every fact of the user and sets ClearedAt, so that no

@@ -22,6 +22,9 @@ type Export struct {
 	// a temporary fact past its last day included until the record's next
 	// write removes it (its ValidUntil says it ended).
 	Facts []Fact
+	// History are the previous values of the facts that have some
+	// ([Record.History]), sorted by key, newest value first.
+	History []FactHistory
 	// Pending are the pending facts held, sorted by key.
 	Pending []Fact
 	// Forgotten are the tombstones: the keys removed by hand or by the
@@ -33,6 +36,13 @@ type Export struct {
 	ErasedAt time.Time
 	// Threads are the extraction watermarks, sorted by thread key.
 	Threads []Watermark
+}
+
+// FactHistory is the history of one fact in an [Export]: its key and
+// its previous values, newest first.
+type FactHistory struct {
+	Key      string
+	Previous []PreviousValue
 }
 
 // ForgottenKey is one tombstone of an [Export]: a key removed at At.
@@ -65,7 +75,12 @@ func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
 		return Export{}, err
 	}
 	out := Export{At: s.now(), Facts: sortedCopy(rec.Facts), Pending: sortedCopy(rec.Pending), ClearedAt: rec.ClearedAt, ErasedAt: rec.ErasedAt,
-		Forgotten: []ForgottenKey{}, Threads: []Watermark{}}
+		Forgotten: []ForgottenKey{}, Threads: []Watermark{}, History: []FactHistory{}}
+	for _, k := range slices.Sorted(maps.Keys(rec.History)) {
+		if h := rec.History[k]; len(h) > 0 {
+			out.History = append(out.History, FactHistory{Key: k, Previous: slices.Clone(h)})
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(rec.Tombstones)) {
 		out.Forgotten = append(out.Forgotten, ForgottenKey{Key: k, At: rec.Tombstones[k]})
 	}

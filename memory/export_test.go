@@ -25,6 +25,8 @@ func TestExportHoldsEverythingStored(t *testing.T) {
 		Threads:    map[string]memory.ThreadMark{"th-2": {TurnCount: 4, At: at(5)}, "th-1": {TurnCount: 2, At: at(2)}},
 		Tombstones: map[string]time.Time{"pet": at(4), "age": at(1)},
 		ClearedAt:  at(0), ErasedAt: at(-10),
+		History: map[string][]memory.PreviousValue{"home_city": {{Value: "Porto", ReplacedAt: at(2),
+			Origin: memory.OriginConversation, ThreadID: "th-1"}}},
 	})
 	repo.Put(memorytest.Bob, memory.Record{Facts: []memory.Fact{{Key: "language", Value: "German", UpdatedAt: at(1)}}})
 	got, err := s.Export(ctx, memorytest.Ana)
@@ -35,6 +37,8 @@ func TestExportHoldsEverythingStored(t *testing.T) {
 		At: got.At,
 		Facts: []memory.Fact{{Key: "home_city", Value: "Lisbon", UpdatedAt: at(2), SourceThreadID: "th-1"},
 			{Key: "role", Value: "nurse", UpdatedAt: at(3)}},
+		History: []memory.FactHistory{{Key: "home_city", Previous: []memory.PreviousValue{{Value: "Porto", ReplacedAt: at(2),
+			Origin: memory.OriginConversation, ThreadID: "th-1"}}}},
 		Pending:   []memory.Fact{},
 		Forgotten: []memory.ForgottenKey{{Key: "age", At: at(1)}, {Key: "pet", At: at(4)}},
 		ClearedAt: at(0), ErasedAt: at(-10),

@@ -55,6 +55,7 @@ func (s *Store) ForgetThread(ctx context.Context, sc Scope, threadID string) (Th
 		out.Pending = filterFacts(s.liveFacts(rec.Pending, true, now), taught)
 		rec.Facts = filterFacts(rec.Facts, func(f Fact) bool { return !taught(f) })
 		rec.Pending = filterFacts(rec.Pending, func(f Fact) bool { return !taught(f) })
+		rec.History = withoutThreadHistory(rec.History, threadID)
 		m, ok := rec.Threads[key]
 		if !ok {
 			m = ThreadMark{At: at}

@@ -15,6 +15,9 @@ type FactsAndPending struct {
 	// Pending are the extracted facts of a special category that wait for
 	// the user's yes, sorted by key, none past its wait.
 	Pending []Fact
+	// History maps the key of a fact of Facts to its previous values,
+	// newest first ([Record.History]); nil when none has any.
+	History map[string][]PreviousValue
 }
 
 // GetFactsAndPending returns the user's facts, as [Store.GetFacts] does,
@@ -26,7 +29,16 @@ func (s *Store) GetFactsAndPending(ctx context.Context, sc Scope) (FactsAndPendi
 	if err != nil {
 		return FactsAndPending{}, err
 	}
-	return FactsAndPending{Facts: s.facts(rec), Pending: s.pending(rec)}, nil
+	out := FactsAndPending{Facts: s.facts(rec), Pending: s.pending(rec)}
+	for _, f := range out.Facts {
+		if h := rec.History[f.Key]; len(h) > 0 {
+			if out.History == nil {
+				out.History = map[string][]PreviousValue{}
+			}
+			out.History[f.Key] = slices.Clone(h)
+		}
+	}
+	return out, nil
 }
 
 // KeepPending is the user's yes to a pending fact: it moves to the facts,

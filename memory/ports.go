@@ -47,6 +47,13 @@ type Record struct {
 	// ([Store.NoteTail]); an extraction that reads them removes it. At
 	// most [MaxTails]. Nil when there is none.
 	Tails map[string]Tail
+	// History maps the key of a fact held to its previous values, newest
+	// first, at most [Config.HistoryDepth] ([PreviousValue]). A change
+	// made by a whole-record write ([Repository.Save]: an extraction, a
+	// forget, a keep) records the value it replaces. The history goes
+	// with its fact: a removal, a clear, an erasure and a forget remove
+	// it. Nil when no fact has one.
+	History map[string][]PreviousValue
 }
 
 // ThreadMark is the extraction watermark of one thread: a turn count, set
@@ -75,8 +82,8 @@ type Repository interface {
 	// Get returns the user's record; a zero Record when there is none.
 	Get(ctx context.Context, s Scope) (Record, error)
 
-	// SetFact writes f, and removes the tombstone and the pending fact of
-	// f.Key, in one conditional write when the stored record has facts,
+	// SetFact writes f, and removes the tombstone, the pending fact and
+	// the history of f.Key (a value set alone starts afresh), in one conditional write when the stored record has facts,
 	// its Expires is zero or after f.UpdatedAt, and it either already
 	// holds f.Key or holds fewer than maxFacts facts; it then returns
 	// applied true. When the user has no facts at all (no record, or only an
@@ -90,8 +97,8 @@ type Repository interface {
 	// the same way.
 	SetFact(ctx context.Context, s Scope, f Fact, maxFacts int) (applied bool, current Record, err error)
 
-	// DeleteFact removes the fact and the pending fact with key, if
-	// stored, and records the tombstone key → at, in one conditional write,
+	// DeleteFact removes the fact, its history and the pending fact with
+	// key, if stored, and records the tombstone key → at, in one conditional write,
 	// when the stored record has facts, its Expires is zero or after at,
 	// and it has a tombstone map that either already holds key or holds
 	// fewer than maxTombstones; it then returns applied true. Otherwise it
@@ -99,7 +106,8 @@ type Repository interface {
 	// (zero when none), on which the store merges and calls Save.
 	DeleteFact(ctx context.Context, s Scope, key string, at time.Time, maxTombstones int) (applied bool, current Record, err error)
 
-	// ClearFacts empties the user's facts, pending facts and tombstones,
+	// ClearFacts empties the user's facts, their history, pending facts
+	// and tombstones,
 	// removes the unread tails, zeroes Expires and sets
 	// ClearedAt to at, keeping the watermarks and ErasedAt, in one write
 	// that needs no condition: with no record (or only an erasure fence)

@@ -57,8 +57,12 @@ func documentOf(s *memory.Store, sc memory.Scope, e memory.Export) document {
 	d := document{Format: memory.ExportFormat, ExportedAt: httpapi.FormatTime(e.At), TenantID: sc.TenantID, UserID: sc.UserID,
 		Facts: make([]httpapi.Fact, 0, len(e.Facts)), Pending: httpapi.PendingOf(s, e.Pending), Forgotten: make([]forgotten, 0, len(e.Forgotten)),
 		ClearedAt: httpapi.FormatTime(e.ClearedAt), ErasedAt: httpapi.FormatTime(e.ErasedAt), Threads: make([]threadWatermark, 0, len(e.Threads))}
+	hist := make(map[string][]memory.PreviousValue, len(e.History))
+	for _, h := range e.History {
+		hist[h.Key] = h.Previous
+	}
 	for _, f := range e.Facts {
-		d.Facts = append(d.Facts, httpapi.FactOf(f))
+		d.Facts = append(d.Facts, httpapi.WithHistory(httpapi.FactOf(f), hist[f.Key]))
 	}
 	for _, f := range e.Forgotten {
 		d.Forgotten = append(d.Forgotten, forgotten{Key: f.Key, ForgottenAt: httpapi.FormatTime(f.At)})

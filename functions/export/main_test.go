@@ -116,3 +116,31 @@ func TestExportHoldsEvidenceAndPending(t *testing.T) {
 		`"forgotten":[],"threads":[{"threadKey":"th-9","turnCount":2,"extractedAt":"2026-11-29T22:00:00Z"}]}`
 	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200, Answer: want})
 }
+
+// TestExportHoldsHistory shows a fact's previous value with the change
+// that replaced it, and that removing the fact leaves no trace of it in
+// the export (forget means forget).
+func TestExportHoldsHistory(t *testing.T) {
+	repo := fixture.Repo(t)
+	at := httpapitest.Now.Add(-time.Hour)
+	rec, _ := repo.Record(httpapitest.Ana)
+	rec.History = map[string][]memory.PreviousValue{"city": {{Value: "Braga", ReplacedAt: at, Origin: memory.OriginConversation,
+		ThreadID: "th-9", ThreadTitle: "Moving house", Evidence: "I moved to Lisbon", ValueThreadID: "th-1"}}}
+	repo.Put(httpapitest.Ana, rec)
+	h := fixture.Handler(t, repo)
+	httpapitest.Send(t, h, repo, httpapitest.Case{Event: "export-me.json", Status: 200,
+		Answer: strings.Replace(anas, `"origin":"manual"}`, `"origin":"manual","history":[{"value":"Braga","replacedAt":"2026-11-29T21:00:00Z",`+
+			`"origin":"conversation","threadId":"th-9","threadTitle":"Moving house","evidence":"I moved to Lisbon","valueThreadId":"th-1"}]}`, 1)})
+	s := httpapitest.NewStore(t, repo)
+	if err := s.RemoveFact(t.Context(), httpapitest.Ana, "city"); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Export(t.Context(), httpapitest.Ana)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(documentOf(s, httpapitest.Ana, e))
+	if strings.Contains(string(b), "Braga") || strings.Contains(string(b), "history") {
+		t.Errorf("the export after removing city holds its history: %s", b)
+	}
+}

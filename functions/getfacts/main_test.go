@@ -116,3 +116,23 @@ func TestGlassBoxMembers(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", resp.Body, want)
 	}
 }
+
+// TestHistoryMember: a fact a later conversation changed comes with its
+// previous value and the change that replaced it, in the form
+// api/openapi.yaml gives.
+func TestHistoryMember(t *testing.T) {
+	repo := memorytest.NewRepo()
+	httpapitest.SeedExtracted(t, repo, httpapitest.Ana, "th-1", "I live in Lisbon",
+		memory.Operation{Op: memory.OpSet, Key: "home_city", Value: "Lisbon", Evidence: "I live in Lisbon"})
+	httpapitest.SeedExtracted(t, repo, httpapitest.Ana, "th-2", "I moved to Porto",
+		memory.Operation{Op: memory.OpSet, Key: "home_city", Value: "Porto", Evidence: "I moved to Porto"})
+	resp := httpapitest.Invoke(t, fixture.Handler(t, repo), httpapitest.ReadEvent(t, "getfacts-me.json"))
+	httpapitest.LoadSpec(t).CheckResponse(t, "GET /v1/me/facts", resp)
+	want := `{"facts":[` +
+		`{"key":"home_city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-2","evidence":"I moved to Porto","saidAt":"2026-11-29T22:00:00Z",` +
+		`"history":[{"value":"Lisbon","replacedAt":"2026-11-29T22:00:00Z","origin":"conversation","threadId":"th-2","evidence":"I moved to Porto","valueThreadId":"th-1"}]}],` +
+		`"pending":[],"limits":{"maxFacts":30,"maxFactChars":200}}`
+	if resp.Body != want {
+		t.Errorf("got  %s\nwant %s", resp.Body, want)
+	}
+}

@@ -266,6 +266,32 @@ type Fact struct {
 	// said it, RFC 3339 in UTC; none for a fact set by hand or by a tool.
 	// An UpdatedAt after it is when the fact was kept or last changed.
 	SaidAt string `json:"saidAt,omitempty"`
+	// History are the fact's previous values, newest first; none when it
+	// has none.
+	History []PreviousValue `json:"history,omitempty"`
+}
+
+// PreviousValue is a value a fact held before a change replaced it, as
+// the API shows it (memory.PreviousValue): the change's origin, thread,
+// title and evidence, and the thread that had taught the value.
+type PreviousValue struct {
+	Value string `json:"value"`
+	// ReplacedAt is RFC 3339 in UTC.
+	ReplacedAt    string `json:"replacedAt"`
+	Origin        string `json:"origin"`
+	ThreadID      string `json:"threadId,omitempty"`
+	ThreadTitle   string `json:"threadTitle,omitempty"`
+	Evidence      string `json:"evidence,omitempty"`
+	ValueThreadID string `json:"valueThreadId,omitempty"`
+}
+
+// WithHistory returns f with the API form of the previous values h.
+func WithHistory(f Fact, h []memory.PreviousValue) Fact {
+	for _, p := range h {
+		f.History = append(f.History, PreviousValue{Value: p.Value, ReplacedAt: FormatTime(p.ReplacedAt), Origin: string(p.Origin),
+			ThreadID: p.ThreadID, ThreadTitle: p.ThreadTitle, Evidence: p.Evidence, ValueThreadID: p.ValueThreadID})
+	}
+	return f
 }
 
 // FactOf returns the API form of f.
@@ -320,7 +346,7 @@ func NewFactsBody(s *memory.Store, m memory.FactsAndPending) FactsBody {
 	out := FactsBody{Facts: make([]Fact, 0, len(m.Facts)), Pending: PendingOf(s, m.Pending),
 		Limits: Limits{MaxFacts: l.MaxFacts, MaxFactChars: l.MaxFactChars}}
 	for _, f := range m.Facts {
-		out.Facts = append(out.Facts, FactOf(f))
+		out.Facts = append(out.Facts, WithHistory(FactOf(f), m.History[f.Key]))
 	}
 	return out
 }

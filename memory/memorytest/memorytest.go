@@ -103,7 +103,23 @@ func clone(rec memory.Record) memory.Record {
 	} else {
 		rec.Tails = maps.Clone(rec.Tails)
 	}
+	rec.History = cloneHistory(rec.History, rec.Facts)
 	return rec
+}
+
+// cloneHistory returns a deep copy of the histories of the facts held
+// (as dynamorepo stores a history inside its fact), nil when none is left.
+func cloneHistory(hist map[string][]memory.PreviousValue, facts []memory.Fact) map[string][]memory.PreviousValue {
+	var out map[string][]memory.PreviousValue
+	for _, f := range facts {
+		if h := hist[f.Key]; len(h) > 0 {
+			if out == nil {
+				out = map[string][]memory.PreviousValue{}
+			}
+			out[f.Key] = slices.Clone(h)
+		}
+	}
+	return out
 }
 
 // ended reports whether rec holds something that ended by at (its Expires
@@ -166,6 +182,7 @@ func (r *Repo) SetFact(_ context.Context, s memory.Scope, f memory.Fact, maxFact
 		rec.Facts = append(rec.Facts, f)
 	}
 	delete(rec.Tombstones, f.Key)
+	delete(rec.History, f.Key)
 	rec.Pending = slices.DeleteFunc(rec.Pending, func(p memory.Fact) bool { return p.Key == f.Key })
 	rec.Version = r.nextVersion()
 	r.records[s] = rec
@@ -191,6 +208,7 @@ func (r *Repo) DeleteFact(_ context.Context, s memory.Scope, key string, at time
 	rec.Facts = slices.DeleteFunc(rec.Facts, func(f memory.Fact) bool { return f.Key == key })
 	rec.Pending = slices.DeleteFunc(rec.Pending, func(f memory.Fact) bool { return f.Key == key })
 	rec.Tombstones[key] = at
+	delete(rec.History, key)
 	rec.Version = r.nextVersion()
 	r.records[s] = rec
 	return true, memory.Record{}, nil
@@ -208,6 +226,7 @@ func (r *Repo) ClearFacts(_ context.Context, s memory.Scope, at time.Time) error
 	rec.Tombstones = map[string]time.Time{}
 	rec.Pending = nil
 	rec.Tails = nil
+	rec.History = nil
 	rec.Expires = time.Time{}
 	rec.ClearedAt = at
 	rec.Version = r.nextVersion()

@@ -74,6 +74,7 @@ func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) 
 		{"IdleReadFenced", testIdleReadFenced},
 		{"ForgetFenceRoundTrip", testForgetFenceRoundTrip},
 		{"ForgetThread", testForgetThread},
+		{"HistoryRoundTrip", testHistoryRoundTrip},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newRepo(t)) })

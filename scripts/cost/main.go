@@ -326,6 +326,30 @@ func (r *rig) itemSize(ctx context.Context) (int, error) {
 	return dynamorepo.ItemSize(out.Item), nil
 }
 
+// historySize returns the bytes the facts' histories (each fact's h) take
+// in the user's stored record, uncounted: as DynamoDB counts a map's
+// element, 1 byte, the name and the list.
+func (r *rig) historySize(ctx context.Context) (int, error) {
+	r.counter.take()
+	defer r.counter.take()
+	out, err := r.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: r.sc.TenantID + "#" + r.sc.UserID}}})
+	if err != nil {
+		return 0, err
+	}
+	facts, _ := out.Item["facts"].(*types.AttributeValueMemberM)
+	if facts == nil {
+		return 0, nil
+	}
+	n := 0
+	for _, f := range facts.Value {
+		if m, ok := f.(*types.AttributeValueMemberM); ok && m.Value["h"] != nil {
+			n += 1 + dynamorepo.ItemSize(map[string]types.AttributeValue{"h": m.Value["h"]})
+		}
+	}
+	return n, nil
+}
+
 // fill sets the user's facts by hand and measures the record, then runs a
 // month of threads that fill the watermarks up to MaxThreads and measures
 // it again.
@@ -340,6 +364,9 @@ func (r *rig) fill(ctx context.Context, p profile, in *reportInput) error {
 		return err
 	}
 	if in.steady, err = r.fillThreads(ctx, false); err != nil {
+		return err
+	}
+	if in.history, err = r.historySize(ctx); err != nil {
 		return err
 	}
 	facts, err := r.store.GetFacts(ctx, r.sc)
@@ -439,6 +466,9 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	// messages (a gateway that sends no turn counts), whose watermarks are
 	// digests.
 	if in.steadyDigests, err = r.fillThreads(ctx, true); err != nil {
+		return err
+	}
+	if in.historyDigests, err = r.historySize(ctx); err != nil {
 		return err
 	}
 	emit(r.cfg, in)
@@ -557,16 +587,20 @@ func (nopSQS) SendMessage(context.Context, *sqs.SendMessageInput, ...func(*sqs.O
 type reportInput struct {
 	factsOnly, steady, facts, maxThreads int
 	steadyDigests                        int // steady, with the watermarks of uncounted messages
-	dayDynamo, getDynamo, putDynamo      map[string]int
-	budgetDynamo                         map[string]int // the budget counter's requests in a day
-	maxTokens                            int            // the maxTokens the adapter asked for
-	extractionsPerDay                    int
-	msgBytes                             []int
-	systemChars, transcriptChars         int
-	toolChars                            int
-	inTokens, outTokens                  float64
-	longBefore, longAfter                int
-	idle                                 idleInput // the idle read's figures (idleread.go)
+	// history and historyDigests are the bytes of steady and steadyDigests
+	// that the facts' histories take: every extraction of the profile
+	// changes home_city, which keeps its previous values.
+	history, historyDigests         int
+	dayDynamo, getDynamo, putDynamo map[string]int
+	budgetDynamo                    map[string]int // the budget counter's requests in a day
+	maxTokens                       int            // the maxTokens the adapter asked for
+	extractionsPerDay               int
+	msgBytes                        []int
+	systemChars, transcriptChars    int
+	toolChars                       int
+	inTokens, outTokens             float64
+	longBefore, longAfter           int
+	idle                            idleInput // the idle read's figures (idleread.go)
 }
 
 func sortedOps(m map[string]int) string {

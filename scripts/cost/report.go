@@ -176,13 +176,14 @@ func writeMeasured(w io.Writer, p profile, r reportInput, m month) {
 	fmt.Fprintf(w, "## Measured\n\n")
 	fmt.Fprintf(w, "| what | measured |\n|---|---|\n")
 	fmt.Fprintf(w, "| record item, %d facts, no watermark | %d B |\n", r.facts, r.factsOnly)
-	fmt.Fprintf(w, "| record item, %d facts and %d thread watermarks (MaxThreads) | %d B (watermarks: %d B, %.0f%% of the item) |\n",
-		r.facts, r.maxThreads, r.steady, r.steady-r.factsOnly, 100*float64(r.steady-r.factsOnly)/float64(r.steady))
+	marks := r.steady - r.factsOnly - r.history
+	fmt.Fprintf(w, "| record item, %d facts and %d thread watermarks (MaxThreads) | %d B (watermarks: %d B, %.0f%% of the item; the previous values of the fact each extraction changes: %d B) |\n",
+		r.facts, r.maxThreads, r.steady, marks, 100*float64(marks)/float64(r.steady), r.history)
 	fmt.Fprintf(w, "| units of one write / one consistent read | %.0f WRU / %.0f RRU with the watermarks, %.0f WRU / %.0f RRU without |\n",
 		m.wru, m.rru, units(r.factsOnly, writeUnitBytes), units(r.factsOnly, readUnitBytes))
 	fmt.Fprintf(w, "| the same, the watermarks of uncounted messages (digests) | %d B (%.1f B a watermark): %.0f WRU / %.0f RRU |\n",
-		r.steadyDigests, float64(r.steadyDigests-r.factsOnly)/float64(r.maxThreads), units(r.steadyDigests, writeUnitBytes), units(r.steadyDigests, readUnitBytes))
-	perWatermark := float64(r.steady-r.factsOnly) / float64(r.maxThreads)
+		r.steadyDigests, float64(r.steadyDigests-r.factsOnly-r.historyDigests)/float64(r.maxThreads), units(r.steadyDigests, writeUnitBytes), units(r.steadyDigests, readUnitBytes))
+	perWatermark := float64(marks) / float64(r.maxThreads)
 	fmt.Fprintf(w, "| watermarks with which a write is back to 2 WRU | %.0f or fewer (%.1f B a watermark) |\n",
 		math.Floor((2*writeUnitBytes-float64(r.factsOnly))/perWatermark), perWatermark)
 	fmt.Fprintf(w, "| DynamoDB requests, one day (%d messages, %d extractions) | %s |\n", p.answersPerDay, r.extractionsPerDay, sortedOps(r.dayDynamo))

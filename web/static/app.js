@@ -287,12 +287,61 @@ function factItem(template, f, own, pending, after, actions) {
   return li;
 }
 
+// historyElements say what a fact held before, newest first (its history
+// from the API): "Was Lisbon until you said “I moved to Porto” in
+// “Moving house” on 2 Dec", or "until you changed it on 2 Dec". own says
+// the reader is the user, who gets a Restore button per value: it sets
+// the old value by hand, which starts the fact afresh.
+function historyElements(f, own) {
+  return (f.history || []).map((p) => {
+    const line = document.createElement("span");
+    line.className = "fact-history";
+    const you = own ? "you" : "the user";
+    const parts = ["Was ", p.value, " until "];
+    if (p.evidence) {
+      parts.push(you + " said ", quoteElement(p.evidence), p.threadTitle ? ` in “${p.threadTitle}”` : " in a conversation");
+    } else if (p.origin === "conversation") {
+      parts.push("a conversation" + (p.threadTitle ? ` (“${p.threadTitle}”)` : "") + " changed it");
+    } else if (p.origin === "remember_tool") {
+      parts.push(you + " asked the assistant to remember the new value");
+    } else {
+      parts.push(you + " changed it");
+    }
+    parts.push(" on ", instantElement(p.replacedAt, (d) => (d.getFullYear() === new Date().getFullYear() ? dayMonth : dayMonthYear).format(d)));
+    line.append(...parts);
+    if (p.threadId) line.title = "Thread " + p.threadId;
+    if (own) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "fact-restore";
+      button.textContent = "Restore";
+      button.setAttribute("aria-label", `Restore ${f.key} = ${p.value}`);
+      button.addEventListener("click", () => restore(f, p));
+      line.append(" ", button);
+    }
+    return line;
+  });
+}
+
+// restore sets fact f back to its previous value p, by hand.
+async function restore(f, p) {
+  await settleForget();
+  try {
+    await call("PUT", "/v1/me/facts/" + encodeURIComponent(f.key), { value: p.value });
+    await load();
+    setStatus(`Restored ${f.key} = ${p.value} (it was ${f.value}).`);
+  } catch (err) {
+    if (err.sessionEnded) return;
+    setError(err);
+  }
+}
+
 // renderFacts lists the facts; editable says the reader is the user, who
 // may edit or forget each. A fact whose forget waits for its Undo window
 // is not listed.
 function renderFacts(list, facts, editable) {
   const shown = facts.filter((f) => !(editable && state.undo && state.undo.key === f.key));
-  list.replaceChildren(...shown.map((f) => factItem("fact-item", f, editable, false, [], [
+  list.replaceChildren(...shown.map((f) => factItem("fact-item", f, editable, false, historyElements(f, editable), [
     [".fact-edit", "Edit", () => startEdit(f)],
     [".fact-forget", "Forget", () => forget(f)],
   ])));

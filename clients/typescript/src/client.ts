@@ -24,6 +24,13 @@ export type { Operation, Scope, Token, TokenProvider } from "./tokens.js";
 export type Fact = components["schemas"]["Fact"];
 
 /**
+ * PreviousValue is a value a fact held before a change replaced it (a
+ * Fact's history, newest first): when, and the change's origin, thread,
+ * title and evidence.
+ */
+export type PreviousValue = components["schemas"]["PreviousValue"];
+
+/**
  * PendingFact is an extracted fact of a special category that waits for
  * the user's yes (keepPending) or no (discardPending), in no prompt until
  * kept, and dropped at pendingUntil if nobody answers.

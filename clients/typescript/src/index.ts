@@ -7,7 +7,7 @@
  */
 export {
   UserMemoryStoreClient, DEFAULT_LAST_KNOWN_MS, DEFAULT_TOKEN_REFRESH_BEFORE_MS, type ClientOptions, type Erasure, type Export, type ExtractArgs, type ForgottenThread,
-  type Fact, type IUserMemoryStore, type KeyArgs, type Memory, type MemoryErrorReport, type PendingFact, type ScopeArgs, type Signal, type ThreadArgs, type UpsertArgs,
+  type Fact, type IUserMemoryStore, type KeyArgs, type Memory, type MemoryErrorReport, type PendingFact, type PreviousValue, type ScopeArgs, type Signal, type ThreadArgs, type UpsertArgs,
   type WriteOrigin,
 } from "./client.js";
 export { TokenCache, jwtExpiry, type Operation, type Scope, type Token, type TokenProvider } from "./tokens.js";

@@ -389,6 +389,14 @@ export interface components {
              *     "said on 3 Dec at 19:31, kept at 19:35".
              */
             saidAt?: string;
+            /**
+             * @description The fact's previous values, newest first (memory.MaxHistory at
+             *     most, fewer under caps that leave no room in the item budget);
+             *     absent when it has none. A value set by hand starts the fact
+             *     afresh; removing the fact, clearing, erasing and forgetting a
+             *     thread that taught or replaced one of the values remove it.
+             */
+            history?: components["schemas"]["PreviousValue"][];
         };
         /**
          * @description An extracted fact of a special category that waits for the user's
@@ -447,6 +455,14 @@ export interface components {
              *     "said on 3 Dec at 19:31, kept at 19:35".
              */
             saidAt?: string;
+            /**
+             * @description The fact's previous values, newest first (memory.MaxHistory at
+             *     most, fewer under caps that leave no room in the item budget);
+             *     absent when it has none. A value set by hand starts the fact
+             *     afresh; removing the fact, clearing, erasing and forgetting a
+             *     thread that taught or replaced one of the values remove it.
+             */
+            history?: components["schemas"]["PreviousValue"][];
             /** @description When it is dropped if nobody answers it. */
             pendingUntil: components["schemas"]["Time"];
         };
@@ -473,6 +489,29 @@ export interface components {
             facts: components["schemas"]["Fact"][];
             /** @description The thread's pending facts discarded, sorted by key. */
             pending: components["schemas"]["Fact"][];
+        };
+        /**
+         * @description A value a fact held before a change replaced it, with the change:
+         *     its origin and, for a change learned in a conversation, its
+         *     thread, title and the user's words.
+         */
+        PreviousValue: {
+            value: string;
+            /** @description When the change replaced the value. */
+            replacedAt: components["schemas"]["Time"];
+            /**
+             * @description The origin of the change that replaced the value.
+             * @enum {string}
+             */
+            origin: "conversation" | "manual" | "remember_tool";
+            /** @description The thread of the change, when it was learned in one. */
+            threadId?: components["schemas"]["ID"];
+            /** @description That thread's title, when the gateway gave one. */
+            threadTitle?: string;
+            /** @description The user's words the change rests on. */
+            evidence?: string;
+            /** @description The thread that had taught the value, when one did. */
+            valueThreadId?: components["schemas"]["ID"];
         };
         /**
          * Format: date-time
