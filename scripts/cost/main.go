@@ -314,30 +314,36 @@ func newRig(ctx context.Context, endpoint string, p profile) (*rig, error) {
 	return r, err
 }
 
-// itemSize returns the size of the user's stored record, uncounted.
-func (r *rig) itemSize(ctx context.Context) (int, error) {
+// item returns the user's stored record, read uncounted.
+func (r *rig) item(ctx context.Context) (map[string]types.AttributeValue, error) {
 	r.counter.take()
 	defer r.counter.take()
 	out, err := r.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table),
 		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: r.sc.TenantID + "#" + r.sc.UserID}}})
 	if err != nil {
+		return nil, err
+	}
+	return out.Item, nil
+}
+
+// itemSize returns the size of the user's stored record, uncounted.
+func (r *rig) itemSize(ctx context.Context) (int, error) {
+	item, err := r.item(ctx)
+	if err != nil {
 		return 0, err
 	}
-	return dynamorepo.ItemSize(out.Item), nil
+	return dynamorepo.ItemSize(item), nil
 }
 
 // historySize returns the bytes the facts' histories (each fact's h) take
 // in the user's stored record, uncounted: as DynamoDB counts a map's
 // element, 1 byte, the name and the list.
 func (r *rig) historySize(ctx context.Context) (int, error) {
-	r.counter.take()
-	defer r.counter.take()
-	out, err := r.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table),
-		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: r.sc.TenantID + "#" + r.sc.UserID}}})
+	item, err := r.item(ctx)
 	if err != nil {
 		return 0, err
 	}
-	facts, _ := out.Item["facts"].(*types.AttributeValueMemberM)
+	facts, _ := item["facts"].(*types.AttributeValueMemberM)
 	if facts == nil {
 		return 0, nil
 	}
