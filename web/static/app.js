@@ -414,7 +414,7 @@ async function loadChanges() {
       const data = await call("GET", "/v1/me/threads/" + encodeURIComponent(t.id) + "/changes?since=" + encodeURIComponent(since));
       for (const c of data.changes) changes.push({ ...c, thread: t });
     }
-  } catch (err) {
+  } catch {
     changes.length = 0;
   }
   changes.sort((a, b) => (a.at === b.at ? (a.key < b.key ? -1 : 1) : a.at < b.at ? 1 : -1));
