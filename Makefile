@@ -97,9 +97,9 @@ bench:
 # for the local runtime emulator instead.
 LAMBDA_GOARCH ?= arm64
 LAMBDA_BUILD = GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
-LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact clearfacts forgetthread eraseuser export extractor pretoken page
+LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact clearfacts forgetthread threadchanges eraseuser export extractor pretoken page
 
-.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ClearFactsFunction build-ForgetThreadFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction build-PreTokenFunction build-PageFunction
+.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ClearFactsFunction build-ForgetThreadFunction build-ThreadChangesFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction build-PreTokenFunction build-PageFunction
 
 build-GetFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/getfacts
@@ -113,6 +113,8 @@ build-ClearFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/clearfacts
 build-ForgetThreadFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/forgetthread
+build-ThreadChangesFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/threadchanges
 build-EraseUserFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/eraseuser
 build-ExportFunction:

@@ -37,17 +37,18 @@ var libraries = map[string]bool{"httpapi": true, "logref": true, "setup": true, 
 
 // tableActions are the only DynamoDB actions each function's role has.
 var tableActions = map[string][]string{
-	"GetFactsFunction":     {"dynamodb:GetItem"},
-	"PutFactFunction":      {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
-	"DeleteFactFunction":   {"dynamodb:PutItem", "dynamodb:UpdateItem"},
-	"PendingFactFunction":  {"dynamodb:GetItem", "dynamodb:PutItem"},
-	"ClearFactsFunction":   {"dynamodb:UpdateItem"},
-	"ForgetThreadFunction": {"dynamodb:GetItem", "dynamodb:PutItem"},
-	"EraseUserFunction":    {"dynamodb:PutItem"},
-	"ExportFunction":       {"dynamodb:GetItem"},
-	"ExtractorFunction":    {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
-	"PreTokenFunction":     nil,
-	"PageFunction":         nil,
+	"GetFactsFunction":      {"dynamodb:GetItem"},
+	"PutFactFunction":       {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"DeleteFactFunction":    {"dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"PendingFactFunction":   {"dynamodb:GetItem", "dynamodb:PutItem"},
+	"ClearFactsFunction":    {"dynamodb:UpdateItem"},
+	"ForgetThreadFunction":  {"dynamodb:GetItem", "dynamodb:PutItem"},
+	"ThreadChangesFunction": {"dynamodb:GetItem", "dynamodb:PutItem"},
+	"EraseUserFunction":     {"dynamodb:PutItem"},
+	"ExportFunction":        {"dynamodb:GetItem"},
+	"ExtractorFunction":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+	"PreTokenFunction":      nil,
+	"PageFunction":          nil,
 }
 
 func ref(name string) map[string]any         { return map[string]any{"Ref": name} }
@@ -1200,7 +1201,7 @@ func TestLimitsAreParameters(t *testing.T) {
 	set := resolve(t, tmpl, deployment("us-east-1", map[string]string{"ReadReservedConcurrency": "20", "EditReservedConcurrency": "5"}))
 	for id, f := range set.Functions {
 		want := map[string]int{"GetFactsFunction": 20, "PutFactFunction": 5, "DeleteFactFunction": 5, "PendingFactFunction": 5,
-			"ClearFactsFunction": 5, "ForgetThreadFunction": 5, "EraseUserFunction": 5}[id]
+			"ClearFactsFunction": 5, "ForgetThreadFunction": 5, "ThreadChangesFunction": 5, "EraseUserFunction": 5}[id]
 		if f.ReservedConcurrency != want {
 			t.Errorf("%s reserves %d with ReadReservedConcurrency 20 and EditReservedConcurrency 5, want %d", id, f.ReservedConcurrency, want)
 		}

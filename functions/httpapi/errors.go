@@ -49,6 +49,9 @@ const (
 	// not valid UTF-8 or holds U+FFFD, which is what invalid bytes become
 	// on their way to the function.
 	CodeInvalidKey int64 = 5380000000212
+	// CodeInvalidSince: the since query parameter is not an RFC 3339
+	// time.
+	CodeInvalidSince int64 = 5380000000214
 )
 
 // codeEntry is one error code of the service: how it answers over HTTP and
@@ -136,6 +139,8 @@ var codeTable = []codeEntry{
 		"an object of the body, at any depth, names a member twice (`{\"value\":\"a\",\"value\":\"b\"}`; names compared after unescaping)"},
 	{CodeInvalidKey, "httpapi.CodeInvalidKey", http.StatusBadRequest, false,
 		"the `{key}` path parameter, percent-decoded, is not valid UTF-8 or holds U+FFFD (`/v1/me/facts/k%FF%FE`); has a userMessage"},
+	{CodeInvalidSince, "httpapi.CodeInvalidSince", http.StatusBadRequest, false,
+		"`GET .../threads/{threadId}/changes`: the `since` query parameter is not an RFC 3339 time (`2026-12-06T19:31:00Z`)"},
 	{CodeUnavailable, "httpapi.CodeUnavailable", http.StatusServiceUnavailable, false,
 		fmt.Sprintf("DynamoDB did not answer within the request's bound (`httpapi.AnswerBound`, %d s), or kept throttling or failing through the SDK's retries; has a userMessage and a `Retry-After` header. On a write: the change may or may not have been applied, never half of it; PUT and DELETE are idempotent, so a retry after `Retry-After` is safe", int(AnswerBound/time.Second))},
 }

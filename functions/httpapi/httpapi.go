@@ -384,6 +384,56 @@ func NewForgottenThreadBody(f memory.ThreadForgetting) ForgottenThreadBody {
 	return out
 }
 
+// Change is one change of a [ChangesBody]: a fact the thread set, with
+// the value it replaced when it replaced one.
+type Change struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	// Previous is the value the change replaced; absent when the change
+	// added the fact.
+	Previous string `json:"previous,omitempty"`
+	// At is when the thread set it, RFC 3339 in UTC.
+	At string `json:"at"`
+}
+
+// ChangesBody is the body of a 200 to GET .../threads/{threadId}/changes:
+// the facts the thread set after since (see memory.Store.ThreadChanges),
+// sorted by key, an empty list rather than null.
+type ChangesBody struct {
+	ThreadID string   `json:"threadId"`
+	Changes  []Change `json:"changes"`
+}
+
+// NewChangesBody returns the body answering the changes cs of thread.
+func NewChangesBody(thread string, cs []memory.Change) ChangesBody {
+	out := ChangesBody{ThreadID: thread, Changes: make([]Change, 0, len(cs))}
+	for _, c := range cs {
+		x := Change{Key: c.Key, Value: c.Value, At: FormatTime(c.At)}
+		if c.HadPrevious {
+			x.Previous = c.Previous
+		}
+		out.Changes = append(out.Changes, x)
+	}
+	return out
+}
+
+// UndoneBody is the body of a 200 to POST
+// .../threads/{threadId}/changes/{key}/undo: what undoing the thread's
+// change of the key did (see memory.Store.UndoChange). Restored is the
+// value set back, absent when none; Removed says the thread's new fact
+// was removed. Neither: nothing of the thread's was there to undo.
+type UndoneBody struct {
+	ThreadID string `json:"threadId"`
+	Key      string `json:"key"`
+	Restored string `json:"restored,omitempty"`
+	Removed  bool   `json:"removed"`
+}
+
+// NewUndoneBody returns the body answering the undo u of thread.
+func NewUndoneBody(thread string, u memory.Undo) UndoneBody {
+	return UndoneBody{ThreadID: thread, Key: u.Key, Restored: u.Restored, Removed: u.Removed}
+}
+
 // ErasedBody is the body of a 200 to DELETE /v1/users/{userId}: the
 // facts removed and what remains (see memory.Erasure), times in RFC 3339
 // UTC.

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -68,6 +69,10 @@ type Request struct {
 	// ThreadID is the {threadId} path parameter, a valid memory ID; ""
 	// on routes without one.
 	ThreadID string
+	// Since is the since query parameter of GET
+	// .../threads/{threadId}/changes, RFC 3339; zero when absent (all
+	// changes).
+	Since time.Time
 	// Value is the body's value on routes that take a body.
 	Value string
 	// Origin is the body's origin on routes that take a body:
@@ -90,9 +95,10 @@ type route struct {
 	admin   bool   // /v1/users/{userId}...
 	hasKey  bool   // has a {key} path parameter
 	thread  bool   // has a {threadId} path parameter
+	since   bool   // takes the since query parameter (GET .../changes)
 	body    bool   // takes the JSON body {"value": "…", "origin": "…", "validUntil": "…"}
 	pending bool   // under /v1/me/pending/: the user's answer to a pending fact
-	action  string // what it does: read, export, put, delete, clear, forget_thread, erase, keep, discard
+	action  string // what it does: read, export, put, delete, clear, forget_thread, undo, erase, keep, discard
 }
 
 func parseRoute(key string) (route, error) {
@@ -102,9 +108,12 @@ func parseRoute(key string) (route, error) {
 	}
 	r := route{key: key, hasKey: strings.Contains(path, "/{key}"), body: method == http.MethodPut,
 		pending: strings.HasPrefix(path, "/v1/me/pending/"), thread: strings.Contains(path, "/{threadId}")}
+	r.since = r.thread && method == http.MethodGet && strings.HasSuffix(path, "/changes")
 	switch {
 	case r.thread && method == http.MethodDelete:
 		r.action = "forget_thread"
+	case r.thread && method == http.MethodPost && strings.HasSuffix(path, "/undo"):
+		r.action = "undo"
 	case r.pending && method == http.MethodPost && strings.HasSuffix(path, "/keep"):
 		r.action = "keep"
 	case r.pending && method == http.MethodDelete:
@@ -197,6 +206,15 @@ func (a RequestConfig) decode(r route, req events.APIGatewayV2HTTPRequest) (Requ
 			return out, fail(memory.CodeInvalidID, "invalid thread ID in the path")
 		}
 		out.ThreadID = id
+	}
+	if r.since {
+		if v, ok := req.QueryStringParameters["since"]; ok {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return out, fail(CodeInvalidSince, "the since query parameter is not an RFC 3339 time")
+			}
+			out.Since = t
+		}
 	}
 	if r.body {
 		b, err := a.decodeBody(req)

@@ -80,7 +80,8 @@ func sign(t *testing.T, tenant, user string, scopes ...string) string {
 // on the stack: thread 2's system prompt holds the fact thread 1 stated,
 // learned through the queue and the extractor, and the fact names thread
 // 1 and its title (sent with the message, cleaned to one line by the
-// extractor) with origin conversation; a fact set for an approved remember
+// extractor) with origin conversation, and thread 1's changes say
+// "Memory updated"; a fact set for an approved remember
 // tool call reads back with origin remember_tool; the export holds it and
 // thread 1's watermark; removeFact forgets; deleting thread 1 forgets
 // what it taught and leaves the remember tool's fact; eraseUser, with an admin
@@ -97,6 +98,7 @@ func TestGatewayLoop(t *testing.T) {
 		"thread 1 extraction due: true",
 		`facts after thread 1: [`,
 		`home_city came from: ["conversation","ts-thread-1","Moving to Lisbon «Ana» <draft> ✓"]`,
+		`after thread 1: "Memory updated: `, "home city → Lisbon", // threadChanges
 		`pet came from: ["remember_tool",null]`,
 		`"facts":[`, `"pet:remember_tool"`, `"threads":[`,
 		`\"home_city\": \"Lisbon\"`, // in thread 2's system prompt

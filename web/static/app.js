@@ -384,6 +384,7 @@ async function load() {
     state.pending = data.pending || [];
     state.limits = data.limits;
     renderMine();
+    await loadChanges();
     $("edit-value").maxLength = data.limits.maxFactChars * 2; // The API says when it is too long.
     setUntilRange();
     if (!state.loaded) {
@@ -395,6 +396,57 @@ async function load() {
     if (!state.loaded && !err.sessionEnded) setStatus("Could not read what I remember about you.");
     setError(err);
   }
+}
+
+// RECENT_DAYS is how far back the page lists what conversations changed.
+const RECENT_DAYS = 7;
+
+// loadChanges reads what each conversation the facts were learned in
+// changed in the last RECENT_DAYS (GET /v1/me/threads/{id}/changes, one
+// read each) and shows it at the top, newest first, each with Undo. A
+// failure hides the list and says nothing more: the facts are shown.
+async function loadChanges() {
+  const since = new Date(Date.now() - RECENT_DAYS * 86400000).toISOString();
+  const threads = threadsOf(state.facts, []);
+  const changes = [];
+  try {
+    for (const t of threads) {
+      const data = await call("GET", "/v1/me/threads/" + encodeURIComponent(t.id) + "/changes?since=" + encodeURIComponent(since));
+      for (const c of data.changes) changes.push({ ...c, thread: t });
+    }
+  } catch {
+    changes.length = 0;
+  }
+  changes.sort((a, b) => (a.at === b.at ? (a.key < b.key ? -1 : 1) : a.at < b.at ? 1 : -1));
+  $("changes").replaceChildren(...changes.map((c) => {
+    const li = $("change-item").content.firstElementChild.cloneNode(true);
+    li.dataset.key = c.key;
+    li.dataset.thread = c.thread.id;
+    li.querySelector(".change-text").textContent = c.previous === undefined
+      ? `${c.key} = ${c.value}` : `${c.key}: ${c.previous} → ${c.value}`;
+    const d = new Date(c.at);
+    li.querySelector(".change-meta").textContent = "Learned in " + threadName(c.thread) + (isNaN(d) ? "" : " on " + onDayAt(d));
+    const button = li.querySelector(".change-undo");
+    button.setAttribute("aria-label", `Undo ${c.key} = ${c.value}`);
+    button.addEventListener("click", () => undoChange(c));
+    return li;
+  }));
+  show($("changes-card"), changes.length > 0);
+}
+
+// undoChange undoes what a conversation set (POST
+// /v1/me/threads/{id}/changes/{key}/undo): the previous value back, or
+// the new fact gone; the status says which.
+async function undoChange(c) {
+  try {
+    const data = await call("POST", "/v1/me/threads/" + encodeURIComponent(c.thread.id) + "/changes/" +
+      encodeURIComponent(c.key) + "/undo");
+    await load();
+    if (data.restored !== undefined) setStatus(`Undone: ${data.key} is ${data.restored} again.`);
+    else if (data.removed) setStatus(`Undone: I forgot ${data.key} = ${c.value}.`);
+    else setStatus(`Nothing to undo: ${data.key} changed since.`);
+    $("caps").focus(); // The row and its button are gone: keep the keyboard in the page.
+  } catch (err) { setError(err); }
 }
 
 // renderMine shows state's facts and pending facts, without the fact

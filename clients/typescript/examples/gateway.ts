@@ -4,7 +4,8 @@
 // message, with the thread's title. The end-to-end test (localtest/tse2e)
 // runs main() against the local stack: thread 2 knows what thread 1 said,
 // the learned fact names thread 1's title, a fact the remember tool set
-// says so, facts that wait for the user's yes are asked about
+// says so, what thread 1's extraction changed is said as "Memory updated"
+// (memoryUpdated), facts that wait for the user's yes are asked about
 // (answerPending), the export holds them, forgetting a fact works, deleting
 // a chat forgets what it taught (deleteChat), and so does the erasure.
 
@@ -84,6 +85,22 @@ export async function answerPending(
 }
 
 /**
+ * memoryUpdated asks what the extractions of thread t set after since
+ * (threadChanges, one read) and says it as the chat shows it after an
+ * answer: "Memory updated: home city → Porto · Undo", "" when nothing
+ * changed. The host's Undo calls store.undoChange for each key: the
+ * previous value comes back, or the new fact goes, and no message of the
+ * thread already on its way sets it again.
+ */
+export async function memoryUpdated(store: UserMemoryStoreClient, t: Thread, since: Date): Promise<string> {
+  const { changes } = await store.threadChanges({ ...t.scope, threadId: t.id, since });
+  if (changes.length === 0) {
+    return "";
+  }
+  return "Memory updated: " + changes.map((c) => c.key.replace(/_/g, " ") + " → " + c.value).join("; ") + " · Undo";
+}
+
+/**
  * deleteChat is what a host does when the user deletes a chat: its turns
  * are the host's to drop, and what the chat taught the memory goes too
  * (forgetThread): the facts learned in it, none the user set, none a later
@@ -156,12 +173,18 @@ export async function main(): Promise<void> {
 
   // The extractor keeps the title on one line, trimmed.
   const one = new Thread("ts-thread-1", sc, "  Moving to Lisbon\n«Ana» <draft> ✓ ");
+  const asked = new Date(Date.now() - 1000); // A second's margin for the clocks.
   const r1 = await ask(store, model, one, "Hi, I'm Ana from Lisbon, answer in Portuguese");
   step("thread 1 extraction due", r1.extractDue);
   const learned = await waitFor(store, sc, (fs) => fs.some((f) => f.key === "home_city" && f.value === "Lisbon"));
   step("facts after thread 1", learned.map((f) => `${f.key}=${f.value}`));
   const city = learned.find((f) => f.key === "home_city")!;
   step("home_city came from", [city.origin, city.sourceThreadId, city.sourceThreadTitle]);
+  const updated = await memoryUpdated(store, one, asked);
+  step("after thread 1", updated);
+  if (!updated.includes("home city → Lisbon")) {
+    throw new Error("thread 1's change of home_city is not said");
+  }
   if (city.origin !== "conversation" || city.sourceThreadId !== one.id || city.sourceThreadTitle !== "Moving to Lisbon «Ana» <draft> ✓") {
     throw new Error("home_city does not name thread 1 and its title");
   }

@@ -61,6 +61,24 @@ export type Erasure = components["schemas"]["Erased"];
  */
 export type ForgottenThread = components["schemas"]["ForgottenThread"];
 
+/**
+ * ThreadChanges is the answer of threadChanges: the facts one
+ * conversation's extractions set after a time, sorted by key, each with
+ * previous, the value it replaced, when it replaced one ("Memory updated:
+ * home city → Porto").
+ */
+export type ThreadChanges = components["schemas"]["Changes"];
+
+/** Change is one change of ThreadChanges. */
+export type Change = components["schemas"]["Change"];
+
+/**
+ * Undone is the answer of undoChange: restored, the value set back by
+ * hand, or removed, the thread's new fact removed; neither when nothing
+ * of the thread's was there to undo.
+ */
+export type Undone = components["schemas"]["Undone"];
+
 /** Export is everything the service holds about one user (GDPR access and portability). */
 export type Export = components["schemas"]["Export"];
 
@@ -189,6 +207,17 @@ export interface KeyArgs extends Scope, Signal {
 /** ThreadArgs name one thread of one user. */
 export interface ThreadArgs extends Scope, Signal {
   threadId: string;
+}
+
+/** ThreadChangesArgs name one thread of one user and, optionally, the time after which its changes are listed. */
+export interface ThreadChangesArgs extends ThreadArgs {
+  /** since: only the changes set after it (a Date, or an RFC 3339 string); all of them when absent. */
+  since?: Date | string;
+}
+
+/** ThreadKeyArgs name one fact a thread set, of one user. */
+export interface ThreadKeyArgs extends ThreadArgs {
+  key: string;
 }
 
 /** ScopeArgs name one user. */
@@ -334,6 +363,34 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
   async forgetThread(args: ThreadArgs): Promise<ForgottenThread> {
     this.#forget(args);
     return this.#call<ForgottenThread>("forgetThread", "DELETE", args, "/threads/" + encodeURIComponent(args.threadId) + "/facts");
+  }
+
+  /**
+   * threadChanges lists what one conversation's extractions set after
+   * since (all of them without it), one read: a gateway asks it with the
+   * time it sent an extraction message to say "Memory updated". A since
+   * that is not an RFC 3339 time is a 400 UserMemoryError (code
+   * 5380000000214).
+   */
+  async threadChanges(args: ThreadChangesArgs): Promise<ThreadChanges> {
+    let query = "";
+    if (args.since !== undefined) {
+      query = "?since=" + encodeURIComponent(args.since instanceof Date ? args.since.toISOString() : args.since);
+    }
+    return this.#call<ThreadChanges>("threadChanges", "GET", args, "/threads/" + encodeURIComponent(args.threadId) + "/changes" + query);
+  }
+
+  /**
+   * undoChange is the user's Undo after "Memory updated": the thread's
+   * setting of key undone (the previous value restored by hand, or the new
+   * fact removed), and no extraction message requested before it sets the
+   * key again. A fact the thread did not set, or that changed since, is
+   * left as it is.
+   */
+  async undoChange(args: ThreadKeyArgs): Promise<Undone> {
+    this.#forget(args);
+    return this.#call<Undone>("undoChange", "POST", args,
+      "/threads/" + encodeURIComponent(args.threadId) + "/changes/" + encodeURIComponent(args.key) + "/undo");
   }
 
   /** deleteByUser erases the user (GDPR) and returns the number of facts removed: eraseUser's removedFacts. It needs an admin token. */

@@ -6,8 +6,8 @@
  * backoff and takes an AbortSignal.
  */
 export {
-  UserMemoryStoreClient, DEFAULT_LAST_KNOWN_MS, DEFAULT_TOKEN_REFRESH_BEFORE_MS, type ClientOptions, type Erasure, type Export, type ExtractArgs, type ForgottenThread,
-  type Fact, type IUserMemoryStore, type KeyArgs, type Memory, type MemoryErrorReport, type PendingFact, type PreviousValue, type ScopeArgs, type Signal, type ThreadArgs, type UpsertArgs,
+  UserMemoryStoreClient, DEFAULT_LAST_KNOWN_MS, DEFAULT_TOKEN_REFRESH_BEFORE_MS, type ClientOptions, type Erasure, type Export, type ExtractArgs, type ForgottenThread, type ThreadChanges, type Change, type Undone,
+  type Fact, type IUserMemoryStore, type KeyArgs, type Memory, type MemoryErrorReport, type PendingFact, type PreviousValue, type ScopeArgs, type Signal, type ThreadArgs, type ThreadChangesArgs, type ThreadKeyArgs, type UpsertArgs,
   type WriteOrigin,
 } from "./client.js";
 export { TokenCache, jwtExpiry, type Operation, type Scope, type Token, type TokenProvider } from "./tokens.js";

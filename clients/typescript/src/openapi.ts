@@ -55,6 +55,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/threads/{threadId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The facts one conversation's extractions set since a time, for "Memory updated".
+         * @description Lists the facts whose source is the thread, whose origin is
+         *     conversation and that were set after since (all of them without
+         *     since), sorted by key, each with the value it replaced when the
+         *     thread's setting replaced one. A fact the thread removed, or that
+         *     a later thread or the user changed since, is not listed. One read.
+         */
+        get: operations["myThreadChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/threads/{threadId}/changes/{key}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+                /**
+                 * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
+                 */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo the thread's setting of one fact.
+         * @description When the thread's setting replaced a value, that value is set again
+         *     by hand (restored); when the thread added the fact, it is removed.
+         *     Either way no extraction message requested before the undo sets
+         *     the key again. A fact the thread did not set, or that changed
+         *     since, is left as it is (200 with neither restored nor removed).
+         */
+        post: operations["undoMyChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/export": {
         parameters: {
             query?: never;
@@ -258,6 +334,72 @@ export interface paths {
         post?: never;
         /** Forget what one conversation taught a user of the admin's tenant (see forgetMyThread). */
         delete: operations["forgetUserThread"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/threads/{threadId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user, in the tenant of the admin's token. */
+                userId: components["parameters"]["UserId"];
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+            };
+            cookie?: never;
+        };
+        /** The facts one conversation set for a user of the admin's tenant (see myThreadChanges). */
+        get: operations["userThreadChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/threads/{threadId}/changes/{key}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user, in the tenant of the admin's token. */
+                userId: components["parameters"]["UserId"];
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+                /**
+                 * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
+                 */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo a conversation's setting of one fact of a user of the admin's tenant (see undoMyChange). */
+        post: operations["undoUserChange"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -490,6 +632,28 @@ export interface components {
             /** @description The thread's pending facts discarded, sorted by key. */
             pending: components["schemas"]["Fact"][];
         };
+        Changes: {
+            threadId: components["schemas"]["ID"];
+            /** @description The facts the thread set since the time, sorted by key. */
+            changes: components["schemas"]["Change"][];
+        };
+        Change: {
+            key: string;
+            value: string;
+            /** @description The value the thread's setting replaced; absent when it added the fact. */
+            previous?: string;
+            /** @description When the thread set it. */
+            at: components["schemas"]["Time"];
+        };
+        Undone: {
+            threadId: components["schemas"]["ID"];
+            /** @description The fact's key, canonical. */
+            key: string;
+            /** @description The value set back by hand; absent when none was. */
+            restored?: string;
+            /** @description The thread had added the fact, and it is removed. With neither restored nor removed, nothing of the thread's was there to undo. */
+            removed: boolean;
+        };
         /**
          * @description A value a fact held before a change replaced it, with the change:
          *     its origin and, for a change learned in a conversation, its
@@ -602,6 +766,24 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ForgottenThread"];
+            };
+        };
+        /** @description The facts the thread set since the time. */
+        Changes: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Changes"];
+            };
+        };
+        /** @description What undoing the change did. */
+        Undone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Undone"];
             };
         };
         /** @description An error (RFC 9457). */
@@ -733,6 +915,12 @@ export interface components {
          *     code 5380000000101 (CodeInvalidID).
          */
         ThreadId: components["schemas"]["ID"];
+        /**
+         * @description Only the changes set after this time, RFC 3339; all of them when
+         *     absent. Not an RFC 3339 time: 400, code 5380000000214
+         *     (CodeInvalidSince).
+         */
+        Since: string;
     };
     requestBodies: {
         Value: {
@@ -802,6 +990,76 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ForgottenThread"];
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Problem"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    myThreadChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the changes set after this time, RFC 3339; all of them when
+                 *     absent. Not an RFC 3339 time: 400, code 5380000000214
+                 *     (CodeInvalidSince).
+                 */
+                since?: components["parameters"]["Since"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Changes"];
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    undoMyChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+                /**
+                 * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
+                 */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Undone"];
             400: components["responses"]["Problem"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1137,6 +1395,80 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ForgottenThread"];
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Problem"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    userThreadChanges: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the changes set after this time, RFC 3339; all of them when
+                 *     absent. Not an RFC 3339 time: 400, code 5380000000214
+                 *     (CodeInvalidSince).
+                 */
+                since?: components["parameters"]["Since"];
+            };
+            header?: never;
+            path: {
+                /** @description The user, in the tenant of the admin's token. */
+                userId: components["parameters"]["UserId"];
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Changes"];
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    undoUserChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user, in the tenant of the admin's token. */
+                userId: components["parameters"]["UserId"];
+                /**
+                 * @description The conversation, as the gateway names it in its extraction
+                 *     messages (sourceThreadId of the facts it taught). An ID that is not
+                 *     1 to 128 of the characters the schema ID allows is refused: 400,
+                 *     code 5380000000101 (CodeInvalidID).
+                 */
+                threadId: components["parameters"]["ThreadId"];
+                /**
+                 * @description The fact's key, percent-encoded in the URL; API Gateway decodes it
+                 *     once. It is stored in canonical form: lower case, each run of
+                 *     spaces, '-', '_' and '.' one '_' ("Home City" → home_city). A key
+                 *     may hold letters, digits and combining marks of any script and
+                 *     those four separators only: any other character (Bad%20Key!) is
+                 *     refused, never dropped: 400, code 5380000000109
+                 *     (CodeInvalidKeyChars), with a userMessage. A key that, decoded, is
+                 *     not valid UTF-8 or holds U+FFFD (k%FF%FE) is refused: 400, code
+                 *     5380000000212 (CodeInvalidKey).
+                 */
+                key: components["parameters"]["Key"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Undone"];
             400: components["responses"]["Problem"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -29,6 +29,8 @@ export type Operation =
   | "removeFact"
   | "clear"
   | "forgetThread"
+  | "threadChanges"
+  | "undoChange"
   | "deleteByUser"
   | "exportData"
   | "extract"

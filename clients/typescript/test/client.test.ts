@@ -117,6 +117,36 @@ test("forgetThread deletes the thread's facts on the user's or the admin's route
   assert.deepEqual(operations, ["forgetThread", "forgetThread"]);
 });
 
+test("threadChanges reads the thread's changes since a time on the user's or the admin's route", async () => {
+  seen.length = 0;
+  operations.length = 0;
+  const changes = { threadId: "th 1/é", changes: [{ key: "city", value: "Porto", previous: "Lisbon", at: "2026-12-02T01:00:00Z" }] };
+  answer = (s, res) => (s.method === "GET" && s.url.includes("/changes") ? json(res, 200, changes) : res.writeHead(404).end());
+  assert.deepEqual(await client("me").threadChanges({ tenantId: "acme", userId: "ana@x", threadId: "th 1/é", since: new Date("2026-12-02T00:59:00Z") }), changes);
+  assert.deepEqual(await client("admin").threadChanges({ tenantId: "acme", userId: "ana@x", threadId: "th-1", since: "2026-12-02T00:59:00+01:00" }), changes);
+  assert.deepEqual(await client("me").threadChanges({ tenantId: "acme", userId: "ana@x", threadId: "th-1" }), changes);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), [
+    "GET /v1/me/threads/th%201%2F%C3%A9/changes?since=2026-12-02T00%3A59%3A00.000Z",
+    "GET /v1/users/ana%40x/threads/th-1/changes?since=2026-12-02T00%3A59%3A00%2B01%3A00",
+    "GET /v1/me/threads/th-1/changes",
+  ]);
+  assert.deepEqual(operations, ["threadChanges", "threadChanges", "threadChanges"]);
+});
+
+test("undoChange posts the undo of the thread's setting of a key and returns what it did", async () => {
+  seen.length = 0;
+  operations.length = 0;
+  const undone = { threadId: "th-1", key: "home city", restored: "Lisbon", removed: false };
+  answer = (s, res) => (s.method === "POST" && s.url.endsWith("/undo") ? json(res, 200, undone) : res.writeHead(404).end());
+  assert.deepEqual(await client("me").undoChange({ tenantId: "acme", userId: "ana@x", threadId: "th-1", key: "home city" }), undone);
+  assert.deepEqual(await client("admin").undoChange({ tenantId: "acme", userId: "ana@x", threadId: "th-1", key: "home city" }), undone);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), [
+    "POST /v1/me/threads/th-1/changes/home%20city/undo",
+    "POST /v1/users/ana%40x/threads/th-1/changes/home%20city/undo",
+  ]);
+  assert.deepEqual(operations, ["undoChange", "undoChange"]);
+});
+
 test("deleteByUser with a user's token is refused before any call", async () => {
   seen.length = 0;
   await assert.rejects(client("me").deleteByUser({ tenantId: "acme", userId: "ana" }), /admin scope/);
