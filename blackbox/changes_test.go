@@ -88,4 +88,17 @@ func TestMemoryUpdatedUndo(t *testing.T) {
 			t.Errorf("after the undo the change %s = %q is still listed", c.Key, c.Value)
 		}
 	}
+
+	// The same turns sent again (a gateway's retry, a redelivery) do not
+	// bring the undone fact back. A message of another thread, behind it
+	// in the user's FIFO group, shows when it has been handled.
+	tg.answer(t, tg.tenant, user, thread, 0, 2, "I work as a nurse.", "That must be demanding work.")
+	tg.answer(t, tg.tenant, user, newID("th"), 0, 2, "Please answer in Portuguese.", "Claro.")
+	tg.waitMentions(t, tok, "Portuguese")
+	facts, _ = tg.memoryLists(t, "/v1/me/facts", tok)
+	for _, f := range facts {
+		if f["key"] == key {
+			t.Errorf("the same turns sent again brought the undone fact %s = %v back", key, f["value"])
+		}
+	}
 }
