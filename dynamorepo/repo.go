@@ -101,6 +101,16 @@ func New(client API, table string, opts ...Option) *Repo {
 // newVersion returns a fresh version token: 128 random bits.
 func newVersion() string { return rand.Text() }
 
+// failedOn decodes the item returned with a failed condition. own reports
+// that the item carries ver, the fresh version the write was making: the
+// write landed on an earlier attempt whose answer was lost (the SDK
+// retries after a timeout or a reset connection) and the retry met it.
+// Each write makes a random version, so only its own write carries it.
+func failedOn(ccf *types.ConditionalCheckFailedException, ver string) (cur memory.Record, own bool, err error) {
+	cur, err = decodeRecord(ccf.Item)
+	return cur, err == nil && cur.Version == ver, err
+}
+
 // conditionFailed returns the ConditionalCheckFailedException in err's
 // chain, or nil.
 func conditionFailed(err error) *types.ConditionalCheckFailedException {
@@ -206,6 +216,7 @@ func (r *Repo) updateEntry(ctx context.Context, op string, key map[string]types.
 	names := map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#pending": attrPending,
 		"#ends": attrEnds, "#k": k, "#ver": attrVersion}
 	maps.Copy(names, extra)
+	ver := newVersion()
 	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(r.table),
 		Key:                      key,
@@ -214,14 +225,17 @@ func (r *Repo) updateEntry(ctx context.Context, op string, key map[string]types.
 		ExpressionAttributeNames: names,
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":v":   v,
-			":new": str(newVersion()),
+			":new": str(ver),
 			":max": num(int64(limit)),
 			":now": num(at.UnixMilli()),
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if ccf := conditionFailed(err); ccf != nil {
-		cur, err := decodeRecord(ccf.Item)
+		cur, own, err := failedOn(ccf, ver)
+		if own {
+			return true, memory.Record{}, nil
+		}
 		return false, cur, err
 	}
 	if err != nil {
@@ -236,6 +250,7 @@ func (r *Repo) updateEntry(ctx context.Context, op string, key map[string]types.
 // the condition that there are still no facts. It returns false when a
 // concurrent writer created them first.
 func (r *Repo) createFacts(ctx context.Context, key map[string]types.AttributeValue, factKey string, fv types.AttributeValue) (bool, error) {
+	ver := newVersion()
 	_, err := r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(r.table),
 		Key:                      key,
@@ -245,11 +260,13 @@ func (r *Repo) createFacts(ctx context.Context, key map[string]types.AttributeVa
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":facts": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{factKey: fv}},
 			":empty": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
-			":new":   str(newVersion()),
+			":new":   str(ver),
 		},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
-	if conditionFailed(err) != nil {
-		return false, nil
+	if ccf := conditionFailed(err); ccf != nil {
+		_, own, _ := failedOn(ccf, ver)
+		return own, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("dynamorepo: set fact: %w", err)
@@ -366,7 +383,10 @@ func (r *Repo) Save(ctx context.Context, s memory.Scope, rec memory.Record) (str
 	}
 	_, err = r.api.PutItem(ctx, in)
 	if ccf := conditionFailed(err); ccf != nil {
-		cur, err := decodeRecord(ccf.Item)
+		cur, own, err := failedOn(ccf, ver)
+		if own {
+			return ver, memory.Record{}, nil
+		}
 		if err != nil {
 			return "", memory.Record{}, err
 		}
