@@ -53,6 +53,18 @@ const (
 	// (a card number, an IBAN, a credential or a password); it is never
 	// stored.
 	CodeSecretRefused int64 = 5380000000113
+	// CodeInvalidImport: an import names no source, or neither or both of
+	// text and statements, or an empty one ([CheckImport]).
+	CodeInvalidImport int64 = 5380000000114
+	// CodeImportTooLong: an import's text is over MaxImportChars
+	// characters or MaxImportStatements statements.
+	CodeImportTooLong int64 = 5380000000115
+	// CodeImportNotFound: no import with this ID is known to the user's
+	// record, and it was not requested recently enough to be queued.
+	CodeImportNotFound int64 = 5380000000116
+	// CodeImportLimit: the user requested MaxImportsPerDay imports in the
+	// last 24 hours.
+	CodeImportLimit int64 = 5380000000117
 )
 
 // Error is an error with a meaning for callers: a numeric code that is

@@ -54,6 +54,14 @@ type Record struct {
 	// with its fact: a removal, a clear, an erasure and a forget remove
 	// it. Nil when no fact has one.
 	History map[string][]PreviousValue
+	// Imports are the marks of the user's newest imports, at most
+	// [MaxImports], newest first ([ImportMark]). Nil when there is none.
+	Imports []ImportMark
+	// Declined maps the digest of an imported fact the user discarded
+	// ([DeclinedDigest] of its key and value) to when, at most
+	// [MaxDeclined], the newest: a later import does not propose it again.
+	// A clear and an erasure remove it. Nil when there is none.
+	Declined map[string]time.Time
 }
 
 // ThreadMark is the extraction watermark of one thread: a turn count, set
@@ -200,6 +208,10 @@ type Usage struct {
 
 // KindMemoryUser is the CallMeta.Kind of an extraction call.
 const KindMemoryUser = "MEMORY_USER"
+
+// KindMemoryImport is the Kind of the model calls of an import
+// ([Store.Import]).
+const KindMemoryImport = "MEMORY_IMPORT"
 
 // CallMeta describes a model call for the usage gate and the trace. It carries
 // IDs only, never fact values or turn text.
