@@ -39,6 +39,10 @@ const (
 	// MaxImportsPerDay is how many imports one user may request in 24
 	// hours; the next one is refused (CodeImportLimit).
 	MaxImportsPerDay = 5
+	// ImportQueuedWindow is how long after its request an import without a
+	// mark counts as queued ([ImportQueued]); later, it is unknown
+	// (CodeImportNotFound): its message did not finish.
+	ImportQueuedWindow = time.Hour
 	// MaxDeclined is how many declined imported facts a record remembers
 	// ([Record.Declined]), the newest.
 	MaxDeclined = 200
@@ -153,6 +157,14 @@ type ImportText struct {
 	Text       string
 	Statements []string
 }
+
+// NewImportID returns a new import ID made at now: "imp-", now in unix
+// milliseconds, "-" and random characters. It is a valid ID ([ValidID]).
+func NewImportID(now time.Time) string { return "" }
+
+// ImportIDTime returns the time a [NewImportID] ID was made at, and false
+// when id is not of that form.
+func ImportIDTime(id string) (time.Time, bool) { return time.Time{}, false }
 
 // CheckImport validates what a user asks to import and returns the source
 // cleaned and the text the model will read (statements joined by
