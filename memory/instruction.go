@@ -177,7 +177,7 @@ var (
 		escreva fale utilize mencione esqueca seja chame`)
 	// thirdPersonToo are imperatives spelt as a third person ("responde":
 	// replies, or reply!), orders only with always or never, or "me".
-	thirdPersonToo = wordSet(`responde contesta usa utiliza habla escribe menciona evita llama ignora olvida
+	thirdPersonToo = wordSet(`responde contesta usa uses utiliza habla escribe menciona evita llama ignora olvida
 		utilise mentionne evite parle appelle donne
 		escreve fala chama esquece`)
 	// ignoreVerbs and instructionNouns make a request to drop the
