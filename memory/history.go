@@ -58,7 +58,7 @@ func (c Config) HistoryDepth() int {
 func changeOf(old, next Fact) PreviousValue {
 	p := PreviousValue{Value: old.Value, ReplacedAt: next.UpdatedAt, Origin: next.Origin,
 		ThreadID: next.SourceThreadID, ThreadTitle: next.SourceThreadTitle, Evidence: next.Evidence}
-	if old.Origin == OriginConversation {
+	if old.Origin.Learned() {
 		p.ValueThreadID = old.SourceThreadID
 	}
 	return p
