@@ -394,3 +394,32 @@ func TestImportPromptGolden(t *testing.T) {
 		t.Errorf("the list closed its own marker: %q", req.Transcript)
 	}
 }
+
+func TestReviewImport(t *testing.T) {
+	ctx := context.Background()
+	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{ev("home_city", "Porto", "Lives in Porto"), ev("role", "nurse", "a nurse")}})
+	s, repo := newStore(t, memory.Config{}, memory.WithModel(model))
+	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "home_city", Value: "Lisbon"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Import(ctx, importReq(memorytest.Ana, "imp-1", "- Lives in Porto\n- Works as a nurse")); err != nil {
+		t.Fatal(err)
+	}
+	saves := repo.Calls("Save") + repo.Calls("SetFact")
+	got, err := s.ReviewImport(ctx, memorytest.Ana, "imp-1")
+	if err != nil || !got.Marked || got.Mark.Proposed != 2 {
+		t.Fatalf("ReviewImport = %+v, %v", got, err)
+	}
+	if diff := cmp.Diff([]string{"home_city", "role"}, keys(got.Pending)); diff != "" {
+		t.Errorf("pending (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"home_city": "Lisbon"}, got.Replaces); diff != "" {
+		t.Errorf("replaces (-want +got):\n%s", diff)
+	}
+	if repo.Calls("Save")+repo.Calls("SetFact") != saves {
+		t.Error("a review wrote")
+	}
+	if other, err := s.ReviewImport(ctx, memorytest.Ana, "imp-2"); err != nil || other.Marked || len(other.Pending) != 0 {
+		t.Errorf("review of an unknown import = %+v, %v", other, err)
+	}
+}
