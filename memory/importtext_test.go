@@ -72,6 +72,12 @@ func TestLooksLikeInstruction(t *testing.T) {
 		"Name: Ana",
 		"Has two children",
 		"Writes in Portuguese",
+		"Évite le gluten",
+		"Answer style: concise",
+		"Start date at the clinic: March 2025",
+		"ADD diagnosed in 2019",
+		"Usa óculos",
+		"Fala português e inglês",
 		"",
 	}
 	for _, s := range instructions {
