@@ -552,7 +552,7 @@ func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.
 			if had && old.Value == op.Value {
 				continue
 			}
-			if ok && w.Value == op.Value && !confirms(w, source) {
+			if ok && w.Value == op.Value && !confirms(w, source) && !reimports(w, source) {
 				continue
 			}
 			waiting[op.Key] = withSource(op.fact, source, now)
@@ -571,14 +571,21 @@ func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.
 
 // confirms reports whether an extraction from source that repeats the
 // fact f unchanged confirms it from another thread: f was learned in a
-// conversation, from a thread that is not source's. The confirming thread
+// conversation, from a thread that is not source's, or from an import. The confirming thread
 // then becomes f's source (its thread, title, evidence and saying time,
 // updated now), so that a fact's SourceThreadID is always the thread of
 // its last setting or confirmation, and forgetting the older thread
 // ([Store.ForgetThread]) leaves it. A fact set by hand or by a tool is not
 // moved: it is not a thread's to forget.
 func confirms(f, source Fact) bool {
-	return f.Origin == OriginConversation && source.Origin == OriginConversation && f.SourceThreadID != source.SourceThreadID
+	return f.Origin.Learned() && source.Origin == OriginConversation && f.SourceThreadID != source.SourceThreadID
+}
+
+// reimports reports whether an import from source that proposes the
+// pending fact f unchanged moves it to itself: f was proposed by another
+// import, so that the newest import shows every fact it found.
+func reimports(f, source Fact) bool {
+	return f.Origin == OriginImported && source.Origin == OriginImported && f.SourceThreadID != source.SourceThreadID
 }
 
 // withSource returns f with the origin, thread and saying time of source,
