@@ -208,6 +208,15 @@ func TestImportDuplicateFenceAndDailyLimit(t *testing.T) {
 
 func TestImportFailures(t *testing.T) {
 	ctx := context.Background()
+	t.Run("extraction switched off marks the import refused, with no call", func(t *testing.T) {
+		model := memorytest.NewModel()
+		s, _ := newStore(t, memory.Config{ExtractionDisabled: true}, memory.WithModel(model))
+		res, err := s.Import(ctx, importReq(memorytest.Ana, "imp-1", "Lives in Porto"))
+		if err != nil || res.Outcome != memory.OutcomeDisabled || res.Mark.Status != memory.ImportRefused ||
+			res.Mark.Reason != memory.ImportReasonExtractionOff || model.Calls() != 0 {
+			t.Errorf("%+v, %v, %d calls", res, err, model.Calls())
+		}
+	})
 	long := strings.Repeat("Lives in Porto and likes long walks by the river.\n", 400) // 3 parts
 	t.Run("gate refusal proposes nothing", func(t *testing.T) {
 		model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{ev("home_city", "Porto", "Lives in Porto")}})

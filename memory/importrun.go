@@ -16,6 +16,9 @@ const (
 	ImportReasonBadAnswer    = "bad_answer"
 	ImportReasonTenantBudget = "tenant_budget"
 	ImportReasonDailyImports = "daily_imports"
+	// ImportReasonExtractionOff: extraction is switched off
+	// (Config.ExtractionDisabled), so no model reads the list.
+	ImportReasonExtractionOff = "extraction_off"
 )
 
 // importDay is the window of [MaxImportsPerDay].
@@ -39,8 +42,9 @@ const importDay = 24 * time.Hour
 //
 // A request whose ID the record holds is a duplicate, and one made at or
 // before the user's erasure or last clear is fenced: no call, no write.
-// Past MaxImportsPerDay imports in 24 hours, or when the gate refuses a
-// call, the import is marked refused and nothing is proposed. A failed
+// When extraction is switched off, past MaxImportsPerDay imports in 24
+// hours, or when the gate refuses a call, the import is marked refused
+// and nothing is proposed. A failed
 // call writes nothing (the queue retries) unless req.FinalAttempt, when
 // the import is marked failed, as it is at once for an answer that is not
 // the expected structure. Errors: CodeInvalidID, CodeInvalidImport,
@@ -59,6 +63,10 @@ func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, er
 	}
 	now := s.now()
 	mark := ImportMark{ID: req.ImportID, Source: req.Source, RequestedAt: req.requestedAt(now), Status: ImportDone}
+	if s.cfg.ExtractionDisabled {
+		mark.Status, mark.Reason = ImportRefused, ImportReasonExtractionOff
+		return s.writeImport(ctx, rec, req, mark, nil, ImportResult{Outcome: OutcomeDisabled})
+	}
 	if importsSince(rec.Imports, mark.RequestedAt.Add(-importDay)) >= MaxImportsPerDay {
 		mark.Status, mark.Reason = ImportRefused, ImportReasonDailyImports
 		return s.writeImport(ctx, rec, req, mark, nil, ImportResult{Outcome: OutcomeRefused})
