@@ -33,6 +33,7 @@ const (
 	KeyUnits    = "units"
 	KeyBirthday = "birthday"
 	KeyEmail    = "email"
+	KeyChildren = "children"
 	// KeyTrip is a dated plan ("Is planning a trip to Japan in March
 	// 2024"): set with the last day of its month as validUntil, so that a
 	// plan already over is left out by the store as ended.
@@ -68,12 +69,13 @@ var importRules = []importRule{
 	ir(KeyDiet, `(?i:\bis\s+an?|\bis|\best|\bes|\bist|(?:^|\s)é)\s+((?i:vegetarian|vegan|pescatarian|végétarienne?|végane?|vegetarian[oa]|vegan[oa]|Vegetarier(?:in)?|Veganer(?:in)?))\b`),
 	ir(KeyName, `(?i:\bis\s+named|\bis\s+called|\bgoes\s+by|\bname\s+is|s['’]appelle|se\s+prénomme|se\s+llama|chama-se|se\s+chama|hei(?:ß|ss)t)\s+`+capWords),
 	ir(KeyHomeCity, `(?i:\blives\s+in|\bbased\s+in|\bresides\s+in|\bis\s+living\s+in|\b(?:recently\s+)?moved\s+to|habite\s+(?:à|a|en)|vit\s+(?:à|en)|réside\s+(?:à|en)|vive\s+en|reside\s+en|se\s+mudó\s+a|wohnt\s+in|lebt\s+in|mora\s+em|vive\s+em|reside\s+em|mudou-se\s+para)\s+`+capWords),
-	ir(KeyEmployer, `(?i:\bworks\s+at|\bworks\s+for|\bis\s+employed\s+(?:at|by)|travaille\s+(?:chez|pour)|trabaja\s+(?:en|para)|arbeitet\s+bei|trabalha\s+(?:na|no|em|para))\s+`+capWords),
+	ir(KeyEmployer, `(?i:\bworks\s+at|\bworks\s+for|\bis\s+employed\s+(?:at|by)|\bnew\s+job\s+at|travaille\s+(?:chez|pour)|trabaja\s+(?:en|para)|arbeitet\s+bei|trabalha\s+(?:na|no|em|para))\s+`+capWords),
 	ir(KeyRole, `(?i:\bworks\s+as|travaille\s+(?:comme|en\s+tant\s+que)|trabaja\s+(?:como|de)|arbeitet\s+als|trabalha\s+como)\s+(?i:an?\s+|une?\s+|una?\s+|um\s+|uma\s+)?`+importPhrase),
 	{re: regexp.MustCompile(`(?i:\bis\s+an?)\s+` + importPhrase), key: KeyRole, strict: true},
 	ir(KeyStyle, `(?i:prefers|préfère|prefiere|prefere|bevorzugt)\s+(`+`[^,;.()]{0,40}(?i:answers|responses|replies|explanations|réponses|explications|respuestas|respostas|explicações|Antworten|Erklärungen)[^,;.()]{0,40})`),
 	ir(KeyTimeZone, `(?i:time\s*zone\s+is|fuseau\s+horaire\s+est|zona\s+horaria\s+es|Zeitzone\s+ist|fuso\s+horário\s+é)\s+([^,;()]{2,40}?)\s*(?:[.,;()]|$)`),
 	ir(KeyPet, `(?i:has\s+an?|a\s+une?|tiene\s+una?|hat\s+eine?n?|tem\s+uma?)\s+((?i:dog|cat|chien|chat|chienne|chatte|perro|perra|gato|gata|Hund|Katze|cão|cadela)\s+(?i:named|called|nommée?|appelée?|llamad[oa]|namens|chamad[oa])\s+`+capWord+`)`),
+	ir(KeyChildren, `(?i:\bhas|\ba|\btiene|\bhat|\btem)\s+((?i:one|two|three|four|a|an|un|une|deux|trois|dos|tres|zwei|drei|ein|eine|um|uma|dois|duas|\d)\s+(?i:child|children|kids?|enfants?|hij[oa]s?|Kinder|Kind|filh[oa]s?))\b`),
 	ir(KeyEmail, `(?i:e-?mail(?:\s+address)?\s+is|adresse\s+e-?mail\s+est|correo\s+es|E-Mail-Adresse\s+ist|e-?mail\s+é)\s+(\S+@\S+?)\.?(?:\s|$)`),
 }
 
@@ -84,7 +86,7 @@ var (
 	reNegated  = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:no\s+longer|not|never|used\s+to|formerly|previously|ne|n['’]|plus|ya\s+no|no|nicht|nicht\s+mehr|kein|não|já\s+não|considering|might|may|would\s+like\s+to|envisage|piensa|überlegt|pensa\s+em)(?:$|[^\p{L}])`)
 	// reUserSubject is a statement's subject when it is the user: "The
 	// user", "User's", a pronoun, in the five languages.
-	reUserSubject = regexp.MustCompile(`(?i)^(?:the\s+user(?:['’]s)?|user(?:['’]s)?|they|their|he|his|she|her|you|your|l['’]utilisat(?:eur|rice)|son|sa|ses|el\s+usuario|la\s+usuaria|su|der\s+(?:nutzer|benutzer|anwender)|die\s+(?:nutzerin|benutzerin|anwenderin)|seine?|ihre?|o\s+usuário|a\s+usuária|o\s+utilizador|a\s+utilizadora|seu|sua)\b`)
+	reUserSubject = regexp.MustCompile(`(?i)^(?:the\s+user(?:['’]s)?|user(?:['’]s)?|they|their|he|his|she|her|you|your|l['’]utilisat(?:eur|rice)|son|sa|ses|el\s+usuario|la\s+usuaria|su|der\s+(?:nutzer|benutzer|anwender)|die\s+(?:nutzerin|benutzerin|anwenderin)|seine?|ihre?|er|sie|il|elle|él|ella|ele|ela|o\s+usuário|a\s+usuária|o\s+utilizador|a\s+utilizadora|seu|sua)\b`)
 	// reLead is what leads a statement without being part of it: a list
 	// bullet or number, a date in brackets.
 	reLead = regexp.MustCompile(`^(?:[-*•·–]\s+|\d{1,3}[.)]\s+)?(?:\[\d{4}-\d{2}-\d{2}\][.:]?\s*)?`)
@@ -151,10 +153,19 @@ func ImportOperations(text string) []Operation {
 			break
 		}
 	}
-	if name == "" {
-		name = subjectName(stmts)
-	}
 	ops := []Operation{}
+	if name == "" {
+		// The name a prose list calls the user by is the user's name,
+		// quoted from the first statement it starts.
+		if name = subjectName(stmts); name != "" {
+			for _, s := range stmts {
+				if body := strings.TrimLeft(s[len(reLead.FindString(s)):], "* "); strings.HasPrefix(body, name+" ") {
+					ops = append(ops, Operation{Op: "SET", Key: KeyName, Value: name, Evidence: quote(body, name)})
+					break
+				}
+			}
+		}
+	}
 	for _, s := range stmts {
 		for _, op := range statementOperations(s, name) {
 			ops = slicesDeleteKey(ops, op.Key)
@@ -242,8 +253,13 @@ func statementOperations(s, name string) []Operation {
 	if body == "" || strings.HasPrefix(body, "#") {
 		return nil
 	}
-	if m := reLabel.FindStringSubmatchIndex(strings.ReplaceAll(body, "**", "  ")); m != nil && !reUserSubject.MatchString(body[m[2]:m[3]]) {
+	if m := reLabel.FindStringSubmatchIndex(strings.ReplaceAll(body, "**", "  ")); m != nil {
 		label, value := body[m[2]:m[3]], body[m[4]:m[5]]
+		// "User's name: Sam" is the label "name".
+		label = strings.TrimSpace(label[len(reUserSubject.FindString(label)):])
+		if label == "" {
+			return predicateOperations(strings.TrimSpace(value), name)
+		}
 		if _, known := labelKeys[strings.ToLower(label)]; known {
 			return labelOperation(body, label, value)
 		}

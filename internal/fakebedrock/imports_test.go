@@ -43,7 +43,7 @@ func TestImportOperationsReadTheVendorsFormats(t *testing.T) {
 			map[string]string{"home_city": "Porto", "diet": "vegetarian", "pet": "dog named Rex"}},
 		{"claude prose", "**Personal context**\nAna is a product designer based in Porto. Her brother lives in Madrid.\n" +
 			"**Preferences**\nAna prefers answers in Portuguese.",
-			map[string]string{"role": "product designer", "home_city": "Porto", "preferred_language": "Portuguese"}},
+			map[string]string{"name": "Ana", "role": "product designer", "home_city": "Porto", "preferred_language": "Portuguese"}},
 		{"french", "- L'utilisateur s'appelle Claire.\n- Habite à Lyon.\n- Travaille comme infirmière.\n- Son mari s'appelle Marc.\n" +
 			"- L'utilisateur ne vit plus à Paris.",
 			map[string]string{"name": "Claire", "home_city": "Lyon", "role": "infirmière"}},
