@@ -135,6 +135,11 @@ type Config struct {
 	// Prompt overrides the embedded MEMORY_USER prompt. It must hold
 	// the placeholder {facts}; the transcript is sent as the user message.
 	Prompt string
+	// ImportPrompt overrides the embedded MEMORY_IMPORT prompt
+	// ([DefaultImportPrompt]) of an import ([Store.Import]). It must hold
+	// the placeholder {facts}; {maxOperations} is replaced by
+	// MaxOperations; the list is sent as the user message.
+	ImportPrompt string
 	// EvidenceCheckOff switches the evidence check off: an extracted SET
 	// is then kept without a quote found in a user turn (its evidence is
 	// kept only when found). On by default.
@@ -184,6 +189,9 @@ func (c Config) WithDefaults() Config {
 	if c.Prompt == "" {
 		c.Prompt = DefaultPrompt
 	}
+	if c.ImportPrompt == "" {
+		c.ImportPrompt = DefaultImportPrompt
+	}
 	if c.PendingCategories == nil {
 		c.PendingCategories = DefaultPendingCategories
 	}
@@ -211,6 +219,14 @@ func (c Config) WithDefaults() Config {
 func (c Config) MaxRecordBytes() int {
 	c = c.WithDefaults()
 	return c.baseRecordBytes() + c.MaxFacts*c.HistoryDepth()*c.historyEntryBytes()
+}
+
+// MaxImportedPending is the most pending facts proposed by imports a user
+// has ([Store.Import]), apart from the MaxPending learned in
+// conversations: MaxFacts, so that every fact of an import can be kept.
+func (c Config) MaxImportedPending() int {
+	c = c.WithDefaults()
+	return c.MaxFacts
 }
 
 // baseRecordBytes is [Config.MaxRecordBytes] without the facts' history.
@@ -250,6 +266,8 @@ func (c Config) Validate() error {
 		return bad("maxConflictRetries %d is outside [1, 100]", c.MaxConflictRetries)
 	case !strings.Contains(c.Prompt, "{facts}"):
 		return bad("the prompt must hold the placeholder {facts}")
+	case !strings.Contains(c.ImportPrompt, "{facts}"):
+		return bad("the import prompt must hold the placeholder {facts}")
 	case c.MaxPending < 1 || c.MaxPending > maxPendingUpperBound:
 		return bad("maxPending %d is outside [1, %d]", c.MaxPending, maxPendingUpperBound)
 	case c.PendingLifetime < pendingLifetimeLowerBound || c.PendingLifetime > PendingLifetimeUpperBound:

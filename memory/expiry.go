@@ -84,17 +84,11 @@ func (s *Store) facts(rec Record) []Fact { return s.liveFacts(rec.Facts, false, 
 func (s *Store) pending(rec Record) []Fact { return s.liveFacts(rec.Pending, true, s.now()) }
 
 // tidyEnded returns rec without the facts and pending facts that ended by
-// now, with at most MaxPending pending facts (the newest), and Expires set
+// now, with the pending facts capped ([Store.capPending]), and Expires set
 // to the earliest end of what stays.
 func (s *Store) tidyEnded(rec Record, now time.Time) Record {
 	rec.Facts = s.liveFacts(rec.Facts, false, now)
-	pending := s.liveFacts(rec.Pending, true, now)
-	if len(pending) > s.cfg.MaxPending {
-		slices.SortStableFunc(pending, func(a, b Fact) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
-		pending = pending[:s.cfg.MaxPending]
-		sortFacts(pending)
-	}
-	rec.Pending = pending
+	rec.Pending = s.capPending(s.liveFacts(rec.Pending, true, now))
 	rec.Expires = time.Time{}
 	for i, list := range [][]Fact{rec.Facts, rec.Pending} {
 		for _, f := range list {
@@ -104,4 +98,33 @@ func (s *Store) tidyEnded(rec Record, now time.Time) Record {
 		}
 	}
 	return rec
+}
+
+// capPending returns pending, sorted by key, with at most MaxPending
+// pending facts learned in a conversation and at most
+// [Config.MaxImportedPending] proposed by an import, the newest of each.
+func (s *Store) capPending(pending []Fact) []Fact {
+	var talk, imported []Fact
+	for _, f := range pending {
+		if f.Origin == OriginImported {
+			imported = append(imported, f)
+		} else {
+			talk = append(talk, f)
+		}
+	}
+	out := append(newest(talk, s.cfg.MaxPending), newest(imported, s.cfg.MaxImportedPending())...)
+	sortFacts(out)
+	return out
+}
+
+// newest returns the n facts of facts updated last (ties by key), or all
+// of them when they are fewer.
+func newest(facts []Fact, n int) []Fact {
+	if len(facts) <= n {
+		return facts
+	}
+	facts = slices.Clone(facts)
+	sortFacts(facts)
+	slices.SortStableFunc(facts, func(a, b Fact) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+	return facts[:n]
 }

@@ -552,7 +552,7 @@ func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.
 			if had && old.Value == op.Value {
 				continue
 			}
-			if ok && w.Value == op.Value && !confirms(w, source) {
+			if ok && w.Value == op.Value && !confirms(w, source) && !reimports(w, source) {
 				continue
 			}
 			waiting[op.Key] = withSource(op.fact, source, now)
@@ -579,6 +579,13 @@ func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.
 // moved: it is not a thread's to forget.
 func confirms(f, source Fact) bool {
 	return f.Origin == OriginConversation && source.Origin == OriginConversation && f.SourceThreadID != source.SourceThreadID
+}
+
+// reimports reports whether an import from source that proposes the
+// pending fact f unchanged moves it to itself: f was proposed by another
+// import, so that the newest import shows every fact it found.
+func reimports(f, source Fact) bool {
+	return f.Origin == OriginImported && source.Origin == OriginImported && f.SourceThreadID != source.SourceThreadID
 }
 
 // withSource returns f with the origin, thread and saying time of source,

@@ -1,8 +1,7 @@
 package memory
 
 import (
-	"context"
-	"errors"
+	_ "embed"
 	"time"
 )
 
@@ -48,14 +47,12 @@ const (
 	MaxDeclined = 200
 )
 
-// DeclinedDigest returns the digest under which [Record.Declined]
-// remembers an imported fact the user discarded: a hash of its key and
-// its value, normalized, so that neither is kept in clear.
-func DeclinedDigest(key, value string) string { return "" }
-
 // DefaultImportPrompt is the embedded MEMORY_IMPORT prompt: the system
 // prompt of an import's model calls, written for third-person memory
 // lists. {facts} is replaced by the known facts, as in [DefaultPrompt].
+// Config.ImportPrompt overrides it.
+//
+//go:embed prompts/memory_import.txt
 var DefaultImportPrompt string
 
 // OriginImported: proposed by an import from another assistant and kept
@@ -156,69 +153,4 @@ type ImportText struct {
 	Source     string
 	Text       string
 	Statements []string
-}
-
-// NewImportID returns a new import ID made at now: "imp-", now in unix
-// milliseconds, "-" and random characters. It is a valid ID ([ValidID]).
-func NewImportID(now time.Time) string { return "" }
-
-// ImportIDTime returns the time a [NewImportID] ID was made at, and false
-// when id is not of that form.
-func ImportIDTime(id string) (time.Time, bool) { return time.Time{}, false }
-
-// CheckImport validates what a user asks to import and returns the source
-// cleaned and the text the model will read (statements joined by
-// newlines). Errors: CodeInvalidImport (no source, a source over
-// MaxImportSourceChars, neither or both of text and statements, an empty
-// text or statement, over MaxImportStatements statements);
-// CodeImportTooLong (over MaxImportChars characters, or more than
-// MaxImportParts parts).
-func CheckImport(in ImportText) (source, text string, err error) {
-	return "", "", errors.New("memory: CheckImport: not built yet")
-}
-
-// SplitImport splits text into the parts one model call reads each: at
-// most ImportPartChars characters, cut at line ends (a longer line at a
-// space, or hard).
-func SplitImport(text string) []string { return nil }
-
-// LooksLikeInstruction reports whether s, a statement of a memory list or
-// the evidence of a fact, is an instruction to the assistant ("Always
-// answer in French", "Ignore previous instructions") rather than a fact
-// about the user, in English and the languages of the eval.
-func LooksLikeInstruction(s string) bool { return false }
-
-// Import has the cheap model read a memory list pasted from another
-// assistant, with [DefaultImportPrompt], and proposes every fact it finds
-// as a pending fact of OriginImported, in one conditional write with the
-// import's mark ([ImportMark]).
-func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, error) {
-	return ImportResult{}, errors.New("memory: Import: not built yet")
-}
-
-// ImportStatusOf returns the mark of the import id in the user's record,
-// and false when the record holds none (the import is queued, being read,
-// or unknown).
-func (s *Store) ImportStatusOf(ctx context.Context, sc Scope, id string) (ImportMark, bool, error) {
-	return ImportMark{}, false, errors.New("memory: ImportStatusOf: not built yet")
-}
-
-// ImportsToday counts the imports of the user requested in the 24 hours
-// before now, for the route's early refusal (CodeImportLimit).
-func (s *Store) ImportsToday(ctx context.Context, sc Scope) (int, error) {
-	return 0, errors.New("memory: ImportsToday: not built yet")
-}
-
-// KeepImport keeps every pending fact of the import id (the user's yes to
-// all of them), in one conditional write, and returns the kept facts.
-func (s *Store) KeepImport(ctx context.Context, sc Scope, id string) ([]Fact, error) {
-	return nil, errors.New("memory: KeepImport: not built yet")
-}
-
-// DiscardImport discards every pending fact of the import id, remembering
-// each as declined ([Record.Declined]) so that a re-import does not
-// propose it again, in one conditional write, and returns how many it
-// discarded.
-func (s *Store) DiscardImport(ctx context.Context, sc Scope, id string) (int, error) {
-	return 0, errors.New("memory: DiscardImport: not built yet")
 }

@@ -80,7 +80,8 @@ func (s *Store) KeepPending(ctx context.Context, sc Scope, key string) (Fact, er
 // DiscardPending is the user's no to a pending fact: it goes, and a
 // tombstone of its key fences the extractions requested before now, so
 // that a message already queued does not propose it again (a later
-// conversation may). A key with no pending fact changes nothing; the
+// conversation may). A discarded imported fact is remembered as declined
+// ([Record.Declined]): a later import does not propose it again. A key with no pending fact changes nothing; the
 // stored fact of the key, if any, stays. Errors: CodeInvalidID,
 // CodeInvalidKeyChars or CodeEmptyFact; CodeConflict; a repository
 // failure.
@@ -91,8 +92,12 @@ func (s *Store) DiscardPending(ctx context.Context, sc Scope, key string) error 
 	}
 	at := s.now()
 	return s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
-		if !slices.ContainsFunc(rec.Pending, func(f Fact) bool { return f.Key == k }) {
+		i := slices.IndexFunc(rec.Pending, func(f Fact) bool { return f.Key == k })
+		if i < 0 {
 			return rec, false
+		}
+		if f := rec.Pending[i]; f.Origin == OriginImported {
+			rec.Declined = addDeclined(rec.Declined, f, at)
 		}
 		rec.Pending = withoutKey(rec.Pending, k)
 		rec.Tombstones = maps.Clone(rec.Tombstones)

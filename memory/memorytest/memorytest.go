@@ -104,6 +104,16 @@ func clone(rec memory.Record) memory.Record {
 		rec.Tails = maps.Clone(rec.Tails)
 	}
 	rec.History = cloneHistory(rec.History, rec.Facts)
+	if len(rec.Imports) == 0 {
+		rec.Imports = nil // stored as none, as dynamorepo stores none
+	} else {
+		rec.Imports = slices.Clone(rec.Imports)
+	}
+	if len(rec.Declined) == 0 {
+		rec.Declined = nil
+	} else {
+		rec.Declined = maps.Clone(rec.Declined)
+	}
 	return rec
 }
 
@@ -227,6 +237,8 @@ func (r *Repo) ClearFacts(_ context.Context, s memory.Scope, at time.Time) error
 	rec.Pending = nil
 	rec.Tails = nil
 	rec.History = nil
+	rec.Imports = nil
+	rec.Declined = nil
 	rec.Expires = time.Time{}
 	rec.ClearedAt = at
 	rec.Version = r.nextVersion()

@@ -1,0 +1,175 @@
+package memory
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ImportStatusOf returns the mark of the import id in the user's record,
+// and false when the record holds none (the import is queued, being read,
+// or unknown). Errors: CodeInvalidID; a repository failure.
+func (s *Store) ImportStatusOf(ctx context.Context, sc Scope, id string) (ImportMark, bool, error) {
+	if !ValidID(id) {
+		return ImportMark{}, false, badRequest(CodeInvalidID, "invalid import ID", "")
+	}
+	rec, err := s.read(ctx, sc)
+	if err != nil {
+		return ImportMark{}, false, err
+	}
+	i := slices.IndexFunc(rec.Imports, func(m ImportMark) bool { return m.ID == id })
+	if i < 0 {
+		return ImportMark{}, false, nil
+	}
+	return rec.Imports[i], true, nil
+}
+
+// ImportsToday counts the imports of the user requested in the 24 hours
+// before now, for the route's early refusal (CodeImportLimit). Errors:
+// CodeInvalidID; a repository failure.
+func (s *Store) ImportsToday(ctx context.Context, sc Scope) (int, error) {
+	rec, err := s.read(ctx, sc)
+	if err != nil {
+		return 0, err
+	}
+	return importsSince(rec.Imports, s.now().Add(-importDay)), nil
+}
+
+// ImportPending returns the pending facts of the import id, sorted by key:
+// those a reader sees now ([Store.GetFactsAndPending]) whose source is the
+// import.
+func ImportPending(pending []Fact, id string) []Fact {
+	out := []Fact{}
+	for _, f := range pending {
+		if f.Origin == OriginImported && f.SourceThreadID == id {
+			out = append(out, f)
+		}
+	}
+	sortFacts(out)
+	return out
+}
+
+// KeepImport keeps every pending fact of the import id (the user's yes to
+// all of them), in one conditional write, and returns the kept facts,
+// sorted by key: none when the import has no pending fact. Each moves to
+// the facts as [Store.KeepPending] moves one, updated now; over MaxFacts
+// the facts updated longest ago are dropped, never these. Errors:
+// CodeInvalidID; CodeConflict; a repository failure.
+func (s *Store) KeepImport(ctx context.Context, sc Scope, id string) ([]Fact, error) {
+	rec, err := s.readForImport(ctx, sc, id)
+	if err != nil {
+		return nil, err
+	}
+	var kept []Fact
+	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
+		now := s.now()
+		kept = ImportPending(s.pending(rec), id)
+		if len(kept) == 0 {
+			return rec, false
+		}
+		for i := range kept {
+			kept[i].UpdatedAt = now
+			rec.Pending = withoutKey(rec.Pending, kept[i].Key)
+			rec.Facts = setFact(rec.Facts, kept[i])
+			rec.Tombstones = withoutTombstone(rec.Tombstones, kept[i].Key)
+		}
+		rec.Facts = capKept(rec.Facts, kept, s.cfg.MaxFacts)
+		return rec, true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return kept, nil
+}
+
+// capKept returns facts with at most max facts, dropping those updated
+// longest ago but never one of kept (which are at most max).
+func capKept(facts, kept []Fact, max int) []Fact {
+	if len(facts) <= max {
+		return facts
+	}
+	keep := map[string]bool{}
+	for _, f := range kept {
+		keep[f.Key] = true
+	}
+	out := slices.Clone(facts)
+	slices.SortStableFunc(out, func(a, b Fact) int {
+		if keep[a.Key] != keep[b.Key] {
+			if keep[a.Key] {
+				return -1
+			}
+			return 1
+		}
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	out = out[:max]
+	sortFacts(out)
+	return out
+}
+
+// DiscardImport discards every pending fact of the import id, remembering
+// each as declined ([Record.Declined]) so that a re-import does not
+// propose it again, in one conditional write, and returns how many it
+// discarded (0 when the import has no pending fact). Errors:
+// CodeInvalidID; CodeConflict; a repository failure.
+func (s *Store) DiscardImport(ctx context.Context, sc Scope, id string) (int, error) {
+	rec, err := s.readForImport(ctx, sc, id)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
+		gone := ImportPending(s.pending(rec), id)
+		if n = len(gone); n == 0 {
+			return rec, false
+		}
+		now := s.now()
+		for _, f := range gone {
+			rec.Pending = withoutKey(rec.Pending, f.Key)
+			rec.Declined = addDeclined(rec.Declined, f, now)
+		}
+		return rec, true
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// readForImport validates the scope and an import ID and reads the
+// record.
+func (s *Store) readForImport(ctx context.Context, sc Scope, id string) (Record, error) {
+	if !ValidID(id) {
+		return Record{}, badRequest(CodeInvalidID, "invalid import ID", "")
+	}
+	return s.read(ctx, sc)
+}
+
+// addDeclined returns a copy of declined with the digest of f at now, at
+// most MaxDeclined digests, the newest (ties by digest).
+func addDeclined(declined map[string]time.Time, f Fact, now time.Time) map[string]time.Time {
+	out := maps.Clone(declined)
+	if out == nil {
+		out = map[string]time.Time{}
+	}
+	out[DeclinedDigest(f.Key, f.Value)] = now
+	if len(out) <= MaxDeclined {
+		return out
+	}
+	digests := slices.Collect(maps.Keys(out))
+	slices.SortFunc(digests, func(a, b string) int {
+		if c := out[b].Compare(out[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	for _, d := range digests[MaxDeclined:] {
+		delete(out, d)
+	}
+	return out
+}

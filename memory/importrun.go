@@ -1,0 +1,335 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The reasons of a failed or refused import ([ImportMark].Reason).
+const (
+	ImportReasonModelFailed  = "model_failed"
+	ImportReasonBadAnswer    = "bad_answer"
+	ImportReasonTenantBudget = "tenant_budget"
+	ImportReasonDailyImports = "daily_imports"
+)
+
+// importDay is the window of [MaxImportsPerDay].
+const importDay = 24 * time.Hour
+
+// Import has the cheap model read a memory list pasted from another
+// assistant, with [DefaultImportPrompt], and proposes every fact it finds
+// as a pending fact of OriginImported, in one conditional write with the
+// import's mark ([ImportMark]).
+//
+// The text is split ([SplitImport]); each part is one model call, asked
+// of the usage gate first (Kind KindMemoryImport), with the known facts in
+// the prompt and the part as the one user turn. Its operations are
+// validated as an extraction's are; every SET is screened as an
+// extraction screens it, the part being the user's words (secrets, past
+// end dates and evidence not in the part are left out), then an
+// instruction to the assistant ([LooksLikeInstruction]) is left out, and
+// every DELETE. What stays is proposed pending, whatever its category,
+// unless its key holds that value already (Known) or the user declined it
+// from an earlier import ([Record.Declined]). The counts go in the mark.
+//
+// A request whose ID the record holds is a duplicate, and one made at or
+// before the user's erasure or last clear is fenced: no call, no write.
+// Past MaxImportsPerDay imports in 24 hours, or when the gate refuses a
+// call, the import is marked refused and nothing is proposed. A failed
+// call writes nothing (the queue retries) unless req.FinalAttempt, when
+// the import is marked failed, as it is at once for an answer that is not
+// the expected structure. Errors: CodeInvalidID, CodeInvalidImport,
+// CodeImportTooLong; CodeConflict; a repository failure.
+func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, error) {
+	req.Source = CleanImportSource(req.Source)
+	if err := req.check(); err != nil {
+		return ImportResult{}, err
+	}
+	rec, err := s.repo.Get(ctx, req.Scope)
+	if err != nil {
+		return ImportResult{}, repoError(err)
+	}
+	if o, stop := importSkip(rec, req); stop {
+		return ImportResult{Outcome: o}, nil
+	}
+	now := s.now()
+	mark := ImportMark{ID: req.ImportID, Source: req.Source, RequestedAt: req.requestedAt(now), Status: ImportDone}
+	if importsSince(rec.Imports, mark.RequestedAt.Add(-importDay)) >= MaxImportsPerDay {
+		mark.Status, mark.Reason = ImportRefused, ImportReasonDailyImports
+		return s.writeImport(ctx, rec, req, mark, nil, ImportResult{Outcome: OutcomeRefused})
+	}
+	parts := SplitImport(req.Text)
+	mark.Parts = len(parts)
+	res := ImportResult{}
+	var changes []change
+	for _, part := range parts {
+		ops, stop := s.readPart(ctx, rec, req, part, &res, &mark)
+		if stop {
+			if mark.Status == ImportDone { // a transient failure, retried
+				return res, nil
+			}
+			return s.writeImport(ctx, rec, req, mark, nil, res)
+		}
+		changes = append(changes, s.screenImport(ops, part, now, &mark.LeftOut)...)
+	}
+	return s.writeImport(ctx, rec, req, mark, changes, res)
+}
+
+// check returns an *Error when the scope, the ID, the source or the text
+// of req is not valid.
+func (req ImportRequest) check() error {
+	if err := req.Scope.Validate(); err != nil {
+		return err
+	}
+	if !ValidID(req.ImportID) {
+		return badRequest(CodeInvalidID, "invalid import ID", "")
+	}
+	if req.Source == "" || strings.TrimSpace(req.Text) == "" {
+		return badRequest(CodeInvalidImport, "an import needs a source and a text", "")
+	}
+	if utf8.RuneCountInString(req.Text) > MaxImportChars || len(SplitImport(req.Text)) > MaxImportParts {
+		return badRequest(CodeImportTooLong, "the import's text is over the limits of one import", "")
+	}
+	return nil
+}
+
+// requestedAt returns when req was requested: SentAt, or now when it is
+// zero or ahead of now.
+func (req ImportRequest) requestedAt(now time.Time) time.Time {
+	if req.SentAt.IsZero() || req.SentAt.After(now) {
+		return now
+	}
+	return req.SentAt.UTC()
+}
+
+// importSkip reports whether rec makes the import req moot: the user was
+// erased or cleared their facts at or after the time req was made, or
+// the record holds req's mark already.
+func importSkip(rec Record, req ImportRequest) (Outcome, bool) {
+	switch {
+	case fences(rec.ErasedAt, req.SentAt):
+		return OutcomeFenced, true
+	case fences(rec.ClearedAt, req.SentAt):
+		return OutcomeCleared, true
+	case slices.ContainsFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID }):
+		return OutcomeDuplicate, true
+	}
+	return "", false
+}
+
+// importsSince counts the marks of imports requested after since.
+func importsSince(marks []ImportMark, since time.Time) int {
+	n := 0
+	for _, m := range marks {
+		if m.RequestedAt.After(since) {
+			n++
+		}
+	}
+	return n
+}
+
+// readPart asks the gate and makes the model call of one part, adding to
+// res its call and usage. It returns the validated operations, or true
+// when the import stops: mark then says why (refused, or failed), or is
+// still ImportDone for a transient failure left to a retry, and res has
+// the outcome.
+func (s *Store) readPart(ctx context.Context, rec Record, req ImportRequest, part string, res *ImportResult, mark *ImportMark) ([]Operation, bool) {
+	meta := s.importMeta(req)
+	if s.gate != nil && !s.gate.Allow(ctx, meta) {
+		mark.Status, mark.Reason = ImportRefused, ImportReasonTenantBudget
+		res.Outcome = OutcomeRefused
+		return nil, true
+	}
+	res.ModelCalls++
+	var used Usage
+	ops, err := s.callImportModel(ctx, meta, rec, part, &used)
+	res.Usage = res.Usage.plus(used)
+	if s.gate != nil {
+		s.gate.Record(ctx, meta, used)
+	}
+	if err == nil {
+		return ops, false
+	}
+	var er ExtractResult
+	er.reportModelFailure(err)
+	res.Outcome, res.Reported = er.Outcome, er.Reported
+	switch {
+	case er.Outcome == OutcomeBadAnswer:
+		mark.Status, mark.Reason = ImportFailed, ImportReasonBadAnswer
+	case req.FinalAttempt:
+		mark.Status, mark.Reason = ImportFailed, ImportReasonModelFailed
+	}
+	return nil, true
+}
+
+// plus returns the sum of two usages.
+func (u Usage) plus(o Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + o.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens}
+}
+
+// importMeta returns the CallMeta of an import's model calls: the
+// request's, of KindMemoryImport, with its IDs (the import ID as the
+// thread's) and the model it names or the config's.
+func (s *Store) importMeta(req ImportRequest) CallMeta {
+	meta := req.Meta
+	meta.Kind = KindMemoryImport
+	meta.TenantID, meta.UserID, meta.ThreadID = req.TenantID, req.UserID, req.ImportID
+	meta.ModelID = req.CheapModelID
+	if meta.ModelID == "" {
+		meta.ModelID = s.cfg.CheapModelID
+	}
+	return meta
+}
+
+// importListOpen and importListClose mark the pasted list in the user
+// message of an import's model call.
+const (
+	importListOpen  = "<memory_list>"
+	importListClose = "</memory_list>"
+)
+
+// ImportTranscript returns the user message of the model call that reads
+// part: the part between the list's markers, any marker inside it
+// defused.
+func ImportTranscript(part string) string {
+	part = strings.NewReplacer(importListOpen, "<memory list>", importListClose, "</memory list>").Replace(part)
+	return importListOpen + "\n" + part + "\n" + importListClose
+}
+
+// callImportModel renders the import prompt, calls the model on part and
+// validates its answer as [Store.callModel] does.
+func (s *Store) callImportModel(ctx context.Context, meta CallMeta, rec Record, part string, usage *Usage) ([]Operation, error) {
+	if s.model == nil {
+		return nil, errors.New("memory: no model configured")
+	}
+	system := strings.ReplaceAll(s.cfg.ImportPrompt, "{maxOperations}", strconv.Itoa(s.cfg.MaxOperations))
+	req := ModelRequest{
+		ModelID:        meta.ModelID,
+		System:         RenderPrompt(system, s.facts(rec), s.now()),
+		Transcript:     ImportTranscript(part),
+		Tool:           OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
+		MaxOperations:  s.cfg.MaxOperations,
+		MaxAnswerBytes: len(LargestAnswer(s.cfg.MaxOperations, s.cfg.MaxFactChars)),
+		Meta:           meta,
+	}
+	ans, err := s.model.Extract(ctx, req)
+	*usage = ans.Usage
+	if err != nil {
+		return nil, err
+	}
+	return s.validateOperations(ans.Operations)
+}
+
+// screenImport returns the changes an import proposes of the operations
+// read from part, all pending, counting in left what it leaves out: every
+// DELETE, what [Store.screen] leaves out (the part being the user's turn)
+// and every SET whose value or evidence is an instruction.
+func (s *Store) screenImport(ops []Operation, part string, now time.Time, left *ImportLeftOut) []change {
+	sets := make([]Operation, 0, len(ops))
+	for _, op := range ops {
+		if op.Op == OpDelete {
+			left.Deletes++
+			continue
+		}
+		sets = append(sets, op)
+	}
+	var er ExtractResult
+	screened := s.screen(sets, ExtractRequest{Turns: []Turn{{Role: RoleUser, Text: part}}}, now, &er)
+	left.Secrets += er.Secrets
+	left.Ended += er.Ended
+	left.Unsupported += er.Unsupported
+	out := screened[:0]
+	for _, c := range screened {
+		if LooksLikeInstruction(c.Value) || LooksLikeInstruction(c.Operation.Evidence) {
+			left.Instructions++
+			continue
+		}
+		c.pending = true
+		out = append(out, c)
+	}
+	return out
+}
+
+// writeImport writes the import's mark and, for an import read, its
+// proposals, in one conditional write, merging again on a conflict, and
+// returns res with the mark as stored and the outcome. A fence or a
+// duplicate found at write time stops it with that outcome.
+func (s *Store) writeImport(ctx context.Context, rec Record, req ImportRequest, mark ImportMark, changes []change, res ImportResult) (ImportResult, error) {
+	var stored ImportMark
+	stopped := Outcome("")
+	err := s.saveLoop(ctx, req.Scope, rec, func(rec Record) (Record, bool) {
+		if o, stop := importSkip(rec, req); stop {
+			stopped = o
+			return rec, false
+		}
+		now := s.now()
+		m := mark
+		m.DoneAt = now
+		if m.Status == ImportDone {
+			rec = s.propose(rec, req, m.RequestedAt, changes, &m, now)
+		}
+		rec.Imports = addImport(rec.Imports, m)
+		stored = m
+		return rec, true
+	})
+	if err != nil {
+		return ImportResult{}, err
+	}
+	switch {
+	case stopped != "":
+		return ImportResult{Outcome: stopped, ModelCalls: res.ModelCalls, Usage: res.Usage}, nil
+	case stored.Status == ImportDone && stored.Proposed > 0:
+		res.Outcome = OutcomeChanged
+	case stored.Status == ImportDone:
+		res.Outcome = OutcomeUnchanged
+	}
+	res.Mark = stored
+	return res, nil
+}
+
+// propose returns rec with the changes of an import proposed as pending
+// facts of OriginImported from it, leaving out, and counting in m, a SET
+// whose key holds its value already (Known) or that the user declined
+// (Declined), and a SET of a key removed after the import was requested.
+// m.Proposed is the number of the import's pending facts after the caps.
+func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes []change, m *ImportMark, now time.Time) Record {
+	held := make(map[string]string, len(rec.Facts))
+	for _, f := range s.facts(rec) {
+		held[f.Key] = f.Value
+	}
+	kept := make([]change, 0, len(changes))
+	for _, c := range changes {
+		if v, ok := held[c.Key]; ok && v == c.Value {
+			m.LeftOut.Known++
+			continue
+		}
+		if _, ok := rec.Declined[DeclinedDigest(c.Key, c.Value)]; ok {
+			m.LeftOut.Declined++
+			continue
+		}
+		kept = append(kept, c)
+	}
+	kept, _ = forgetRemoved(kept, rec.Tombstones, req.SentAt)
+	source := Fact{Origin: OriginImported, SourceThreadID: req.ImportID, SourceThreadTitle: req.Source, SaidAt: said}
+	rec.Facts, rec.Pending, _ = mergeOperations(rec.Facts, rec.Pending, kept, source, now, s.cfg.MaxFacts)
+	rec.Pending = s.capPending(s.liveFacts(rec.Pending, true, now))
+	m.Proposed = 0
+	for _, f := range rec.Pending {
+		if f.Origin == OriginImported && f.SourceThreadID == req.ImportID {
+			m.Proposed++
+		}
+	}
+	return rec
+}
+
+// addImport returns marks with m first, at most MaxImports.
+func addImport(marks []ImportMark, m ImportMark) []ImportMark {
+	out := append([]ImportMark{m}, marks...)
+	return out[:min(len(out), MaxImports)]
+}
