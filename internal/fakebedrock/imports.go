@@ -89,7 +89,8 @@ var (
 	reUserSubject = regexp.MustCompile(`(?i)^(?:the\s+user(?:['’]s)?|user(?:['’]s)?|they|their|he|his|she|her|you|your|l['’]utilisat(?:eur|rice)|son|sa|ses|el\s+usuario|la\s+usuaria|su|der\s+(?:nutzer|benutzer|anwender)|die\s+(?:nutzerin|benutzerin|anwenderin)|seine?|ihre?|er|sie|il|elle|él|ella|ele|ela|o\s+usuário|a\s+usuária|o\s+utilizador|a\s+utilizadora|seu|sua)\b`)
 	// reLead is what leads a statement without being part of it: a list
 	// bullet or number, a date in brackets.
-	reLead = regexp.MustCompile(`^(?:[-*•·–]\s+|\d{1,3}[.)]\s+)?(?:\[\d{4}-\d{2}-\d{2}\][.:]?\s*)?`)
+	reListMarker = regexp.MustCompile(`^\s*</?memory_list>\s*$`)
+	reLead       = regexp.MustCompile(`^(?:[-*•·–]\s+|\d{1,3}[.)]\s+)?(?:\[\d{4}-\d{2}-\d{2}\][.:]?\s*)?`)
 	// reLabel is a "Label: value" line; reRoleWord the end of a word that
 	// names a trade.
 	reLabel           = regexp.MustCompile(`^\s*([\p{L}][\p{L} '’/-]{0,30}?)\s*:\s*(\S.*)$`)
@@ -216,6 +217,9 @@ func slicesDeleteKey(ops []Operation, key string) []Operation {
 func statements(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
+		if reListMarker.MatchString(line) {
+			continue // the markers the store puts around the list
+		}
 		start := 0
 		for i, r := range line {
 			if strings.ContainsRune(".!?;", r) && i+1 < len(line) && line[i+1] == ' ' {

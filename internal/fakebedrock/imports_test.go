@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/usermemory/usermemory/internal/fakebedrock"
+	"github.com/usermemory/usermemory/memory"
 )
 
 // opsOf returns the operations of ImportOperations as "key=value" lines,
@@ -93,11 +94,11 @@ func TestImportPlanEndsWithItsMonth(t *testing.T) {
 // system prompt that is the MEMORY_IMPORT prompt gets the import rules,
 // another the extraction rules.
 func TestImportPromptIsRecognised(t *testing.T) {
-	if fakebedrock.IsImportPrompt("You keep a short list of durable facts about the user") {
-		t.Error("the MEMORY_USER prompt is read as an import prompt")
+	if fakebedrock.IsImportPrompt(memory.DefaultPrompt) || !fakebedrock.IsImportPrompt(memory.DefaultImportPrompt) {
+		t.Error("the stand-in does not tell the MEMORY_IMPORT prompt from the MEMORY_USER one by its marker, \"memory list\"")
 	}
 	_, c := start(t)
-	in := input("User: - The user lives in Lisbon.\n- Prefers concise answers", true)
+	in := input(memory.ImportTranscript("- The user lives in Lisbon.\n- Prefers concise answers"), true)
 	in.System = []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: "Read the memory list another assistant wrote."}}
 	out, err := c.Converse(context.Background(), in)
 	if err != nil {
