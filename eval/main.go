@@ -147,6 +147,10 @@ type setup struct {
 	run   score.Run
 	convs []gold.Conversation
 	old   *score.Report
+	// imports are the gold import cases of the run (those -run matches),
+	// importScores their scores once run; a replay runs none.
+	imports      []gold.ImportCase
+	importScores []score.Import
 }
 
 func prepare(o options) (setup, error) {
@@ -183,8 +187,29 @@ func prepare(o options) (setup, error) {
 			return su, err
 		}
 	}
-	su.convs, err = loadGold(o)
+	if su.convs, err = loadGold(o); err != nil {
+		return su, err
+	}
+	su.imports, err = loadImports(o)
 	return su, err
+}
+
+// loadImports loads the gold import cases of o: those -run matches, all
+// without -run.
+func loadImports(o options) ([]gold.ImportCase, error) {
+	var fsys fs.FS = gold.Default()
+	if o.goldDir != "" {
+		fsys = os.DirFS(o.goldDir)
+	}
+	cases, err := gold.LoadImports(fsys)
+	if err != nil || o.only == "" {
+		return cases, err
+	}
+	re, err := regexp.Compile(o.only)
+	if err != nil {
+		return nil, fmt.Errorf("-run: %w", err)
+	}
+	return slices.DeleteFunc(cases, func(c gold.ImportCase) bool { return !re.MatchString(c.ID) }), nil
 }
 
 // readReport reads a JSON report of this command from path; flag names
@@ -256,6 +281,7 @@ func execute(ctx context.Context, o options, st streams) error {
 		return err
 	}
 	rep := score.NewReport(su.run, su.convs, scores)
+	rep.SetImports(su.importScores)
 	if o.judgeModel != "" {
 		if err := judgeReport(ctx, o, &rep, su.convs, st.stderr); err != nil {
 			return err
@@ -281,7 +307,12 @@ func standInRun(ctx context.Context, o options, su *setup) ([]score.Conversation
 	defer s.Close()
 	model := bedrock.New(StandInClient(s.URL()), bedrock.WithOutputMode(su.mode), bedrock.WithAttemptTimeout(60*time.Second))
 	su.run.StartedAt = time.Now().UTC().Truncate(time.Second)
-	return RunAll(ctx, model, su.cfg, su.convs, o.parallel, nil)
+	scores, err := RunAll(ctx, model, su.cfg, su.convs, o.parallel, nil)
+	if err != nil {
+		return nil, err
+	}
+	su.importScores, err = harness.RunImports(ctx, model, su.cfg, su.imports)
+	return scores, err
 }
 
 // replayRun scores again the calls recorded in the report of -replay:
@@ -297,6 +328,9 @@ func replayRun(ctx context.Context, o options, su *setup) ([]score.Conversation,
 	}
 	su.run = old.Run
 	su.run.Replayed = true
+	// A replay scores the conversations' recorded answers; the import
+	// cases are not replayed, and the report has none.
+	su.imports = nil
 	su.cfg.CheapModelID = old.Run.ModelID
 	recorded := map[string][]score.Call{}
 	for _, c := range old.Conversations {
