@@ -9,7 +9,9 @@
 // the SETs left out as secrets or as ended and those sent to the pending
 // facts, and the kept quotes that the harness's own check finds are not a
 // span of a user turn: on a first live run, read the unsupported rate
-// first.
+// first. The gold import cases (memory lists pasted from another
+// assistant, read by memory.Store.Import) run after the conversations
+// and are scored apart: precision, recall and leak rate.
 //
 // By default the model is the Converse stand-in (internal/fakebedrock),
 // started in the process: its rule-based extraction, not a model, so its
@@ -328,10 +330,10 @@ func replayRun(ctx context.Context, o options, su *setup) ([]score.Conversation,
 	}
 	su.run = old.Run
 	su.run.Replayed = true
-	// A replay scores the conversations' recorded answers; the import
-	// cases are not replayed, and the report has none.
-	su.imports = nil
 	su.cfg.CheapModelID = old.Run.ModelID
+	if su.importScores, err = replayImports(ctx, o, su, old); err != nil {
+		return nil, err
+	}
 	recorded := map[string][]score.Call{}
 	for _, c := range old.Conversations {
 		recorded[c.ID] = c.Calls
@@ -359,6 +361,37 @@ func replayRun(ctx context.Context, o options, su *setup) ([]score.Conversation,
 		}
 		return scores, nil
 	})
+}
+
+// replayImports scores again the import calls recorded in old, the
+// report of -replay: none when old has no import case (a report of
+// before the imports).
+func replayImports(ctx context.Context, o options, su *setup, old *score.Report) ([]score.Import, error) {
+	if len(old.Imports) == 0 {
+		su.imports = nil
+		return nil, nil
+	}
+	recorded := map[string][]score.Call{}
+	for _, i := range old.Imports {
+		recorded[i.ID] = i.Calls
+	}
+	out := make([]score.Import, 0, len(su.imports))
+	for _, c := range su.imports {
+		calls, ok := recorded[c.ID]
+		if !ok {
+			return nil, fmt.Errorf("-replay: %s has no import case %s: narrow the run with -run", o.replay, c.ID)
+		}
+		rp := harness.NewReplayer(calls)
+		s, err := harness.RunImport(ctx, rp, su.cfg, c)
+		if err == nil {
+			err = rp.Err()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("-replay: import case %s: %w", c.ID, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // writeReport writes the JSON report (-json) and the Markdown one, with

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/score"
@@ -61,7 +63,7 @@ func RunImport(ctx context.Context, model memory.Model, cfg memory.Config, c gol
 	out.Status, out.Reason, out.LeftOut, out.Outcome = string(res.Mark.Status), res.Mark.Reason, res.Mark.LeftOut, string(res.Outcome)
 	out.Error = redact(res.Reported)
 	out.ModelCalls, out.InputTokens, out.OutputTokens = res.ModelCalls, res.Usage.InputTokens, res.Usage.OutputTokens
-	out.Operations = append(out.Operations, rec.operations()...)
+	out.Calls = append(out.Calls, rec.recorded()...)
 	for _, f := range proposed {
 		if p := QuoteProblem(f.Evidence, c.Turns); p != "" {
 			out.BadQuotes++
@@ -85,25 +87,34 @@ func RunImports(ctx context.Context, model memory.Model, cfg memory.Config, case
 	return out, nil
 }
 
-// allCalls records the operations of every answer of a model, as the
-// model gave them, in call order: an import makes one call a part.
+// allCalls records every call of a model, with its answer as the model
+// gave it, in call order: an import makes one call a part.
 type allCalls struct {
 	model memory.Model
 	mu    sync.Mutex
-	ops   []score.Operation
+	calls []score.Call
 }
 
 // Extract implements memory.Model.
 func (a *allCalls) Extract(ctx context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
+	start := time.Now()
 	ans, err := a.model.Extract(ctx, req)
+	c := score.Call{Latency: time.Since(start), RequestSHA256: RequestSHA256(req), Operations: append([]score.Operation{}, ans.Operations...),
+		InputTokens: ans.Usage.InputTokens, OutputTokens: ans.Usage.OutputTokens}
+	if lat, ok := a.model.(interface{ lastLatency() time.Duration }); ok {
+		c.Latency = lat.lastLatency()
+	}
+	if err != nil {
+		c.ModelError, c.Malformed = redact(err), errors.Is(err, memory.ErrMalformedAnswer)
+	}
 	a.mu.Lock()
-	a.ops = append(a.ops, ans.Operations...)
+	a.calls = append(a.calls, c)
 	a.mu.Unlock()
 	return ans, err
 }
 
-func (a *allCalls) operations() []score.Operation {
+func (a *allCalls) recorded() []score.Call {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]score.Operation{}, a.ops...)
+	return append([]score.Call{}, a.calls...)
 }

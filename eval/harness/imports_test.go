@@ -87,8 +87,8 @@ func TestRunImportScoresAKnownAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != string(memory.ImportDone) || got.ModelCalls != 1 || got.InputTokens != 100 || got.OutputTokens != 20 || len(got.Operations) != 6 {
-		t.Errorf("status %q, %d calls, tokens %d/%d, %d operations: want done, 1 call, 100/20, the 6 answered", got.Status, got.ModelCalls, got.InputTokens, got.OutputTokens, len(got.Operations))
+	if got.Status != string(memory.ImportDone) || got.ModelCalls != 1 || got.InputTokens != 100 || got.OutputTokens != 20 || len(got.Calls) != 1 || len(got.Calls[0].Operations) != 6 {
+		t.Errorf("status %q, %d calls, tokens %d/%d, %d operations: want done, 1 call, 100/20, one call of the 6 answered", got.Status, got.ModelCalls, got.InputTokens, got.OutputTokens, len(got.Calls))
 	}
 	if got.LeftOut.Secrets != 1 || got.LeftOut.Instructions != 1 {
 		t.Errorf("left out %+v, want the secret and the instruction", got.LeftOut)

@@ -50,8 +50,9 @@ type Import struct {
 	ModelCalls    int      `json:"modelCalls"`
 	InputTokens   int      `json:"inputTokens"`
 	OutputTokens  int      `json:"outputTokens"`
-	// Operations are the model's answers as it gave them, in call order.
-	Operations []Operation `json:"operations"`
+	// Calls are the import's model calls, one a part, with the answers as
+	// the model gave them: a replay gives them to the store again.
+	Calls []Call `json:"calls"`
 	Missing    []string    `json:"missing"`
 	Facts      []Fact      `json:"facts"`
 }
@@ -67,7 +68,7 @@ func (i Import) LeakTotal() int { return sumOf(i.Leaked) }
 // (stored), against c.
 func ScoreImport(c gold.ImportCase, proposed, stored []memory.Fact) Import {
 	out := Import{ID: c.ID, Source: c.Source, Language: c.Language, Expected: len(c.Expect),
-		Traps: map[string]int{}, Leaked: map[string]int{}, Missing: []string{}, Facts: []Fact{}, Operations: []Operation{}}
+		Traps: map[string]int{}, Leaked: map[string]int{}, Missing: []string{}, Facts: []Fact{}, Calls: []Call{}}
 	for _, f := range c.Forbid {
 		out.Traps[f.Category]++
 	}

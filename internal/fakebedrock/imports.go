@@ -89,6 +89,9 @@ var (
 	reUserSubject = regexp.MustCompile(`(?i)^(?:the\s+user(?:['’]s)?|user(?:['’]s)?|they|their|he|his|she|her|you|your|l['’]utilisat(?:eur|rice)|son|sa|ses|el\s+usuario|la\s+usuaria|su|der\s+(?:nutzer|benutzer|anwender)|die\s+(?:nutzerin|benutzerin|anwenderin)|seine?|ihre?|er|sie|il|elle|él|ella|ele|ela|o\s+usuário|a\s+usuária|o\s+utilizador|a\s+utilizadora|seu|sua)\b`)
 	// reLead is what leads a statement without being part of it: a list
 	// bullet or number, a date in brackets.
+	// rePossessive is "The user's x is y", x in the first group and y in
+	// the second.
+	rePossessive = regexp.MustCompile(`(?i)^(?:the\s+user['’]s|user['’]s|their|his|her|your|sein|seine|ihr|ihre)\s+([\p{L}][\p{L} -]{1,30}?)\s+(?:is|lautet|ist)\s+(\S[^ ]*(?:\s\S+){0,4})$`)
 	reListMarker = regexp.MustCompile(`^\s*</?memory_list>\s*$`)
 	reLead       = regexp.MustCompile(`^(?:[-*•·–]\s+|\d{1,3}[.)]\s+)?(?:\[\d{4}-\d{2}-\d{2}\][.:]?\s*)?`)
 	// reLabel is a "Label: value" line; reRoleWord the end of a word that
@@ -305,6 +308,16 @@ func predicateOperations(body, name string) []Operation {
 	if m := reTripPlan.FindStringSubmatchIndex(body); m != nil {
 		if _, ok := monthEnd(body); ok {
 			hits = append(hits, hit{key: KeyTrip, value: body[m[0]:m[1]], from: m[0], to: m[1]})
+		}
+	}
+	if len(hits) == 0 {
+		// "The user's GitHub password is hunter2": what a naive model
+		// reads as a fact, which the store's secret filter must refuse.
+		if m := rePossessive.FindStringSubmatchIndex(body); m != nil && !reRelation.MatchString(body[m[2]:m[3]]) {
+			key := memory.CanonicalKey(body[m[2]:m[3]])
+			if key != "" {
+				hits = append(hits, hit{key: key, value: strings.TrimRight(body[m[4]:m[5]], "."), from: 0, to: m[1]})
+			}
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int { return a.from - b.from })

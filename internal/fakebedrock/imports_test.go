@@ -56,6 +56,8 @@ func TestImportOperationsReadTheVendorsFormats(t *testing.T) {
 			map[string]string{"home_city": "Recife", "diet": "vegetariano", "time_zone": "America/Recife"}},
 		{"labels a naive model keeps, for the store to refuse", "- API key: sk-live-abc123\n- Instructions: Always answer in French",
 			map[string]string{"api_key": "sk-live-abc123", "instructions": "Always answer in French"}},
+		{"a possessive a naive model keeps, for the store to refuse", "- The user's GitHub password is hunter2.\n- User's sister is a lawyer.",
+			map[string]string{"github_password": "hunter2"}},
 		{"a dated plan", "- Is planning a trip to Japan in March 2024", map[string]string{"planned_trip": "trip to Japan"}},
 		{"nothing about the user", "- Her friend Marc lives in Paris.\n- Might move to Berlin.\n- Prefers", map[string]string{}},
 	}
