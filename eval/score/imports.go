@@ -52,9 +52,9 @@ type Import struct {
 	OutputTokens  int      `json:"outputTokens"`
 	// Calls are the import's model calls, one a part, with the answers as
 	// the model gave them: a replay gives them to the store again.
-	Calls []Call `json:"calls"`
-	Missing    []string    `json:"missing"`
-	Facts      []Fact      `json:"facts"`
+	Calls   []Call   `json:"calls"`
+	Missing []string `json:"missing"`
+	Facts   []Fact   `json:"facts"`
 }
 
 // TrapTotal returns the traps of the case, all categories.
