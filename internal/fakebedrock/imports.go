@@ -402,16 +402,6 @@ func firstWordIsVerb(s string) bool {
 	return false
 }
 
-// overlaps reports whether [from, to) overlaps one of taken.
-func overlaps(taken [][2]int, from, to int) bool {
-	for _, t := range taken {
-		if from < t[1] && t[0] < to {
-			return true
-		}
-	}
-	return false
-}
-
 // monthNumbers are the month names of reMonthYear.
 var monthNumbers = map[string]time.Month{}
 
