@@ -86,7 +86,7 @@ var (
 	reNegated  = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:no\s+longer|not|never|used\s+to|formerly|previously|ne|n['’]|plus|ya\s+no|no|nicht|nicht\s+mehr|kein|não|já\s+não|considering|might|may|would\s+like\s+to|envisage|piensa|überlegt|pensa\s+em)(?:$|[^\p{L}])`)
 	// reUserSubject is a statement's subject when it is the user: "The
 	// user", "User's", a pronoun, in the five languages.
-	reUserSubject = regexp.MustCompile(`(?i)^(?:the\s+user(?:['’]s)?|user(?:['’]s)?|they|their|he|his|she|her|you|your|l['’]utilisat(?:eur|rice)|son|sa|ses|el\s+usuario|la\s+usuaria|su|der\s+(?:nutzer|benutzer|anwender)|die\s+(?:nutzerin|benutzerin|anwenderin)|seine?|ihre?|er|sie|il|elle|él|ella|ele|ela|o\s+usuário|a\s+usuária|o\s+utilizador|a\s+utilizadora|seu|sua)\b`)
+	reUserSubject = regexp.MustCompile(`(?i)^(?:the\s+user(?:['’]s)?|user(?:['’]s)?|they|their|he|his|she|her|you|your|tu|ton|ta|tes|tú|tus|du|dein|deine|você|teu|tua|l['’]utilisat(?:eur|rice)|son|sa|ses|el\s+usuario|la\s+usuaria|su|der\s+(?:nutzer|benutzer|anwender)|die\s+(?:nutzerin|benutzerin|anwenderin)|seine?|ihre?|er|sie|il|elle|él|ella|ele|ela|o\s+usuário|a\s+usuária|o\s+utilizador|a\s+utilizadora|seu|sua)\b`)
 	// reLead is what leads a statement without being part of it: a list
 	// bullet or number, a date in brackets.
 	// rePossessive is "The user's x is y", x in the first group and y in
@@ -134,7 +134,9 @@ var labelKeys = map[string]string{
 // the statement it was read from, a span of the pasted text.
 //
 // What it misses, honestly: any phrasing outside its rules (a statement
-// it does not understand is left out, not guessed), other people named
+// it does not understand is left out, not guessed), lists in the second
+// person ("Tu vis à Bordeaux", which a vendor may write despite the
+// prompt; "You live in…" only through the English rules), other people named
 // without a word of kinship ("Marc lives in Paris" is skipped only when
 // the list's name is known and is not Marc), and instructions, which it
 // never reads as facts unless they hide in a "Label: value" line; it

@@ -60,6 +60,8 @@ func TestImportOperationsReadTheVendorsFormats(t *testing.T) {
 			map[string]string{"github_password": "hunter2"}},
 		{"a dated plan", "- Is planning a trip to Japan in March 2024", map[string]string{"planned_trip": "trip to Japan"}},
 		{"nothing about the user", "- Her friend Marc lives in Paris.\n- Might move to Berlin.\n- Prefers", map[string]string{}},
+		{"second person, which the rules do not read and never take for a name", "• Tu vis à Bordeaux.\n• Tu es développeuse.\n• Tu ne manges pas de viande.",
+			map[string]string{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
