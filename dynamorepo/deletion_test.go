@@ -89,8 +89,9 @@ func TestDeletionCost(t *testing.T) {
 			"item; removing a stored fact makes it %g bytes smaller (the fact goes, a tombstone comes); a\n"+
 			"tombstone alone (a key never stored) adds %g bytes; the extraction after 20 tombstones writes a\n"+
 			"%s-byte item. Worst case under the defaults (`Config.MaxRecordBytes`, evidence, %d pending\n"+
-			"facts and %d previous values per fact included): %s bytes, of which the %d tombstones %s, against the budget of %s.",
+			"facts, %d pending facts of imports, %d import marks, %d declined digests and %d previous values per fact included):\n"+
+			"%s bytes, of which the %d tombstones %s, against the budget of %s.",
 		T(before), float64(before-afterRemovals)/10, float64(afterAbsent-afterRemovals)/10, T(afterExtract),
-		def.MaxPending, def.HistoryDepth(), T(def.MaxRecordBytes()), def.MaxTombstones, T(def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes())),
+		def.MaxPending, def.MaxImportedPending(), memory.MaxImports, memory.MaxDeclined, def.HistoryDepth(), T(def.MaxRecordBytes()), def.MaxTombstones, T(def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes())),
 		T(memory.ItemBudget)))
 }

@@ -26,6 +26,8 @@ const (
 	attrPending  = "pending"
 	attrEnds     = "endsAt"
 	attrTails    = "tails"
+	attrImports  = "imports"
+	attrDeclined = "declined"
 )
 
 // MaxItemBytes is DynamoDB's limit on the size of an item: 400 KB.
@@ -83,6 +85,83 @@ type item struct {
 	// Tails are the unread tails (memory.Record.Tails), each stored as a
 	// counted watermark: "<turn count>:<unix ms of the message's send>".
 	Tails map[string]mark `dynamodbav:"tails,omitempty"`
+	// Imports are the marks of the newest imports, newest first
+	// (memory.Record.Imports).
+	Imports []importItem `dynamodbav:"imports,omitempty"`
+	// Declined maps the digest of a declined imported fact to when it was
+	// declined, unix ms (memory.Record.Declined).
+	Declined map[string]integer `dynamodbav:"declined,omitempty"`
+}
+
+// importItem is a stored import mark (memory.ImportMark): its ID, source,
+// request and done times (unix ms), status, reason, parts, proposed facts,
+// and the counts of what it left out, "secrets,instructions,unsupported,
+// ended,known,declined,deletes", omitted when all are 0.
+type importItem struct {
+	ID        *text   `dynamodbav:"i"`
+	Source    text    `dynamodbav:"s,omitempty"`
+	Requested integer `dynamodbav:"r,omitempty"`
+	Done      integer `dynamodbav:"d,omitempty"`
+	Status    *text   `dynamodbav:"st"`
+	Reason    text    `dynamodbav:"why,omitempty"`
+	Parts     integer `dynamodbav:"p,omitempty"`
+	Proposed  integer `dynamodbav:"n,omitempty"`
+	LeftOut   text    `dynamodbav:"l,omitempty"`
+}
+
+// importValue returns the stored form of m.
+func importValue(m memory.ImportMark) importItem {
+	it := importItem{ID: ptr(text(m.ID)), Source: text(m.Source), Status: ptr(text(m.Status)), Reason: text(m.Reason),
+		Parts: integer(m.Parts), Proposed: integer(m.Proposed)}
+	if !m.RequestedAt.IsZero() {
+		it.Requested = integer(m.RequestedAt.UnixMilli())
+	}
+	if !m.DoneAt.IsZero() {
+		it.Done = integer(m.DoneAt.UnixMilli())
+	}
+	l := m.LeftOut
+	if l != (memory.ImportLeftOut{}) {
+		counts := []int{l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Declined, l.Deletes}
+		parts := make([]string, len(counts))
+		for i, n := range counts {
+			parts[i] = strconv.Itoa(n)
+		}
+		it.LeftOut = text(strings.Join(parts, ","))
+	}
+	return it
+}
+
+// mark returns the import mark stored as it, or an error for an entry
+// without its ID or status, or with counts not of its form.
+func (it importItem) mark() (memory.ImportMark, error) {
+	if it.ID == nil || it.Status == nil {
+		return memory.ImportMark{}, corrupt(attrImports, "holds an entry without i or st")
+	}
+	m := memory.ImportMark{ID: string(*it.ID), Source: string(it.Source), Status: memory.ImportStatus(*it.Status),
+		Reason: string(it.Reason), Parts: int(it.Parts), Proposed: int(it.Proposed)}
+	if it.Requested != 0 {
+		m.RequestedAt = it.Requested.time()
+	}
+	if it.Done != 0 {
+		m.DoneAt = it.Done.time()
+	}
+	if it.LeftOut == "" {
+		return m, nil
+	}
+	fields := strings.Split(string(it.LeftOut), ",")
+	l := &m.LeftOut
+	dst := []*int{&l.Secrets, &l.Instructions, &l.Unsupported, &l.Ended, &l.Known, &l.Declined, &l.Deletes}
+	if len(fields) != len(dst) {
+		return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 numbers")
+	}
+	for i, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 numbers")
+		}
+		*dst[i] = n
+	}
+	return m, nil
 }
 
 // factItem is a stored fact; t, u and a (when it was said) are unix
@@ -446,12 +525,56 @@ func encodeRecord(pk string, rec memory.Record, ver string) (map[string]types.At
 	if !rec.ClearedAt.IsZero() {
 		it.ClearedAt = integer(ceilMilli(rec.ClearedAt))
 	}
+	if err := encodeImports(&it, rec); err != nil {
+		return nil, err
+	}
 	m, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return nil, fmt.Errorf("dynamorepo: encode record: %w", err)
 	}
 	m[KeyAttribute] = str(pk)
 	return m, nil
+}
+
+// encodeImports sets in it the import marks and the declined digests of
+// rec. It refuses a mark without an ID and an empty digest: DynamoDB
+// rejects an empty attribute name.
+func encodeImports(it *item, rec memory.Record) error {
+	for _, m := range rec.Imports {
+		if m.ID == "" {
+			return errors.New("dynamorepo: an import mark without an ID cannot be stored")
+		}
+		it.Imports = append(it.Imports, importValue(m))
+	}
+	if len(rec.Declined) > 0 {
+		it.Declined = make(map[string]integer, len(rec.Declined))
+	}
+	for d, at := range rec.Declined {
+		if d == "" {
+			return errors.New("dynamorepo: an empty declined digest cannot be stored")
+		}
+		it.Declined[d] = integer(at.UnixMilli())
+	}
+	return nil
+}
+
+// decodeImports sets in rec the import marks and the declined digests of
+// it.
+func decodeImports(rec *memory.Record, it item) error {
+	for _, im := range it.Imports {
+		m, err := im.mark()
+		if err != nil {
+			return err
+		}
+		rec.Imports = append(rec.Imports, m)
+	}
+	if len(it.Declined) > 0 {
+		rec.Declined = make(map[string]time.Time, len(it.Declined))
+		for d, at := range it.Declined {
+			rec.Declined[d] = at.time()
+		}
+	}
+	return nil
 }
 
 // decodeRecord returns the record of an item: a zero Record for no item, a
@@ -466,7 +589,7 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 	// One attribute at a time, so that an error names it.
 	for name, dst := range map[string]any{attrVersion: &it.Version, attrFacts: &it.Facts, attrThreads: &it.Threads,
 		attrRemoved: &it.Removed, attrErasedAt: &it.ErasedAt, attrCleared: &it.ClearedAt,
-		attrPending: &it.Pending, attrEnds: &it.Ends, attrTails: &it.Tails} {
+		attrPending: &it.Pending, attrEnds: &it.Ends, attrTails: &it.Tails, attrImports: &it.Imports, attrDeclined: &it.Declined} {
 		if v, ok := av[name]; ok {
 			if err := attributevalue.Unmarshal(v, dst); err != nil {
 				var te *attributevalue.UnmarshalTypeError // a map or an entry of another type
@@ -521,6 +644,9 @@ func decodeRecord(av map[string]types.AttributeValue) (memory.Record, error) {
 			}
 			rec.Tails[key] = memory.Tail{TurnCount: int(m.TurnCount), SentAt: integer(m.At).time()}
 		}
+	}
+	if err := decodeImports(&rec, it); err != nil {
+		return memory.Record{}, err
 	}
 	return rec, nil
 }

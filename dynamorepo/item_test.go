@@ -3,6 +3,7 @@ package dynamorepo_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,8 +199,8 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 	widest.MaxFacts--
 	f := newFixture(t)
 	rows := []string{
-		"| record | facts | pending facts | characters | previous values per fact (`memory.Config.HistoryDepth`) | bound (`memory.Config.MaxRecordBytes`) | measured item | share of `memory.ItemBudget` |",
-		"|---|---:|---:|---:|---:|---:|---:|---:|",
+		"| record | facts | pending facts | imported pending facts (`memory.Config.MaxImportedPending`) | characters | previous values per fact (`memory.Config.HistoryDepth`) | bound (`memory.Config.MaxRecordBytes`) | measured item | share of `memory.ItemBudget` |",
+		"|---|---:|---:|---:|---:|---:|---:|---:|---:|",
 	}
 	for i, cfg := range []memory.Config{{MaxFacts: facts, MaxFactChars: chars}, widest, {}} {
 		if err := cfg.Validate(); err != nil {
@@ -215,10 +216,10 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 		if size > cfg.MaxRecordBytes() || size > memory.ItemBudget {
 			t.Errorf("a full record is %d bytes, over the config's bound %d or the budget %d", size, cfg.MaxRecordBytes(), memory.ItemBudget)
 		}
-		t.Logf("full record of %d facts and %d pending facts of %d characters: %d bytes (bound %d, budget %d, limit %d)",
-			cfg.MaxFacts, cfg.MaxPending, cfg.MaxFactChars, size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
-		rows = append(rows, fmt.Sprintf("| %s | %d | %d | %s | %d | %s | %s | %d %% |", []string{"the template's largest", "the longest keys", "the defaults"}[i],
-			cfg.MaxFacts, cfg.MaxPending, docblock.Thousands(cfg.MaxFactChars), cfg.HistoryDepth(), docblock.Thousands(cfg.MaxRecordBytes()),
+		t.Logf("full record of %d facts, %d pending facts and %d imported pending facts of %d characters: %d bytes (bound %d, budget %d, limit %d)",
+			cfg.MaxFacts, cfg.MaxPending, cfg.MaxImportedPending(), cfg.MaxFactChars, size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
+		rows = append(rows, fmt.Sprintf("| %s | %d | %d | %d | %s | %d | %s | %s | %d %% |", []string{"the template's largest", "the longest keys", "the defaults"}[i],
+			cfg.MaxFacts, cfg.MaxPending, cfg.MaxImportedPending(), docblock.Thousands(cfg.MaxFactChars), cfg.HistoryDepth(), docblock.Thousands(cfg.MaxRecordBytes()),
 			docblock.Thousands(size), 100*cfg.MaxRecordBytes()/memory.ItemBudget))
 
 		s := memory.Scope{TenantID: "acme", UserID: "full-" + strconv.Itoa(i)}
@@ -226,11 +227,13 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 			t.Fatalf("Save of a full record: %v", err)
 		}
 		got := mustGet(t, f.repo, s)
-		if len(got.Facts) != cfg.MaxFacts || len(got.Pending) != cfg.MaxPending || len(got.Threads) != cfg.MaxThreads ||
+		if len(got.Facts) != cfg.MaxFacts || len(got.Pending) != cfg.MaxPending+cfg.MaxImportedPending() || len(got.Threads) != cfg.MaxThreads ||
 			len(got.Tails) != memory.MaxTails || got.Facts[0] != rec.Facts[0] || got.Pending[0] != rec.Pending[0] ||
-			len(got.History) != len(rec.History) {
-			t.Errorf("stored %d facts, %d pending facts, %d threads and %d tails, want %d, %d, %d and %d, the first as written",
-				len(got.Facts), len(got.Pending), len(got.Threads), len(got.Tails), cfg.MaxFacts, cfg.MaxPending, cfg.MaxThreads, memory.MaxTails)
+			len(got.History) != len(rec.History) || len(got.Imports) != memory.MaxImports || got.Imports[0] != rec.Imports[0] ||
+			len(got.Declined) != memory.MaxDeclined {
+			t.Errorf("stored %d facts, %d pending facts, %d threads, %d tails, %d imports and %d declined, want %d, %d, %d, %d, %d and %d, the first as written",
+				len(got.Facts), len(got.Pending), len(got.Threads), len(got.Tails), len(got.Imports), len(got.Declined),
+				cfg.MaxFacts, cfg.MaxPending+cfg.MaxImportedPending(), cfg.MaxThreads, memory.MaxTails, memory.MaxImports, memory.MaxDeclined)
 		}
 	}
 	rows = append(rows, "", fmt.Sprintf("`memory.ItemBudget` %s bytes; DynamoDB's item limit (`dynamorepo.MaxItemBytes`) %s bytes.",
@@ -265,7 +268,9 @@ func templateMaxValue(t *testing.T, name string) int {
 // runes of 4 bytes, the longest stored origin and category and an end
 // date, and cfg.HistoryDepth() previous values each as large; MaxThreads watermarks, each with a forget fence, and memory.MaxTails unread tails of
 // MaxIDLen-byte thread IDs; MaxTombstones
-// tombstones with keys of MaxFactChars runes of 4 bytes; every time.
+// tombstones with keys of MaxFactChars runes of 4 bytes; MaxImportedPending
+// imported pending facts as large as the others, memory.MaxImports import
+// marks and memory.MaxDeclined declined digests (fullImports); every time.
 func fullRecord(cfg memory.Config) memory.Record {
 	at := time.Date(2999, 12, 31, 23, 59, 59, 999e6, time.UTC)
 	id := func(prefix string, i int) string {
@@ -296,6 +301,12 @@ func fullRecord(cfg memory.Config) memory.Record {
 	for i := range cfg.MaxPending {
 		rec.Pending = append(rec.Pending, full("p", i))
 	}
+	for i := range cfg.MaxImportedPending() {
+		f := full("q", i) // after the "p" ones, so that the first pending fact stays one of them
+		f.Origin = memory.OriginImported
+		rec.Pending = append(rec.Pending, f)
+	}
+	fullImports(&rec, at, id)
 	for i := range cfg.MaxThreads {
 		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at, ForgottenAt: at}
 	}
@@ -504,4 +515,21 @@ func TestOldWatermarksRead(t *testing.T) {
 		t.Errorf("watermarks after the save: %d, the UUID key still there: %v; want 3 under their keys", len(threads.Value), ok)
 	}
 	t.Logf("old item %d bytes; after one more fact and thread, in the new form, %d bytes", oldSize, dynamorepo.ItemSize(item))
+}
+
+// fullImports sets in rec the largest import marks and declined digests:
+// memory.MaxImports marks with IDs of MaxIDLen bytes, sources of
+// MaxImportSourceChars runes of 4 bytes, the longest status and reason and
+// every count at its largest; memory.MaxDeclined digests at the time at.
+func fullImports(rec *memory.Record, at time.Time, id func(string, int) string) {
+	most := math.MaxInt64
+	for i := range memory.MaxImports {
+		rec.Imports = append(rec.Imports, memory.ImportMark{ID: id("imp", i), Source: strings.Repeat("𝒮", memory.MaxImportSourceChars),
+			RequestedAt: at, DoneAt: at, Status: memory.ImportRefused, Reason: memory.ImportReasonTenantBudget, Parts: most, Proposed: most,
+			LeftOut: memory.ImportLeftOut{Secrets: most, Instructions: most, Unsupported: most, Ended: most, Known: most, Declined: most, Deletes: most}})
+	}
+	rec.Declined = map[string]time.Time{}
+	for i := range memory.MaxDeclined {
+		rec.Declined[memory.DeclinedDigest("k", strconv.Itoa(i))] = at
+	}
 }

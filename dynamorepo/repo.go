@@ -295,7 +295,8 @@ func (r *Repo) DeleteFact(ctx context.Context, s memory.Scope, key string, at ti
 
 // ClearFacts implements [memory.Repository.ClearFacts] with one UpdateItem
 // without a condition that empties facts, removed and pending, removes
-// endsAt and the unread tails, sets clearedAt to
+// endsAt, the unread tails, the import marks and the declined digests,
+// sets clearedAt to
 // at (unix ms, rounded up) and a new version and drops a fence's TTL,
 // keeping the watermarks and erasedAt; with no item it creates one.
 func (r *Repo) ClearFacts(ctx context.Context, s memory.Scope, at time.Time) error {
@@ -305,10 +306,11 @@ func (r *Repo) ClearFacts(ctx context.Context, s memory.Scope, at time.Time) err
 	}
 	empty := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}
 	_, err = r.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(r.table),
-		Key:                      key,
-		UpdateExpression:         aws.String("SET #facts = :empty, #removed = :empty, #pending = :empty, #cleared = :at, #ver = :new REMOVE #ttl, #ends, #tails"),
-		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#pending": attrPending, "#cleared": attrCleared, "#ver": attrVersion, "#ttl": TTLAttribute, "#ends": attrEnds, "#tails": attrTails},
+		TableName:        aws.String(r.table),
+		Key:              key,
+		UpdateExpression: aws.String("SET #facts = :empty, #removed = :empty, #pending = :empty, #cleared = :at, #ver = :new REMOVE #ttl, #ends, #tails, #imports, #declined"),
+		ExpressionAttributeNames: map[string]string{"#facts": attrFacts, "#removed": attrRemoved, "#pending": attrPending, "#cleared": attrCleared,
+			"#ver": attrVersion, "#ttl": TTLAttribute, "#ends": attrEnds, "#tails": attrTails, "#imports": attrImports, "#declined": attrDeclined},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":empty": empty,
 			":at":    num(ceilMilli(at)),

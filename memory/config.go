@@ -70,9 +70,13 @@ const (
 	pendingLifetimeLowerBound   = time.Hour
 
 	// ItemBudget is the largest size, in bytes, that a full record may
-	// reach under the caps: 300 KB, leaving a quarter of DynamoDB's 400 KB
-	// item limit as room to spare.
-	ItemBudget = 300 * 1024
+	// reach under the caps: 350 KB, leaving an eighth of DynamoDB's 400 KB
+	// item limit as room to spare. It was 300 KB before imports: the
+	// pending facts of an import ([Config.MaxImportedPending]), its marks
+	// and the declined digests take the 50 KB more, so that the defaults
+	// keep [MaxHistory] previous values per fact with a full import
+	// pending, and every config valid before stays valid.
+	ItemBudget = 350 * 1024
 )
 
 // Per-item overheads used by [Config.MaxRecordBytes], in bytes: the
@@ -89,6 +93,18 @@ const (
 	threadOverhead    = 1 + 20 + 1 + 20 + 1 + 20
 	tombstoneOverhead = 16 + 8
 	recordOverhead    = 1024
+)
+
+// Bounds of the import marks and declined digests of a record, in bytes,
+// counted by [Config.MaxRecordBytes]: a mark is a list entry of a map of
+// nine short attributes, an ID of MaxIDLen bytes, a source of
+// MaxImportSourceChars runes of 4 bytes, four numbers and seven counts of
+// at most 20 digits, a status and a reason of at most 16 bytes; a declined
+// digest is a map entry of DeclinedDigestLen bytes and a number.
+const (
+	importMarkBytes    = 1 + 3 + 9*(1+3) + MaxIDLen + 4*MaxImportSourceChars + 4*11 + 7*21 + 2*16
+	declinedEntryBytes = 1 + DeclinedDigestLen + 11
+	importsBytes       = 2*(3+len("declined")) + MaxImports*importMarkBytes + MaxDeclined*declinedEntryBytes
 )
 
 // A digest watermark fits the room threadOverhead keeps for a turn count.
@@ -212,29 +228,41 @@ func (c Config) WithDefaults() Config {
 // pending facts, MaxThreads watermarks and [MaxTails] unread tails under
 // keys of [ThreadKeyLen] bytes (the store keys both by [ThreadKey]; a tail
 // is stored as a watermark is), MaxTombstones tombstones
-// with keys of MaxFactChars runes of 4 bytes.
+// with keys of MaxFactChars runes of 4 bytes, [Config.MaxImportedPending]
+// pending facts of imports as large as a fact, [MaxImports] import marks
+// and [MaxDeclined] declined digests.
 //
 // It counts [Config.HistoryDepth] previous values per fact, each at its
 // largest.
 func (c Config) MaxRecordBytes() int {
 	c = c.WithDefaults()
-	return c.baseRecordBytes() + c.MaxFacts*c.HistoryDepth()*c.historyEntryBytes()
+	return c.baseRecordBytes() + c.MaxImportedPending()*c.factBytes() + c.MaxFacts*c.HistoryDepth()*c.historyEntryBytes()
 }
 
 // MaxImportedPending is the most pending facts proposed by imports a user
 // has ([Store.Import]), apart from the MaxPending learned in
-// conversations: MaxFacts, so that every fact of an import can be kept.
+// conversations: MaxFacts, so that every fact of an import can be kept,
+// or fewer when a full record with that many would not fit [ItemBudget]
+// (caps far above the defaults); 0 at caps that leave no room.
 func (c Config) MaxImportedPending() int {
 	c = c.WithDefaults()
-	return c.MaxFacts
+	room := ItemBudget - c.baseRecordBytes()
+	if room <= 0 {
+		return 0
+	}
+	return min(c.MaxFacts, room/c.factBytes())
 }
 
-// baseRecordBytes is [Config.MaxRecordBytes] without the facts' history.
+// factBytes is the bound of one stored fact or pending fact under c.
+func (c Config) factBytes() int { return 2*4*c.MaxFactChars + factOverhead }
+
+// baseRecordBytes is [Config.MaxRecordBytes] without the pending facts of
+// imports and the facts' history, which take the room left, in that
+// order.
 func (c Config) baseRecordBytes() int {
-	perFact := 2*4*c.MaxFactChars + factOverhead
 	perThread := ThreadKeyLen + threadOverhead
 	perTombstone := 4*c.MaxFactChars + tombstoneOverhead
-	return recordOverhead + (c.MaxFacts+c.MaxPending)*perFact + (c.MaxThreads+MaxTails)*perThread + c.MaxTombstones*perTombstone
+	return recordOverhead + (c.MaxFacts+c.MaxPending)*c.factBytes() + (c.MaxThreads+MaxTails)*perThread + c.MaxTombstones*perTombstone + importsBytes
 }
 
 // Validate returns a *Error with CodeInvalidConfig naming the first field

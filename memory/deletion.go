@@ -110,9 +110,10 @@ func (s *Store) tidy(rec Record) Record {
 	return rec
 }
 
-// Clear forgets every fact of the user and sets ClearedAt, so that no
-// extraction requested before the clear writes anything; the record and
-// its watermarks stay, and a user without a record gets one holding only
+// Clear forgets every fact of the user, the pending facts, the marks of
+// the imports and the declined digests ([Repository.ClearFacts]), and sets
+// ClearedAt, so that no extraction or import requested before the clear
+// writes anything; the record and its watermarks stay, and a user without a record gets one holding only
 // ClearedAt. The erasure that removes the record is DeleteByUser. One
 // write. Errors: CodeInvalidID; a repository failure.
 func (s *Store) Clear(ctx context.Context, sc Scope) error {

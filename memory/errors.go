@@ -53,11 +53,14 @@ const (
 	// (a card number, an IBAN, a credential or a password); it is never
 	// stored.
 	CodeSecretRefused int64 = 5380000000113
-	// CodeInvalidImport: an import names no source, or neither or both of
-	// text and statements, or an empty one ([CheckImport]).
+	// CodeInvalidImport: an import names no source (or one over
+	// MaxImportSourceChars), or neither or both of text and statements,
+	// or an empty one, or over MaxImportStatements statements
+	// ([CheckImport]).
 	CodeInvalidImport int64 = 5380000000114
 	// CodeImportTooLong: an import's text is over MaxImportChars
-	// characters or MaxImportStatements statements.
+	// characters, or its lines are so long that it makes more than
+	// MaxImportParts parts ([CheckImport]).
 	CodeImportTooLong int64 = 5380000000115
 	// CodeImportNotFound: no import with this ID is known to the user's
 	// record, and it was not requested recently enough to be queued.

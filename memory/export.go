@@ -36,6 +36,13 @@ type Export struct {
 	ErasedAt time.Time
 	// Threads are the extraction watermarks, sorted by thread key.
 	Threads []Watermark
+	// Imports are the marks of the user's newest imports from another
+	// assistant, newest first ([Record.Imports]): what was imported and
+	// when. Their facts are among Facts and Pending, of OriginImported,
+	// with the import's ID as their source. The declined digests
+	// ([Record.Declined]) are hashes that say nothing of their facts and
+	// are not exported.
+	Imports []ImportMark
 }
 
 // FactHistory is the history of one fact in an [Export]: its key and
@@ -75,7 +82,10 @@ func (s *Store) Export(ctx context.Context, sc Scope) (Export, error) {
 		return Export{}, err
 	}
 	out := Export{At: s.now(), Facts: sortedCopy(rec.Facts), Pending: sortedCopy(rec.Pending), ClearedAt: rec.ClearedAt, ErasedAt: rec.ErasedAt,
-		Forgotten: []ForgottenKey{}, Threads: []Watermark{}, History: []FactHistory{}}
+		Forgotten: []ForgottenKey{}, Threads: []Watermark{}, History: []FactHistory{}, Imports: slices.Clone(rec.Imports)}
+	if out.Imports == nil {
+		out.Imports = []ImportMark{}
+	}
 	for _, k := range slices.Sorted(maps.Keys(rec.History)) {
 		if h := rec.History[k]; len(h) > 0 {
 			out.History = append(out.History, FactHistory{Key: k, Previous: slices.Clone(h)})

@@ -27,6 +27,10 @@ func TestExportHoldsEverythingStored(t *testing.T) {
 		ClearedAt:  at(0), ErasedAt: at(-10),
 		History: map[string][]memory.PreviousValue{"home_city": {{Value: "Porto", ReplacedAt: at(2),
 			Origin: memory.OriginConversation, ThreadID: "th-1"}}},
+		Pending: []memory.Fact{{Key: "name", Value: "Ana", UpdatedAt: at(6), Origin: memory.OriginImported, SourceThreadID: "imp-2", SourceThreadTitle: "ChatGPT"}},
+		Imports: []memory.ImportMark{{ID: "imp-2", Source: "ChatGPT", RequestedAt: at(5), DoneAt: at(6), Status: memory.ImportDone, Parts: 1, Proposed: 1},
+			{ID: "imp-1", Source: "Gemini", RequestedAt: at(1), DoneAt: at(1), Status: memory.ImportRefused, Reason: "daily_imports"}},
+		Declined: map[string]time.Time{memory.DeclinedDigest("home_city", "Porto"): at(3)},
 	})
 	repo.Put(memorytest.Bob, memory.Record{Facts: []memory.Fact{{Key: "language", Value: "German", UpdatedAt: at(1)}}})
 	got, err := s.Export(ctx, memorytest.Ana)
@@ -39,10 +43,12 @@ func TestExportHoldsEverythingStored(t *testing.T) {
 			{Key: "role", Value: "nurse", UpdatedAt: at(3)}},
 		History: []memory.FactHistory{{Key: "home_city", Previous: []memory.PreviousValue{{Value: "Porto", ReplacedAt: at(2),
 			Origin: memory.OriginConversation, ThreadID: "th-1"}}}},
-		Pending:   []memory.Fact{},
+		Pending:   []memory.Fact{{Key: "name", Value: "Ana", UpdatedAt: at(6), Origin: memory.OriginImported, SourceThreadID: "imp-2", SourceThreadTitle: "ChatGPT"}},
 		Forgotten: []memory.ForgottenKey{{Key: "age", At: at(1)}, {Key: "pet", At: at(4)}},
 		ClearedAt: at(0), ErasedAt: at(-10),
 		Threads: []memory.Watermark{{ThreadKey: "th-1", TurnCount: 2, At: at(2)}, {ThreadKey: "th-2", TurnCount: 4, At: at(5)}},
+		Imports: []memory.ImportMark{{ID: "imp-2", Source: "ChatGPT", RequestedAt: at(5), DoneAt: at(6), Status: memory.ImportDone, Parts: 1, Proposed: 1},
+			{ID: "imp-1", Source: "Gemini", RequestedAt: at(1), DoneAt: at(1), Status: memory.ImportRefused, Reason: "daily_imports"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("export (-want +got):\n%s", diff)
@@ -63,7 +69,7 @@ func TestExportOfNoRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Facts == nil || got.Forgotten == nil || got.Threads == nil || len(got.Facts)+len(got.Forgotten)+len(got.Threads) != 0 {
+	if got.Facts == nil || got.Forgotten == nil || got.Threads == nil || got.Imports == nil || len(got.Facts)+len(got.Forgotten)+len(got.Threads)+len(got.Imports) != 0 {
 		t.Errorf("export of no record: %+v, want empty non-nil lists", got)
 	}
 	if !got.ClearedAt.IsZero() || !got.ErasedAt.IsZero() {

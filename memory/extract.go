@@ -571,14 +571,14 @@ func mergeOperations(facts, pending []Fact, ops []change, source Fact, now time.
 
 // confirms reports whether an extraction from source that repeats the
 // fact f unchanged confirms it from another thread: f was learned in a
-// conversation, from a thread that is not source's. The confirming thread
+// conversation, from a thread that is not source's, or from an import. The confirming thread
 // then becomes f's source (its thread, title, evidence and saying time,
 // updated now), so that a fact's SourceThreadID is always the thread of
 // its last setting or confirmation, and forgetting the older thread
 // ([Store.ForgetThread]) leaves it. A fact set by hand or by a tool is not
 // moved: it is not a thread's to forget.
 func confirms(f, source Fact) bool {
-	return f.Origin == OriginConversation && source.Origin == OriginConversation && f.SourceThreadID != source.SourceThreadID
+	return f.Origin.Learned() && source.Origin == OriginConversation && f.SourceThreadID != source.SourceThreadID
 }
 
 // reimports reports whether an import from source that proposes the

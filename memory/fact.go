@@ -64,6 +64,11 @@ const (
 	OriginRememberTool Origin = "remember_tool"
 )
 
+// Learned reports whether a fact of origin o was learned from a source the
+// user can forget as a whole ([Store.ForgetThread]): a conversation, whose
+// thread is its SourceThreadID, or an import, whose ID is.
+func (o Origin) Learned() bool { return o == OriginConversation || o == OriginImported }
+
 // CheckWriteOrigin returns an *Error with CodeInvalidOrigin unless o is
 // an origin a write by hand may name: OriginManual or OriginRememberTool.
 // A fact of OriginConversation is only written by an extraction, with its

@@ -21,7 +21,9 @@ type ThreadForgetting struct {
 
 // ForgetThread forgets what the thread threadID taught the user: every
 // fact whose SourceThreadID is the thread and whose Origin is
-// OriginConversation, and every pending fact from it. A fact set by hand
+// OriginConversation, and every pending fact from it. An import's ID
+// works as a thread's: its facts (OriginImported) are forgotten the same
+// way. A fact set by hand
 // or by a tool stays, and so does one that another thread confirmed
 // later: a fact's source is the thread of its last setting or
 // confirmation ([confirms]). The thread's watermark gets a forget fence
@@ -49,7 +51,7 @@ func (s *Store) ForgetThread(ctx context.Context, sc Scope, threadID string) (Th
 	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
 		now := s.now()
 		taught := func(f Fact) bool {
-			return f.Origin == OriginConversation && f.SourceThreadID == threadID
+			return f.Origin.Learned() && f.SourceThreadID == threadID
 		}
 		out.Facts = filterFacts(s.liveFacts(rec.Facts, false, now), taught)
 		out.Pending = filterFacts(s.liveFacts(rec.Pending, true, now), taught)

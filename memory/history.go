@@ -41,10 +41,12 @@ func (c Config) historyEntryBytes() int { return 4*c.MaxFactChars + historyOverh
 
 // HistoryDepth is the number of previous values each fact keeps under c:
 // [MaxHistory], or fewer when a full record with that many would not fit
-// [ItemBudget]; 0 at caps that leave no room (history is then not kept).
+// [ItemBudget] with the pending facts of imports
+// ([Config.MaxImportedPending]); 0 at caps that leave no room (history is
+// then not kept).
 func (c Config) HistoryDepth() int {
 	c = c.WithDefaults()
-	room := ItemBudget - c.baseRecordBytes()
+	room := ItemBudget - c.baseRecordBytes() - c.MaxImportedPending()*c.factBytes()
 	if room <= 0 {
 		return 0
 	}
@@ -56,7 +58,7 @@ func (c Config) HistoryDepth() int {
 func changeOf(old, next Fact) PreviousValue {
 	p := PreviousValue{Value: old.Value, ReplacedAt: next.UpdatedAt, Origin: next.Origin,
 		ThreadID: next.SourceThreadID, ThreadTitle: next.SourceThreadTitle, Evidence: next.Evidence}
-	if old.Origin == OriginConversation {
+	if old.Origin.Learned() {
 		p.ValueThreadID = old.SourceThreadID
 	}
 	return p

@@ -37,6 +37,46 @@ func (s *Store) ImportsToday(ctx context.Context, sc Scope) (int, error) {
 	return importsSince(rec.Imports, s.now().Add(-importDay)), nil
 }
 
+// ImportReview is what the review of one import shows: its mark, its
+// pending facts and, for those whose key holds a stored fact, that fact's
+// value, so that a conflict shows both values.
+type ImportReview struct {
+	// Mark is the import's mark; Marked is false when the record holds
+	// none (the import is queued, being read, or unknown).
+	Mark   ImportMark
+	Marked bool
+	// Pending are the import's pending facts a reader sees now, sorted by
+	// key ([ImportPending]).
+	Pending []Fact
+	// Replaces maps the key of a pending fact of Pending that holds a
+	// stored fact to the stored value; empty when none does.
+	Replaces map[string]string
+}
+
+// ReviewImport returns the review of the import id in one repository
+// read: no model call, no write. Errors: CodeInvalidID; a repository
+// failure.
+func (s *Store) ReviewImport(ctx context.Context, sc Scope, id string) (ImportReview, error) {
+	rec, err := s.readForImport(ctx, sc, id)
+	if err != nil {
+		return ImportReview{}, err
+	}
+	out := ImportReview{Pending: ImportPending(s.pending(rec), id), Replaces: map[string]string{}}
+	if i := slices.IndexFunc(rec.Imports, func(m ImportMark) bool { return m.ID == id }); i >= 0 {
+		out.Mark, out.Marked = rec.Imports[i], true
+	}
+	held := map[string]string{}
+	for _, f := range s.facts(rec) {
+		held[f.Key] = f.Value
+	}
+	for _, f := range out.Pending {
+		if v, ok := held[f.Key]; ok {
+			out.Replaces[f.Key] = v
+		}
+	}
+	return out, nil
+}
+
 // ImportPending returns the pending facts of the import id, sorted by key:
 // those a reader sees now ([Store.GetFactsAndPending]) whose source is the
 // import.

@@ -84,6 +84,9 @@ func instructionClause(words []string) bool {
 		return false
 	}
 	first := strings.TrimPrefix(strings.TrimPrefix(words[i], "n'"), "l'")
+	if i+1 < len(words) && headedNouns[words[i+1]] {
+		return false // "Answer style: concise" names a preference
+	}
 	if imperatives[first] {
 		return true
 	}
@@ -166,20 +169,23 @@ var (
 	// addressed to an assistant, none of which is also a third person.
 	imperatives = wordSet(`answer respond reply write speak talk refer include say tell give greet discuss
 		suggest recommend assume translate explain provide remind treat ignore disregard forget avoid stop
-		switch act pretend output print reveal use mention keep add be start
+		switch act pretend output print reveal use mention keep be
 		reponds repondez repondre ecris ecrivez ecrire utilisez utiliser mentionnez mentionner parlez
 		evitez eviter ignorez ignorer oubliez oublier sois soyez donnez tutoie tutoyez vouvoie vouvoyez
 		responda respondan respondas conteste contestes escriba escribas hable hables utilice utilices
-		mencione menciones evite evites olvides ignores usen llamame respondeme hablame
+		mencione menciones evites olvides ignores usen llamame respondeme hablame
 		escribeme contestame tratame tuteame
 		antworte antworten verwende verwenden benutze benutzen nutze sprich sprechen schreibe schreib erwahne
 		erwahnen ignoriere vergiss nenne sag sei seien vermeide vermeiden gib formuliere duze sieze
 		escreva fale utilize mencione esqueca seja chame`)
 	// thirdPersonToo are imperatives spelt as a third person ("responde":
 	// replies, or reply!), orders only with always or never, or "me".
-	thirdPersonToo = wordSet(`responde contesta usa utiliza habla escribe menciona evita llama ignora olvida
+	thirdPersonToo = wordSet(`responde contesta usa uses utiliza habla escribe menciona evita llama ignora olvida
 		utilise mentionne evite parle appelle donne
 		escreve fala chama esquece`)
+	// headedNouns follow a verb used as a noun, in the name of a
+	// preference ("answer style", "reply length").
+	headedNouns = wordSet(`style styles length lengths preference preferences format formats language languages tone case cases`)
 	// ignoreVerbs and instructionNouns make a request to drop the
 	// assistant's instructions.
 	ignoreVerbs      = wordSet(`ignore ignoring disregard forget ignorez ignore ignorer oublie oubliez ignora ignorar ignoriere ignoriert vergiss vergessen esqueca esquece override`)

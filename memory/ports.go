@@ -116,7 +116,8 @@ type Repository interface {
 
 	// ClearFacts empties the user's facts, their history, pending facts
 	// and tombstones,
-	// removes the unread tails, zeroes Expires and sets
+	// removes the unread tails, the import marks and the declined
+	// digests, zeroes Expires and sets
 	// ClearedAt to at, keeping the watermarks and ErasedAt, in one write
 	// that needs no condition: with no record (or only an erasure fence)
 	// it creates one that holds no fact, so that the clear still fences

@@ -48,7 +48,9 @@ func fact(key, value string, at time.Time) memory.Fact {
 // facts, and Expires, after which SetFact and DeleteFact leave the write
 // to Save; the unread tails of the idle read, and the store's idle read
 // over the repository: noted, superseded, read once, fenced; a thread's
-// forget fence, and the store's ForgetThread over the repository.
+// forget fence, and the store's ForgetThread over the repository; the
+// import marks and declined digests, and the store's Import over the
+// repository.
 func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) {
 	cases := []struct {
 		name string
@@ -75,6 +77,8 @@ func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) 
 		{"ForgetFenceRoundTrip", testForgetFenceRoundTrip},
 		{"ForgetThread", testForgetThread},
 		{"HistoryRoundTrip", testHistoryRoundTrip},
+		{"ImportsRoundTrip", testImportsRoundTrip},
+		{"StoreImport", testStoreImport},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, newRepo(t)) })
