@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/usermemory/usermemory/bedrock"
+	"github.com/usermemory/usermemory/eval/harness"
 	"github.com/usermemory/usermemory/eval/score"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
@@ -30,7 +31,8 @@ var knownPrices = map[string][2]float64{
 	DefaultModelID: {0.035, 0.14},
 }
 
-// liveRun runs the conversations against Amazon Bedrock: it checks the
+// liveRun runs the conversations, then the import cases, against Amazon
+// Bedrock (the imports with the MEMORY_IMPORT prompt): it checks the
 // credentials, prints what the run is expected to cost, asks before the
 // first call (unless -yes) and stops after FailuresInARow failed calls.
 func liveRun(ctx context.Context, o options, su *setup, st streams) ([]score.Conversation, error) {
@@ -48,7 +50,7 @@ func liveRun(ctx context.Context, o options, su *setup, st streams) ([]score.Con
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(st.stderr, "eval: %d conversations against Bedrock %s in %s: %s\n", len(su.convs), o.modelID, region, est.describe(price))
+	fmt.Fprintf(st.stderr, "eval: %d conversations and %d import cases against Bedrock %s in %s: %s\n", len(su.convs), len(su.imports), o.modelID, region, est.describe(price))
 	if o.judgeModel != "" {
 		fmt.Fprintf(st.stderr, "eval: -judge %s adds one call per kept value the rules do not accept (unknown before the run)\n", o.judgeModel)
 	}
@@ -65,6 +67,13 @@ func liveRun(ctx context.Context, o options, su *setup, st streams) ([]score.Con
 	scores, err := RunAll(rctx, br, su.cfg, su.convs, o.parallel, func(c score.Conversation) {
 		fmt.Fprintf(st.stderr, "eval: %s F1 %.2f (precision %.2f recall %.2f)\n", c.ID, c.F1, c.Precision, c.Recall)
 	})
+	if cause := context.Cause(rctx); errors.Is(cause, errStopped) {
+		return nil, cause
+	}
+	if err != nil {
+		return nil, err
+	}
+	su.importScores, err = harness.RunImports(rctx, br, su.cfg, su.imports)
 	if cause := context.Cause(rctx); errors.Is(cause, errStopped) {
 		return nil, cause
 	}
@@ -86,12 +95,18 @@ func estimate(ctx context.Context, su *setup) (estimation, error) {
 		return estimation{}, fmt.Errorf("start the Converse stand-in for the estimate: %w", err)
 	}
 	defer s.Close()
-	scores, err := RunAll(ctx, bedrock.New(StandInClient(s.URL()), bedrock.WithOutputMode(su.mode)), su.cfg, su.convs, 4, nil)
+	model := bedrock.New(StandInClient(s.URL()), bedrock.WithOutputMode(su.mode))
+	scores, err := RunAll(ctx, model, su.cfg, su.convs, 4, nil)
 	if err != nil {
 		return estimation{}, fmt.Errorf("the estimate: %w", err)
 	}
-	t := score.Sum(scores)
-	return estimation{calls: t.ModelCalls, inputTokens: t.InputTokens, outputTokens: t.OutputTokens}, nil
+	imports, err := harness.RunImports(ctx, model, su.cfg, su.imports)
+	if err != nil {
+		return estimation{}, fmt.Errorf("the estimate of the imports: %w", err)
+	}
+	t, it := score.Sum(scores), score.SumImports(imports)
+	return estimation{calls: t.ModelCalls + it.ModelCalls, inputTokens: t.InputTokens + it.InputTokens,
+		outputTokens: t.OutputTokens + it.OutputTokens}, nil
 }
 
 // describe says the estimate, with its price in dollars when known.

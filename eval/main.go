@@ -9,7 +9,9 @@
 // the SETs left out as secrets or as ended and those sent to the pending
 // facts, and the kept quotes that the harness's own check finds are not a
 // span of a user turn: on a first live run, read the unsupported rate
-// first.
+// first. The gold import cases (memory lists pasted from another
+// assistant, read by memory.Store.Import) run after the conversations
+// and are scored apart: precision, recall and leak rate.
 //
 // By default the model is the Converse stand-in (internal/fakebedrock),
 // started in the process: its rule-based extraction, not a model, so its
@@ -147,6 +149,10 @@ type setup struct {
 	run   score.Run
 	convs []gold.Conversation
 	old   *score.Report
+	// imports are the gold import cases of the run (those -run matches),
+	// importScores their scores once run; a replay runs none.
+	imports      []gold.ImportCase
+	importScores []score.Import
 }
 
 func prepare(o options) (setup, error) {
@@ -183,8 +189,29 @@ func prepare(o options) (setup, error) {
 			return su, err
 		}
 	}
-	su.convs, err = loadGold(o)
+	if su.convs, err = loadGold(o); err != nil {
+		return su, err
+	}
+	su.imports, err = loadImports(o)
 	return su, err
+}
+
+// loadImports loads the gold import cases of o: those -run matches, all
+// without -run.
+func loadImports(o options) ([]gold.ImportCase, error) {
+	var fsys fs.FS = gold.Default()
+	if o.goldDir != "" {
+		fsys = os.DirFS(o.goldDir)
+	}
+	cases, err := gold.LoadImports(fsys)
+	if err != nil || o.only == "" {
+		return cases, err
+	}
+	re, err := regexp.Compile(o.only)
+	if err != nil {
+		return nil, fmt.Errorf("-run: %w", err)
+	}
+	return slices.DeleteFunc(cases, func(c gold.ImportCase) bool { return !re.MatchString(c.ID) }), nil
 }
 
 // readReport reads a JSON report of this command from path; flag names
@@ -256,6 +283,7 @@ func execute(ctx context.Context, o options, st streams) error {
 		return err
 	}
 	rep := score.NewReport(su.run, su.convs, scores)
+	rep.SetImports(su.importScores)
 	if o.judgeModel != "" {
 		if err := judgeReport(ctx, o, &rep, su.convs, st.stderr); err != nil {
 			return err
@@ -281,7 +309,12 @@ func standInRun(ctx context.Context, o options, su *setup) ([]score.Conversation
 	defer s.Close()
 	model := bedrock.New(StandInClient(s.URL()), bedrock.WithOutputMode(su.mode), bedrock.WithAttemptTimeout(60*time.Second))
 	su.run.StartedAt = time.Now().UTC().Truncate(time.Second)
-	return RunAll(ctx, model, su.cfg, su.convs, o.parallel, nil)
+	scores, err := RunAll(ctx, model, su.cfg, su.convs, o.parallel, nil)
+	if err != nil {
+		return nil, err
+	}
+	su.importScores, err = harness.RunImports(ctx, model, su.cfg, su.imports)
+	return scores, err
 }
 
 // replayRun scores again the calls recorded in the report of -replay:
@@ -298,6 +331,9 @@ func replayRun(ctx context.Context, o options, su *setup) ([]score.Conversation,
 	su.run = old.Run
 	su.run.Replayed = true
 	su.cfg.CheapModelID = old.Run.ModelID
+	if su.importScores, err = replayImports(ctx, o, su, old); err != nil {
+		return nil, err
+	}
 	recorded := map[string][]score.Call{}
 	for _, c := range old.Conversations {
 		recorded[c.ID] = c.Calls
@@ -325,6 +361,37 @@ func replayRun(ctx context.Context, o options, su *setup) ([]score.Conversation,
 		}
 		return scores, nil
 	})
+}
+
+// replayImports scores again the import calls recorded in old, the
+// report of -replay: none when old has no import case (a report of
+// before the imports).
+func replayImports(ctx context.Context, o options, su *setup, old *score.Report) ([]score.Import, error) {
+	if len(old.Imports) == 0 {
+		su.imports = nil
+		return nil, nil
+	}
+	recorded := map[string][]score.Call{}
+	for _, i := range old.Imports {
+		recorded[i.ID] = i.Calls
+	}
+	out := make([]score.Import, 0, len(su.imports))
+	for _, c := range su.imports {
+		calls, ok := recorded[c.ID]
+		if !ok {
+			return nil, fmt.Errorf("-replay: %s has no import case %s: narrow the run with -run", o.replay, c.ID)
+		}
+		rp := harness.NewReplayer(calls)
+		s, err := harness.RunImport(ctx, rp, su.cfg, c)
+		if err == nil {
+			err = rp.Err()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("-replay: import case %s: %w", c.ID, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // writeReport writes the JSON report (-json) and the Markdown one, with

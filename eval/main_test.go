@@ -16,6 +16,7 @@ import (
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/eval/gold/goldtest"
+	"github.com/usermemory/usermemory/eval/harness"
 	"github.com/usermemory/usermemory/eval/score"
 	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/fakebedrock"
@@ -304,9 +305,10 @@ func TestREADMEStandInFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := score.NewReport(score.Run{Backend: score.BackendStandIn, ModelID: DefaultModelID}, convs, scores)
-	// A figure of a run outside the block would escape this test: there
-	// is none.
-	outside := string(b[:i]) + string(b[j:])
+	// A figure of a run outside the blocks would escape this test: there
+	// is none. The block of the import figures is held by
+	// TestREADMEImportFigures.
+	outside := withoutBlock(string(b[:i])+string(b[j:]), importsBegin, importsEnd)
 	if m := standInFigure.FindAllString(outside, -1); len(m) > 0 {
 		t.Errorf("README.md states figures of a run outside its block %s…%s, where no test holds them: %q", strings.TrimSpace(begin), strings.TrimSpace(end), m)
 	}
@@ -335,4 +337,53 @@ func TestDefaultModelIsTheTemplates(t *testing.T) {
 	if m, _ := tmpl.ParameterDefault("CheapFoundationModelId"); DefaultModelID != "us."+m {
 		t.Errorf("DefaultModelID %s is not template.yaml's CheapFoundationModelId %s through the us. profile", DefaultModelID, m)
 	}
+}
+
+// The README's block of the stand-in's import figures.
+const importsBegin, importsEnd = "<!-- eval-imports-begin -->\n", "<!-- eval-imports-end -->\n"
+
+// withoutBlock returns s without the block begin…end, markers included.
+func withoutBlock(s, begin, end string) string {
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		return s
+	}
+	return s[:i] + s[j+len(end):]
+}
+
+// TestREADMEImportFigures runs every gold import case on the stand-in and
+// holds the README's block of the import figures to the run's headline
+// of imports (score.ImportsHeadline); -update-readme rewrites it.
+func TestREADMEImportFigures(t *testing.T) {
+	path := "README.md" // eval/README.md
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(b, []byte(importsBegin)), bytes.Index(b, []byte(importsEnd))
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no block %q…%q", importsBegin, importsEnd)
+	}
+	cases, err := gold.LoadImports(gold.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, model := standIn(t)
+	scores, err := harness.RunImports(context.Background(), model, memory.Config{CheapModelID: DefaultModelID}, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\n" + score.ImportsHeadline(scores) + "\n"
+	got := string(b[i+len(importsBegin) : j])
+	if got == want {
+		return
+	}
+	if *updateREADME {
+		out := append(append(append([]byte{}, b[:i+len(importsBegin)]...), want...), b[j:]...)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's import figures differ from a run (go test ./eval/ -run README -update-readme rewrites them):\n--- README\n%s\n--- run\n%s", got, want)
 }

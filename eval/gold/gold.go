@@ -27,7 +27,7 @@ import (
 	"github.com/usermemory/usermemory/memory"
 )
 
-//go:embed subjects.yaml conversations/*.yaml
+//go:embed subjects.yaml conversations/*.yaml imports/*.yaml
 var embedded embed.FS
 
 // Day is the day every conversation of the gold set happens on, midnight
@@ -495,6 +495,12 @@ func parse(id string, data []byte, shared []Subject) (Conversation, error) {
 	if err := yaml.UnmarshalWithOptions(data, &f, yaml.Strict()); err != nil {
 		return Conversation{}, err
 	}
+	return parseFile(id, f, shared)
+}
+
+// parseFile checks f, the file of the conversation id, and resolves its
+// subjects in the shared vocabulary and its own.
+func parseFile(id string, f file, shared []Subject) (Conversation, error) {
 	c := Conversation{ID: id, Title: f.Title, Language: f.Language, Covers: f.Covers, Known: f.Known, Continues: f.Continues}
 	if strings.TrimSpace(c.Title) == "" {
 		return c, fmt.Errorf("no title")

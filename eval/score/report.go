@@ -53,6 +53,21 @@ type Report struct {
 	// Judge is what a second model made of the wrong values, apart from
 	// the rule-based scores; nil without -judge.
 	Judge *JudgeSummary `json:"judge,omitempty"`
+	// Imports are the scores of the gold import cases, apart from the
+	// conversations' (see [Import]); ImportTotals sums them. Both are
+	// empty when the run scored no import case (a replay).
+	Imports      []Import      `json:"imports,omitempty"`
+	ImportTotals *ImportTotals `json:"importTotals,omitempty"`
+}
+
+// SetImports adds the scores of the import cases to r, with their
+// totals.
+func (r *Report) SetImports(imports []Import) {
+	r.Imports = imports
+	if len(imports) > 0 {
+		t := SumImports(imports)
+		r.ImportTotals = &t
+	}
 }
 
 // NewReport sums scores, the scores of the conversations convs of a run,
@@ -124,8 +139,10 @@ func (r Report) Markdown(w io.Writer) error {
 			c.Contradictions, forbiddenCell(c), c.WrongLanguage, c.Unsupported, c.Sets, len(c.Calls), in, out, cell(c.Missing), cell(notRight(c)))
 	}
 	b.WriteString(r.judgeMarkdown())
-	_, err := io.WriteString(w, b.String())
-	return err
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return ImportsMarkdown(w, r.Imports)
 }
 
 // figures returns the table of every figure of a run's totals t.

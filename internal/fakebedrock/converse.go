@@ -6,7 +6,9 @@
 // output.message.content, stopReason, usage and metrics, and errors as an
 // HTTP status, an X-Amzn-Errortype header and a {"message"} body. By
 // default it answers with a deterministic rule-based extraction of the user
-// turns (see [RuleOperations]): a call of the tool the request forces, or,
+// turns (see [RuleOperations]), or, for an import call (the MEMORY_IMPORT
+// prompt, see [IsImportPrompt]), a rule-based reading of the pasted memory
+// list (see [ImportOperations]): a call of the tool the request forces, or,
 // for a request without toolConfig, a JSON text {"operations":[…]}.
 //
 // Scripted steps, queued through [Server.Script] or POST /_control/script,
@@ -572,7 +574,11 @@ func (s *Server) answer(req *request, step Step, tool string, body []byte, took 
 	if input == nil {
 		ops := step.Operations
 		if ops == nil {
-			ops = RuleOperations(userText(req), TodayOf(systemText(req), time.Now()))
+			if system := systemText(req); IsImportPrompt(system) {
+				ops = ImportOperations(userText(req))
+			} else {
+				ops = RuleOperations(userText(req), TodayOf(system, time.Now()))
+			}
 		}
 		input, _ = json.Marshal(map[string]any{"operations": ops}) // Plain structs always marshal.
 	}

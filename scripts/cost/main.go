@@ -43,6 +43,7 @@ import (
 	"github.com/usermemory/usermemory/bedrock"
 	"github.com/usermemory/usermemory/dynamorepo"
 	"github.com/usermemory/usermemory/functions/setup"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 	"github.com/usermemory/usermemory/memory/memorytest"
 	"github.com/usermemory/usermemory/producer"
@@ -155,6 +156,22 @@ type converse struct {
 	maxTokens                           int
 	systemChars, transcriptChars, tools int
 	answerChars                         int
+	// importIn and importOut sum the tokens of the import calls, counted
+	// as the extraction's are: an import call is answered with the eval
+	// stand-in's reading of the list (fakebedrock.ImportOperations).
+	importIn, importOut float64
+}
+
+// standSnapshot is what the stand-in counted so far.
+type standSnapshot struct {
+	calls               int
+	importIn, importOut float64
+}
+
+func (c *converse) snapshot() standSnapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return standSnapshot{calls: c.calls, importIn: c.importIn, importOut: c.importOut}
 }
 
 func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput, _ ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseOutput, error) {
@@ -165,9 +182,11 @@ func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput,
 		c.maxTokens = int(aws.ToInt32(in.InferenceConfig.MaxTokens))
 	}
 	c.systemChars, c.transcriptChars = 0, 0
+	var system strings.Builder
 	for _, b := range in.System {
 		if t, ok := b.(*brtypes.SystemContentBlockMemberText); ok {
 			c.systemChars += len([]rune(t.Value))
+			system.WriteString(t.Value)
 		}
 	}
 	var transcript strings.Builder
@@ -200,6 +219,13 @@ func (c *converse) Converse(_ context.Context, in *bedrockruntime.ConverseInput,
 	answer := set(fmt.Sprintf("Lisbon %d", c.calls))
 	sized, _ := json.Marshal(set("Lisbon 00")) // the same length at every call
 	c.answerChars = len(sized)
+	if fakebedrock.IsImportPrompt(system.String()) {
+		answer = map[string]any{"operations": fakebedrock.ImportOperations(transcript.String())}
+		b, _ := json.Marshal(answer)
+		tokens := func(chars int) float64 { return math.Ceil(float64(chars) / charsPerToken) }
+		c.importIn += tokens(c.systemChars) + tokens(c.transcriptChars) + tokens(c.tools)
+		c.importOut += tokens(len(b)) + toolCallOverheadTokens
+	}
 	return &bedrockruntime.ConverseOutput{
 		StopReason: brtypes.StopReasonToolUse,
 		Output: &brtypes.ConverseOutputMemberMessage{Value: brtypes.Message{
@@ -477,6 +503,11 @@ func measure(ctx context.Context, endpoint string, p profile, emit func(memory.C
 	if in.historyDigests, err = r.historySize(ctx); err != nil {
 		return err
 	}
+	// Users of their own, so that no figure above moves: an import of
+	// every gold list.
+	if err := r.imports(ctx, p, &in.imports); err != nil {
+		return err
+	}
 	emit(r.cfg, in)
 	return nil
 }
@@ -606,7 +637,8 @@ type reportInput struct {
 	toolChars                       int
 	inTokens, outTokens             float64
 	longBefore, longAfter           int
-	idle                            idleInput // the idle read's figures (idleread.go)
+	idle                            idleInput   // the idle read's figures (idleread.go)
+	imports                         importInput // an import's figures (imports.go)
 }
 
 func sortedOps(m map[string]int) string {

@@ -79,6 +79,7 @@ func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) 
 		return err
 	}
 	writeElsewhere(w, p, r, m)
+	writeImport(w, p, r.imports)
 	writeStack(w, p, st)
 	writeIdle(w, st)
 	return nil
