@@ -113,6 +113,10 @@ var secretExamples = []struct{ kind, key, value string }{
 	{memory.SecretPassword, "note", "my password is Tr0ub4dor&3"},
 	{memory.SecretPassword, "bank", "PIN: 4821"},
 	{memory.SecretPassword, "login", "mot de passe est soleil42"},
+	{memory.SecretPassword, "mot_de_passe_netflix", "Bordeaux33!"},
+	{memory.SecretPassword, "chave_da_api_do_deepl", "9f8e7d6c-1a2b-3c4d-5e6f-7a8b9c0d1e2f:fx"},
+	{memory.SecretPassword, "password_for_netflix", "soleil42"},
+	{memory.SecretPassword, "senha_do_banco", "Lisboa#2024"},
 }
 
 // notSecrets look like numbers or words near secrets but are facts.
@@ -122,6 +126,8 @@ var notSecrets = []struct{ key, value string }{
 	{"birth_year", "1987"},
 	{"order_reference", "1234567890123"}, // 13 digits, fails Luhn
 	{"password_manager", "uses 1Password"},
+	{"password_manager", "Bitwarden"},
+	{"api_key_rotation", "every 90 days"},
 	{"role", "security engineer who rotates API keys"},
 	{"home_city", "Porto"},
 	{"postcode", "4050-123"},

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Kinds of secret [SecretKind] recognises.
@@ -60,6 +61,25 @@ var passwordWords = []string{"password", "passwd", "passcode", "passphrase", "pi
 	"apikey", "access_token", "token", "private_key", "secret_key", "security_code", "cvv", "cvc",
 	"mot_de_passe", "passwort", "contraseña", "senha"}
 
+// credentialPhrases name a credential among the words of a key, wherever
+// they stand ("mot_de_passe_netflix", "chave_da_api_do_deepl"): with a
+// value that looks like one ([credentialShaped]), the fact holds it.
+var credentialPhrases = []string{"password", "passwd", "passcode", "passphrase", "passwort", "kennwort",
+	"mot_de_passe", "contraseña", "contrasena", "senha", "api_key", "apikey", "access_token", "api_token",
+	"private_key", "secret_key", "chave_da_api", "chave_de_api", "clave_de_api", "clave_api", "cle_api",
+	"cle_d_api", "clé_api", "clé_d_api", "api_schlüssel", "api_schluessel"}
+
+// credentialShaped reports whether v is one token of 4 characters or more
+// that mixes letters with digits or symbols, as a password or a key does
+// ("Bordeaux33!"), unlike a name ("Bitwarden") or words ("uses 1Password").
+func credentialShaped(v string) bool {
+	v = strings.TrimSpace(v)
+	if len([]rune(v)) < 4 || strings.ContainsAny(v, " \t\n") {
+		return false
+	}
+	return strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsLetter(r) })
+}
+
 var passwordContext = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:password|passwd|passcode|passphrase|pin(?: code)?|mot de passe|passwort|contraseña|senha|cvv|cvc|security code)\b\s*(?:is|was|=|:|est|ist|es|é)\s*\S+`)
 })
@@ -70,11 +90,17 @@ var passwordContext = sync.OnceValue(func() *regexp.Regexp {
 // check passes), a credential of a well-known shape (cloud, code-host,
 // chat, payment and model-provider keys, JSON Web Tokens), a private key
 // block, or a password by its context (a key that names a credential, or
-// "password is …"). It is a rule-based filter, run before any write: a
+// names one among its words with a value shaped like one, or "password
+// is …"). It is a rule-based filter, run before any write: a
 // fact that holds a secret is never stored.
 func SecretKind(key, value, evidence string) string {
 	for _, w := range passwordWords {
 		if key == w || strings.HasSuffix(key, "_"+w) {
+			return SecretPassword
+		}
+	}
+	for _, w := range credentialPhrases {
+		if strings.Contains("_"+key+"_", "_"+w+"_") && credentialShaped(value) {
 			return SecretPassword
 		}
 	}
