@@ -52,6 +52,8 @@ func TestLooksLikeInstruction(t *testing.T) {
 		"Lives in Porto, Portugal.",
 		"Works as a pediatric nurse",
 		"Uses a Mac for work",
+		"Always uses dark mode in every editor",
+		"Never uses semicolons in JavaScript",
 		"Speaks French and English",
 		"Wants answers in French",
 		"Always late to meetings",

@@ -67,12 +67,13 @@ func instructionClause(words []string) bool {
 	if ignoresInstructions(words) || addressesAssistant(words) {
 		return true
 	}
-	adverb := false
+	adverb, english := false, false
 	i := 0
 	for i < len(words) {
 		w := words[i]
 		if always[w] {
 			adverb = true
+			english = english || w == "always" || w == "never"
 		} else if w == "be" && i+1 < len(words) && words[i+1] == "sure" {
 			i++
 		} else if !softeners[w] && !(w == "do" && i+1 < len(words) && (words[i+1] == "not" || words[i+1] == "n't")) && w != "not" {
@@ -91,6 +92,9 @@ func instructionClause(words []string) bool {
 		return true
 	}
 	if thirdPersonToo[first] {
+		if first == "uses" && english {
+			return false // "Always uses dark mode": English, a third person
+		}
 		if adverb || containsAny(words[i+1:], always) {
 			return true
 		}
