@@ -97,9 +97,9 @@ bench:
 # for the local runtime emulator instead.
 LAMBDA_GOARCH ?= arm64
 LAMBDA_BUILD = GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
-LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact clearfacts forgetthread threadchanges eraseuser export extractor pretoken page
+LAMBDA_FUNCTIONS = getfacts putfact deletefact pendingfact imports clearfacts forgetthread threadchanges eraseuser export extractor pretoken page
 
-.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ClearFactsFunction build-ForgetThreadFunction build-ThreadChangesFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction build-PreTokenFunction build-PageFunction
+.PHONY: build-GetFactsFunction build-PutFactFunction build-DeleteFactFunction build-PendingFactFunction build-ImportsFunction build-ClearFactsFunction build-ForgetThreadFunction build-ThreadChangesFunction build-EraseUserFunction build-ExportFunction build-ExtractorFunction build-PreTokenFunction build-PageFunction
 
 build-GetFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/getfacts
@@ -109,6 +109,8 @@ build-DeleteFactFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/deletefact
 build-PendingFactFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/pendingfact
+build-ImportsFunction:
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/imports
 build-ClearFactsFunction:
 	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap ./functions/clearfacts
 build-ForgetThreadFunction:

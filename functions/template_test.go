@@ -41,6 +41,7 @@ var tableActions = map[string][]string{
 	"PutFactFunction":       {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
 	"DeleteFactFunction":    {"dynamodb:PutItem", "dynamodb:UpdateItem"},
 	"PendingFactFunction":   {"dynamodb:GetItem", "dynamodb:PutItem"},
+	"ImportsFunction":       {"dynamodb:GetItem", "dynamodb:PutItem"},
 	"ClearFactsFunction":    {"dynamodb:UpdateItem"},
 	"ForgetThreadFunction":  {"dynamodb:GetItem", "dynamodb:PutItem"},
 	"ThreadChangesFunction": {"dynamodb:GetItem", "dynamodb:PutItem"},
@@ -126,6 +127,12 @@ func TestLeastPrivilege(t *testing.T) {
 						len(asList(s["Resource"])) != 1 {
 						t.Errorf("%s: %s on %v, want the table only", id, action, s["Resource"])
 					}
+				case service == "sqs" && id == "ImportsFunction":
+					// The import route sends import messages to the extraction queue, and nothing else.
+					if action != "sqs:SendMessage" || fmt.Sprint(s["Resource"]) != fmt.Sprint(getAtt("ExtractionQueue", "Arn")) {
+						t.Errorf("%s: %s on %v, want sqs:SendMessage on the extraction queue only", id, action, s["Resource"])
+					}
+					continue
 				case service == "bedrock" || service == "sqs":
 					if id != "ExtractorFunction" {
 						t.Errorf("%s: %s is the extractor's alone", id, action)
@@ -412,11 +419,12 @@ func TestEnvironmentIsSetups(t *testing.T) {
 		}
 	}
 	check("Globals", get(tpl, "Globals", "Function", "Environment", "Variables"))
+	// The extractor's own settings (the idle read) and the import route's
+	// (its queue) are read by their packages, not by setup.
+	ownFile := map[string]string{"ExtractorFunction": filepath.Join("extractor", "idle.go"), "ImportsFunction": filepath.Join("imports", "main.go")}
 	for _, id := range tpl.Functions() {
-		if id == "ExtractorFunction" {
-			// The extractor's own settings (the idle read) are read by its
-			// package, not by setup.
-			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(httpapitest.Root(t), "functions", "extractor", "idle.go"), nil, 0)
+		if file := ownFile[id]; file != "" {
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(httpapitest.Root(t), "functions", file), nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -424,7 +432,7 @@ func TestEnvironmentIsSetups(t *testing.T) {
 			envConstants(f, own)
 			for name := range get(props(tpl.Resources()[id]), "Environment", "Variables").(map[string]any) {
 				if !own[name] {
-					t.Errorf("%s sets %s, which neither functions/setup nor functions/extractor reads", id, name)
+					t.Errorf("%s sets %s, which neither functions/setup nor functions/%s reads", id, name, filepath.Dir(file))
 				}
 			}
 			continue
@@ -1200,7 +1208,7 @@ func TestLimitsAreParameters(t *testing.T) {
 	}
 	set := resolve(t, tmpl, deployment("us-east-1", map[string]string{"ReadReservedConcurrency": "20", "EditReservedConcurrency": "5"}))
 	for id, f := range set.Functions {
-		want := map[string]int{"GetFactsFunction": 20, "PutFactFunction": 5, "DeleteFactFunction": 5, "PendingFactFunction": 5,
+		want := map[string]int{"GetFactsFunction": 20, "PutFactFunction": 5, "DeleteFactFunction": 5, "PendingFactFunction": 5, "ImportsFunction": 5,
 			"ClearFactsFunction": 5, "ForgetThreadFunction": 5, "ThreadChangesFunction": 5, "EraseUserFunction": 5}[id]
 		if f.ReservedConcurrency != want {
 			t.Errorf("%s reserves %d with ReadReservedConcurrency 20 and EditReservedConcurrency 5, want %d", id, f.ReservedConcurrency, want)

@@ -54,3 +54,23 @@ func TestIDPatternIsValidID(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCheckerReadsTheSchema checks that the schema-driven check
+// reads the embedded import schema, and that its ID rule is the
+// extraction message's.
+func TestImportCheckerReadsTheSchema(t *testing.T) {
+	root, err := importRule()
+	if err != nil {
+		t.Fatalf("the embedded import schema: %v", err)
+	}
+	ext, err := messageRule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := root.Defs["id"].Pattern, ext.Defs["id"].Pattern; got != want {
+		t.Errorf("import $defs/id pattern %q, extraction's %q", got, want)
+	}
+	if got, want := root.Defs["traceValue"].Pattern, ext.Defs["traceValue"].Pattern; got != want {
+		t.Errorf("import $defs/traceValue pattern %q, extraction's %q", got, want)
+	}
+}

@@ -1,5 +1,6 @@
 // Package schema holds the contract of the messages usermemory accepts from
-// other systems: the JSON Schema files, embedded so that a program reads the
+// other systems (the extraction message of a gateway) and sends to itself
+// (the import message of the import route): the JSON Schema files, embedded so that a program reads the
 // very file the repository publishes, and their Go types, each with a
 // Validate method and a strict decoder, used by the side that writes a
 // message and the side that reads it.

@@ -32,6 +32,9 @@ type document struct {
 	ClearedAt string                `json:"clearedAt,omitempty"`
 	ErasedAt  string                `json:"erasedAt,omitempty"`
 	Threads   []threadWatermark     `json:"threads"`
+	// Imports are the user's newest imports from another assistant, newest
+	// first: what was imported and when.
+	Imports []httpapi.ImportView `json:"imports"`
 }
 
 type forgotten struct {
@@ -56,7 +59,11 @@ type threadWatermark struct {
 func documentOf(s *memory.Store, sc memory.Scope, e memory.Export) document {
 	d := document{Format: memory.ExportFormat, ExportedAt: httpapi.FormatTime(e.At), TenantID: sc.TenantID, UserID: sc.UserID,
 		Facts: make([]httpapi.Fact, 0, len(e.Facts)), Pending: httpapi.PendingOf(s, e.Pending), Forgotten: make([]forgotten, 0, len(e.Forgotten)),
-		ClearedAt: httpapi.FormatTime(e.ClearedAt), ErasedAt: httpapi.FormatTime(e.ErasedAt), Threads: make([]threadWatermark, 0, len(e.Threads))}
+		ClearedAt: httpapi.FormatTime(e.ClearedAt), ErasedAt: httpapi.FormatTime(e.ErasedAt), Threads: make([]threadWatermark, 0, len(e.Threads)),
+		Imports: make([]httpapi.ImportView, 0, len(e.Imports))}
+	for _, m := range e.Imports {
+		d.Imports = append(d.Imports, httpapi.ImportViewOf(m))
+	}
 	hist := make(map[string][]memory.PreviousValue, len(e.History))
 	for _, h := range e.History {
 		hist[h.Key] = h.Previous

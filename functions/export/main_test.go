@@ -18,7 +18,7 @@ import (
 // httpapitest.Now.
 const anas = `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-123",` +
 	`"facts":[{"key":"city","value":"Lisbon","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"},{"key":"language","value":"Portuguese","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],` +
-	`"pending":[],"forgotten":[],"threads":[]}`
+	`"pending":[],"forgotten":[],"threads":[],"imports":[]}`
 
 // fixture is this function with the standard users seeded, and its table:
 // a token exports only its own user in its own tenant, an admin any user
@@ -30,10 +30,10 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "ExportFunct
 		{Name: "a userId in the path of a /me route is ignored", Route: "GET /v1/me/export", Token: httpapitest.UserToken(),
 			Params: map[string]string{"userId": "u-456"}, Status: 200, Answer: anas},
 		{Name: "user without a record", Route: "GET /v1/me/export", Token: &httpapitest.Token{Sub: "u-789", Tenant: "acme", Scope: "memory/user"},
-			Status: 200, Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-789","facts":[],"pending":[],"forgotten":[],"threads":[]}`},
+			Status: 200, Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-789","facts":[],"pending":[],"forgotten":[],"threads":[],"imports":[]}`},
 		{Name: "admin of another tenant exports that tenant's namesake", Route: "GET /v1/users/{userId}/export", Token: httpapitest.AdminToken("globex"),
 			Params: map[string]string{"userId": "u-123"}, Status: 200,
-			Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"globex","userId":"u-123","facts":[{"key":"language","value":"Finnish","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"pending":[],"forgotten":[],"threads":[]}`},
+			Answer: `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"globex","userId":"u-123","facts":[{"key":"language","value":"Finnish","updatedAt":"2026-11-29T22:00:00Z","origin":"manual"}],"pending":[],"forgotten":[],"threads":[],"imports":[]}`},
 		{Name: "user scope on the admin route", Route: "GET /v1/users/{userId}/export", Token: httpapitest.UserToken(),
 			Params: map[string]string{"userId": "u-456"}, Status: 403, Code: httpapi.CodeForbidden},
 		{Name: "admin scope only on the /me route", Route: "GET /v1/me/export", Token: httpapitest.AdminToken("acme"), Status: 403},
@@ -113,7 +113,7 @@ func TestExportHoldsEvidenceAndPending(t *testing.T) {
 	want := `{"format":1,"exportedAt":"2026-11-29T22:00:00Z","tenantId":"acme","userId":"u-123",` +
 		`"facts":[{"key":"home_city","value":"Porto","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I moved to Porto","saidAt":"2026-11-29T22:00:00Z"}],` +
 		`"pending":[{"key":"health_condition","value":"asthma","updatedAt":"2026-11-29T22:00:00Z","origin":"conversation","sourceThreadId":"th-9","evidence":"I have asthma","category":"health","saidAt":"2026-11-29T22:00:00Z","pendingUntil":"2026-12-06T22:00:00Z"}],` +
-		`"forgotten":[],"threads":[{"threadKey":"th-9","turnCount":2,"extractedAt":"2026-11-29T22:00:00Z"}]}`
+		`"forgotten":[],"threads":[{"threadKey":"th-9","turnCount":2,"extractedAt":"2026-11-29T22:00:00Z"}],"imports":[]}`
 	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200, Answer: want})
 }
 
@@ -143,4 +143,20 @@ func TestExportHoldsHistory(t *testing.T) {
 	if strings.Contains(string(b), "Braga") || strings.Contains(string(b), "history") {
 		t.Errorf("the export after removing city holds its history: %s", b)
 	}
+}
+
+// TestExportShowsImports: the export lists the user's imports, what was
+// imported from which source and when, as GET /v1/me/imports/{importId}
+// shows each.
+func TestExportShowsImports(t *testing.T) {
+	repo := fixture.Repo(t)
+	rec, _ := repo.Record(httpapitest.Ana)
+	at := httpapitest.Now.Add(-time.Hour)
+	rec.Imports = []memory.ImportMark{{ID: "imp-1795986000000-ab", Source: "ChatGPT", RequestedAt: at, DoneAt: at.Add(time.Minute),
+		Status: memory.ImportDone, Parts: 1, Proposed: 2, LeftOut: memory.ImportLeftOut{Secrets: 1}}}
+	repo.Put(httpapitest.Ana, rec)
+	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200,
+		Answer: strings.Replace(anas, `"imports":[]`, `"imports":[{"importId":"imp-1795986000000-ab","source":"ChatGPT","status":"done",`+
+			`"requestedAt":"2026-11-29T21:00:00Z","doneAt":"2026-11-29T21:01:00Z","parts":1,"proposed":2,`+
+			`"leftOut":{"secrets":1,"instructions":0,"unsupported":0,"ended":0,"known":0,"declined":0,"deletes":0}}]`, 1)})
 }

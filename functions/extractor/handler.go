@@ -52,8 +52,8 @@ const (
 	outcomeQueueFailed  = "queue_failed"  // the idle copy could not be sent: failed, retried
 )
 
-// Handler processes the batches of extraction messages the SQS event
-// source delivers. It is safe for concurrent use.
+// Handler processes the batches of extraction and import messages the
+// SQS event source delivers. It is safe for concurrent use.
 type Handler struct {
 	store            *memory.Store
 	log              *slog.Logger
@@ -96,8 +96,10 @@ func WithTransient(f func(error) bool) Option { return func(h *Handler) { h.tran
 func WithClock(now func() time.Time) Option { return func(h *Handler) { h.now = now } }
 
 // NewHandler returns a Handler that extracts through store. It checks
-// each message with schema.DecodeExtractionMessageV1; it fails only when
-// store is nil.
+// each message with schema.DecodeExtractionMessageV1, or, when its kind
+// says it is an import (schema.IsImportMessage), with
+// schema.DecodeImportMessageV1 and hands it to memory.Store.Import; it
+// fails only when store is nil.
 func NewHandler(store *memory.Store, opts ...Option) (*Handler, error) {
 	if store == nil {
 		return nil, errors.New("extractor: NewHandler needs a store")
@@ -132,6 +134,11 @@ type result struct {
 	// uncounted says the message carried no turn counts (logged).
 	uncounted bool
 	extract   memory.ExtractResult
+	// kind is memory.KindMemoryImport for an import message, "" for an
+	// extraction; importID and importRes are an import's.
+	kind      string
+	importID  string
+	importRes memory.ImportResult
 }
 
 // Handle processes the records of a batch in order and returns the ones
@@ -203,6 +210,9 @@ func (h *Handler) record(ctx context.Context, rec events.SQSMessage) (r result) 
 		defer cancel()
 	}
 	r.receives, _ = strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
+	if h.isImport(rec) {
+		return h.importRecord(ctx, rec, r)
+	}
 
 	m, err := h.decode(rec.Body)
 	if err != nil {
@@ -266,7 +276,7 @@ func failedWith(r result, err error) result {
 	r.failed = true
 	r.reason = errorClass(err)
 	switch memory.ErrorCode(err) {
-	case memory.CodeInvalidID, memory.CodeInvalidTurnCount:
+	case memory.CodeInvalidID, memory.CodeInvalidTurnCount, memory.CodeInvalidImport, memory.CodeImportTooLong:
 		r.outcome = outcomeMalformed
 	case memory.CodeConflict:
 		r.outcome = outcomeConflict

@@ -2,7 +2,10 @@
 // extraction messages gateways send after every answer (version 1 of
 // schema/extraction-message.v1.json), runs isExtractDue, has Bedrock's
 // cheap model extract facts when an extraction is due, and merges them into
-// the user's record in DynamoDB. It answers with partial batch failures
+// the user's record in DynamoDB. On the same queue it reads the import
+// messages of the import route (schema/import-message.v1.json): a memory
+// list pasted from another assistant, which memory.Store.Import reads
+// into pending facts for the user's review. It answers with partial batch failures
 // (ReportBatchItemFailures), logs one JSON line per record and writes
 // CloudWatch Embedded Metric Format lines; see docs/extractor.md.
 //

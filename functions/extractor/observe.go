@@ -36,6 +36,9 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 	if r.uncounted {
 		attrs = append(attrs, slog.Bool("uncounted", true))
 	}
+	if r.kind != "" {
+		attrs = append(attrs, importAttrs(r)...)
+	}
 	if r.extract.Outcome != "" {
 		byOutcome, byKind := recordMetrics(r, took)
 		for _, m := range append(byOutcome, byKind...) {
@@ -56,6 +59,23 @@ func (h *Handler) observe(ctx context.Context, requestID string, rec events.SQSM
 		return // Only numbers and IDs: it always marshals.
 	}
 	_, _ = h.metrics.Write(append(b, '\n'))
+}
+
+// importAttrs returns the log attributes of an import record: its kind,
+// its ID, and what its mark counts (status, parts, proposed, left out);
+// never its text, its source or a value.
+func importAttrs(r result) []slog.Attr {
+	attrs := []slog.Attr{slog.String("kind", r.kind)}
+	if r.importID != "" {
+		attrs = append(attrs, slog.String("importId", r.importID))
+	}
+	if mk := r.importRes.Mark; mk.Status != "" {
+		lo := mk.LeftOut
+		attrs = append(attrs, slog.String("importStatus", string(mk.Status)), slog.Int("parts", mk.Parts),
+			slog.Int("proposed", mk.Proposed), slog.Int("leftOutInstructions", lo.Instructions),
+			slog.Int("leftOutKnown", lo.Known), slog.Int("leftOutDeclined", lo.Declined))
+	}
+	return attrs
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -113,7 +133,11 @@ func (h *Handler) metricsLine(r result, took time.Duration) map[string]any {
 		tenant = "-" // An invalid message names no tenant we may trust.
 	}
 	byOutcome, byKind := recordMetrics(r, took)
-	line := map[string]any{"kind": memory.KindMemoryUser, "tenant": tenant, "outcome": r.outcome}
+	kind := memory.KindMemoryUser
+	if r.kind != "" {
+		kind = r.kind
+	}
+	line := map[string]any{"kind": kind, "tenant": tenant, "outcome": r.outcome}
 	line["_aws"] = map[string]any{
 		"Timestamp": h.now().UnixMilli(),
 		// One dimension set, [outcome]: CloudWatch bills each metric

@@ -114,7 +114,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		resp = jsonResponse(status, body)
 	}
 	h.logRequest(ctx, req, r, resp.StatusCode, err, time.Since(start))
-	if rt.admin || rt.action == "export" || rt.pending {
+	if rt.admin || rt.action == "export" || rt.pending || (rt.imports && rt.action != "read") {
 		h.audit(ctx, rt, r, resp.StatusCode, err, body)
 	}
 	return resp, nil
@@ -133,7 +133,19 @@ func (h *Handler) run(ctx context.Context, rt route, r Request) (int, any, error
 	return status, body, err
 }
 
+// jsonResponse returns the answer of status with body as JSON, none for
+// a nil body; a [Located] body adds its Location header.
 func jsonResponse(status int, body any) events.APIGatewayV2HTTPResponse {
+	if l, ok := body.(Located); ok {
+		resp := jsonResponse(status, l.Body)
+		if resp.StatusCode == status {
+			if resp.Headers == nil {
+				resp.Headers = map[string]string{}
+			}
+			resp.Headers["location"] = l.Location
+		}
+		return resp
+	}
 	if body == nil {
 		return events.APIGatewayV2HTTPResponse{StatusCode: status}
 	}

@@ -23,6 +23,11 @@ import (
 // value of memory.MaxFactCharsUpperBound runes of 4 bytes, escaped, fits with room.
 const DefaultMaxBodyBytes = 16 * 1024
 
+// ImportMaxBodyBytes is the limit of the body of POST /v1/me/imports, a
+// pasted memory list: memory.MaxImportChars characters of up to 4 bytes,
+// JSON-escaped, fit with room.
+const ImportMaxBodyBytes = 128 * 1024
+
 // RequestConfig says how a request is read: its identity from its verified
 // token claims, and the largest body. The zero value of a field means its
 // default (setup's, or DefaultMaxBodyBytes).
@@ -82,6 +87,14 @@ type Request struct {
 	// "YYYY-MM-DD", unchecked (memory.Store.Put checks it); "" when the
 	// body names none.
 	ValidUntil string
+	// ImportID is the {importId} path parameter, a valid memory ID; ""
+	// on routes without one.
+	ImportID string
+	// Body is the raw JSON body of a route whose function reads the body
+	// itself (POST /v1/me/imports), checked by the rules of every body:
+	// its media type, its size, one JSON value in UTF-8 without a member
+	// twice; "" on other routes.
+	Body string
 	// RequestID is API Gateway's request ID.
 	RequestID string
 	// Route is the route key, as template.yaml names it: a function that
@@ -98,7 +111,10 @@ type route struct {
 	since   bool   // takes the since query parameter (GET .../changes)
 	body    bool   // takes the JSON body {"value": "…", "origin": "…", "validUntil": "…"}
 	pending bool   // under /v1/me/pending/: the user's answer to a pending fact
-	action  string // what it does: read, export, put, delete, clear, forget_thread, undo, erase, keep, discard
+	imports bool   // under /v1/me/imports: an import, or the user's answer to its facts
+	impID   bool   // has an {importId} path parameter
+	rawBody bool   // takes a JSON body its function reads (POST /v1/me/imports)
+	action  string // what it does: read, export, put, delete, clear, forget_thread, undo, erase, keep, discard, import, keep_import, discard_import
 }
 
 func parseRoute(key string) (route, error) {
@@ -109,7 +125,15 @@ func parseRoute(key string) (route, error) {
 	r := route{key: key, hasKey: strings.Contains(path, "/{key}"), body: method == http.MethodPut,
 		pending: strings.HasPrefix(path, "/v1/me/pending/"), thread: strings.Contains(path, "/{threadId}")}
 	r.since = r.thread && method == http.MethodGet && strings.HasSuffix(path, "/changes")
+	r.imports, r.impID = strings.HasPrefix(path, "/v1/me/imports"), strings.Contains(path, "/{importId}")
+	r.rawBody = r.imports && method == http.MethodPost && !r.impID
 	switch {
+	case r.rawBody:
+		r.action = "import"
+	case r.impID && method == http.MethodPost && strings.HasSuffix(path, "/keep"):
+		r.action = "keep_import"
+	case r.impID && method == http.MethodDelete:
+		r.action = "discard_import"
 	case r.thread && method == http.MethodDelete:
 		r.action = "forget_thread"
 	case r.thread && method == http.MethodPost && strings.HasSuffix(path, "/undo"):
@@ -207,14 +231,8 @@ func (a RequestConfig) decode(r route, req events.APIGatewayV2HTTPRequest) (Requ
 		}
 		out.ThreadID = id
 	}
-	if r.since {
-		if v, ok := req.QueryStringParameters["since"]; ok {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				return out, fail(CodeInvalidSince, "the since query parameter is not an RFC 3339 time")
-			}
-			out.Since = t
-		}
+	if err := a.decodeMore(r, req, &out); err != nil {
+		return out, err
 	}
 	if r.body {
 		b, err := a.decodeBody(req)
@@ -224,6 +242,38 @@ func (a RequestConfig) decode(r route, req events.APIGatewayV2HTTPRequest) (Requ
 		out.Value, out.Origin, out.ValidUntil = b.value, b.origin, b.validUntil
 	}
 	return out, nil
+}
+
+// decodeMore sets on out the input of the routes that take one of these:
+// the {importId} path parameter, a valid ID; the raw body of POST
+// /v1/me/imports, checked as every body is ([RequestConfig.rawBody]), its
+// members the function's to read; the since query parameter of GET
+// .../changes, an RFC 3339 time.
+func (a RequestConfig) decodeMore(r route, req events.APIGatewayV2HTTPRequest, out *Request) error {
+	if r.impID {
+		id := req.PathParameters["importId"]
+		if !memory.ValidID(id) {
+			return fail(memory.CodeInvalidID, "invalid import ID in the path")
+		}
+		out.ImportID = id
+	}
+	if r.rawBody {
+		raw, err := a.rawBody(req)
+		if err != nil {
+			return err
+		}
+		out.Body = string(raw)
+	}
+	if r.since {
+		if v, ok := req.QueryStringParameters["since"]; ok {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return fail(CodeInvalidSince, "the since query parameter is not an RFC 3339 time")
+			}
+			out.Since = t
+		}
+	}
+	return nil
 }
 
 // checkKey refuses a path key that is not text: bytes that are not UTF-8,

@@ -76,11 +76,29 @@ func (e *Env) Store(opts ...memory.Option) (*memory.Store, error) {
 // FactAPI builds the handler of a fact API function: [Load], the store,
 // then newHandler with the settings' authorization and log.
 func FactAPI(ctx context.Context, getenv func(string) string, newHandler httpapi.NewHandlerFunc, log *slog.Logger) (*httpapi.Handler, error) {
+	return API(ctx, getenv, func(context.Context, *Env, func(string) string) (httpapi.NewHandlerFunc, error) {
+		return newHandler, nil
+	}, log)
+}
+
+// BuildFunc returns the NewHandlerFunc of a function that needs more than
+// the store (a queue client, a setting of its own), built from env and
+// the settings getenv reads; its error says which setting is wrong.
+type BuildFunc func(ctx context.Context, env *Env, getenv func(string) string) (httpapi.NewHandlerFunc, error)
+
+// API builds the handler of an API function whose handler needs more than
+// the store: [Load], the store, build, then its NewHandlerFunc with the
+// settings' authorization and log.
+func API(ctx context.Context, getenv func(string) string, build BuildFunc, log *slog.Logger) (*httpapi.Handler, error) {
 	env, err := Load(ctx, getenv)
 	if err != nil {
 		return nil, err
 	}
 	store, err := env.Store()
+	if err != nil {
+		return nil, err
+	}
+	newHandler, err := build(ctx, env, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +110,17 @@ func FactAPI(ctx context.Context, getenv func(string) string, newHandler httpapi
 // Lambda runtime. A wrong configuration is logged, saying why, and the
 // process exits before lambda.Start.
 func ServeFactAPI(newHandler httpapi.NewHandlerFunc) {
+	ServeAPI(func(context.Context, *Env, func(string) string) (httpapi.NewHandlerFunc, error) {
+		return newHandler, nil
+	})
+}
+
+// ServeAPI is the whole main of an API function built by build (see
+// [API]): as [ServeFactAPI], a wrong configuration is logged, saying why,
+// and the process exits before lambda.Start.
+func ServeAPI(build BuildFunc) {
 	log := httpapi.NewLogger(os.Stdout)
-	h, err := FactAPI(context.Background(), os.Getenv, newHandler, log)
+	h, err := API(context.Background(), os.Getenv, build, log)
 	if err != nil {
 		log.Error("start", slog.String("error", err.Error()))
 		os.Exit(1)

@@ -288,10 +288,12 @@ func send(t testing.TB, spec *Spec, h HandlerFunc, repo memory.Repository, c Cas
 }
 
 // refusedUnread reports whether c's answer is a refusal that reads
-// nothing: every 4xx but a 404 CodePendingNotFound, which the store
-// answers after reading the record.
+// nothing: every 4xx but a 404 CodePendingNotFound or CodeImportNotFound
+// and a 429 CodeImportLimit, which are answered after reading the record.
 func refusedUnread(c Case) bool {
-	return c.Status >= 400 && c.Status < 500 && !(c.Status == http.StatusNotFound && c.Code == memory.CodePendingNotFound)
+	afterRead := (c.Status == http.StatusNotFound && (c.Code == memory.CodePendingNotFound || c.Code == memory.CodeImportNotFound)) ||
+		(c.Status == http.StatusTooManyRequests && c.Code == memory.CodeImportLimit)
+	return c.Status >= 400 && c.Status < 500 && !afterRead
 }
 
 // repositoryMethods are the names of the methods of memory.Repository.

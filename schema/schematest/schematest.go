@@ -38,6 +38,27 @@ func CompileExtractionMessageV1() (*jsonschema.Schema, error) {
 	return sch, nil
 }
 
+// CompileImportMessageV1 compiles the schema of the import message,
+// version 1, as [CompileExtractionMessageV1] compiles the extraction
+// message's.
+func CompileImportMessageV1() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.ImportMessageV1()))
+	if err != nil {
+		return nil, fmt.Errorf("schematest: parse import message schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource(schema.ImportMessageV1URL, doc); err != nil {
+		return nil, fmt.Errorf("schematest: add import message schema: %w", err)
+	}
+	sch, err := c.Compile(schema.ImportMessageV1URL)
+	if err != nil {
+		return nil, fmt.Errorf("schematest: compile import message schema: %w", err)
+	}
+	return sch, nil
+}
+
 // Verdict is what the library says of a body: whether it is one JSON
 // value, and where it breaks the schema, in the form of
 // schema.Violation.String ("/turns/1/role (enum)"), sorted and without
