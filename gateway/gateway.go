@@ -95,6 +95,9 @@ type Config struct {
 	Store *memory.Store
 	// Producer sends the extraction message to the queue.
 	Producer *producer.Producer
+	// Imports sends the message of an import to the extraction queue
+	// ([Gateway.Import]); nil refuses imports. Optional.
+	Imports *ImportQueue
 	// Model is the chat model's client and ModelID its model (or
 	// inference profile) ID.
 	Model   ChatModel

@@ -47,6 +47,11 @@ const chatHelp = `Type a message, or:
   /keep KEY|CAT      keep a pending fact (by its key, or by its category when
                      one pending fact has it): from then on it is in every prompt
   /discard KEY|CAT   discard a pending fact
+  /import FILE [SOURCE]
+                     import what another assistant remembers (its list in FILE;
+                     /import alone shows what to ask it): every fact waits for review
+  /keep all          keep every fact of the last import that waits
+  /discard all       discard them (importing the same list again does not propose them)
   /quit              leave (or Ctrl-D)
 Say "remember that my role is nurse" to see the remember tool ask for approval.
 A fact about your health, religion or politics waits as pending until you /keep it.
@@ -109,7 +114,8 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 	} else if *modelID == "" {
 		*modelID = localChatModel
 	}
-	gw, err := gateway.New(gateway.Config{Store: store, Producer: producer.New(queue, info.QueueURL), Model: model, ModelID: *modelID})
+	gw, err := gateway.New(gateway.Config{Store: store, Producer: producer.New(queue, info.QueueURL),
+		Imports: gateway.NewImportQueue(queue, info.QueueURL), Model: model, ModelID: *modelID})
 	if err != nil {
 		return err
 	}
@@ -117,6 +123,7 @@ func chat(ctx context.Context, args []string, in io.Reader, out io.Writer) error
 	c := &chatSession{gw: gw, store: store, queue: queue, queueURL: info.QueueURL, sc: sc, wait: *wait,
 		in: bufio.NewScanner(in), out: out, echo: !isTerminal(in), idleRead: idleReadOf(info.ExtractorEnv)}
 	c.extracted = c.waitForExtractor
+	c.importRead = c.waitForExtractor
 	return c.run(ctx)
 }
 
@@ -147,6 +154,12 @@ type chatSession struct {
 	// updated"), in the thread undoThread, which /undo undoes.
 	updated    []memory.Change
 	undoThread *gateway.Thread
+	// importRead waits until the extractor read the import just sent and
+	// reports whether it did (false: still reading after c.wait).
+	importRead func(context.Context) (bool, error)
+	// lastImport is the ID of the session's last import, and lastSource
+	// its source: /keep all and /discard all act on it.
+	lastImport, lastSource string
 }
 
 // read reads one line of input.
@@ -209,6 +222,8 @@ func (c *chatSession) run(ctx context.Context) error {
 			err = c.undo(ctx)
 		case "/pending":
 			err = c.printPending(ctx, true)
+		case "/import":
+			err = c.importFile(ctx, arg)
 		default:
 			if strings.HasPrefix(cmd, "/") {
 				fmt.Fprintf(c.out, "unknown command %s; /help lists the commands\n", cmd)

@@ -129,6 +129,9 @@ func (c *chatSession) keyCommand(ctx context.Context, cmd, arg string) error {
 		fmt.Fprintf(c.out, "usage: %s KEY (see /facts and /pending)\n", cmd)
 		return nil
 	}
+	if arg == "all" && cmd != "/forget" {
+		return c.importAll(ctx, cmd)
+	}
 	if err := memory.CheckKey(arg); err != nil {
 		return err
 	}
@@ -275,15 +278,25 @@ func (c *chatSession) printPending(ctx context.Context, always bool) error {
 // category, the user's words, when they were said and when the fact is
 // dropped unless kept.
 func (c *chatSession) pendingLine(p gateway.PendingFact) string {
-	words := ""
+	words, said, category := "", "said on ", ""
 	if p.Evidence != "" {
 		words = ", you said “" + p.Evidence + "”"
 	}
+	if p.Origin == memory.OriginImported {
+		// SourceThreadTitle is the source the user named; SaidAt the import's request.
+		words, said = ", imported from "+p.SourceThreadTitle, "imported on "
+		if p.Evidence != "" {
+			words += ", whose list said “" + p.Evidence + "”"
+		}
+	}
+	if p.Category != "" || p.Origin != memory.OriginImported {
+		category = " [" + p.Category + "]"
+	}
 	when := "will be dropped on " + p.Until.In(c.location()).Format("Mon 2 Jan") + " unless you keep it"
 	if !p.SaidAt.IsZero() {
-		when = "said on " + p.SaidAt.In(c.location()).Format("2 Jan at 15:04") + "; " + when
+		when = said + p.SaidAt.In(c.location()).Format("2 Jan at 15:04") + "; " + when
 	}
-	return fmt.Sprintf("%s = %s [%s]%s; %s", p.Key, p.Value, p.Category, words, when)
+	return fmt.Sprintf("%s = %s%s%s; %s", p.Key, p.Value, category, words, when)
 }
 
 func (c *chatSession) printFacts(ctx context.Context) error {
@@ -324,7 +337,12 @@ func (c *chatSession) origin(f memory.Fact) string {
 		return "remembered with your approval on " + f.UpdatedAt.In(loc).Format("2 Jan at 15:04")
 	}
 	said := "learned"
-	if f.Evidence != "" {
+	switch {
+	case f.Origin == memory.OriginImported && f.Evidence != "":
+		said = "imported from " + f.SourceThreadTitle + ", whose list said “" + f.Evidence + "”,"
+	case f.Origin == memory.OriginImported:
+		said = "imported from " + f.SourceThreadTitle + ","
+	case f.Evidence != "":
 		said = "you said “" + f.Evidence + "”"
 	}
 	if f.SaidAt.IsZero() {
@@ -334,7 +352,8 @@ func (c *chatSession) origin(f memory.Fact) string {
 		said = "said"
 	}
 	out := said + " on " + f.SaidAt.In(loc).Format("2 Jan at 15:04")
-	kept := f.Category != "" && slices.Contains(c.store.Config().PendingCategories, f.Category)
+	// An imported fact always waited for the user's yes.
+	kept := f.Origin == memory.OriginImported || f.Category != "" && slices.Contains(c.store.Config().PendingCategories, f.Category)
 	switch {
 	case kept:
 		out += ", kept " + at(f.SaidAt, f.UpdatedAt)

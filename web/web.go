@@ -9,13 +9,16 @@ import (
 	"encoding/json"
 	"io/fs"
 	"net/http"
+	"strings"
+
+	"github.com/usermemory/usermemory/memory"
 )
 
 //go:embed static
 var static embed.FS
 
 // Files returns the page's files: index.html, app.js, signin.js,
-// download.js, style.css and favicon.svg.
+// download.js, import.js, import-prompts.json, style.css and favicon.svg.
 func Files() fs.FS {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
@@ -73,10 +76,44 @@ type Config struct {
 	TokenCommand string `json:"tokenCommand,omitempty"`
 }
 
-// JSON returns c as config.json.
+// JSON returns c as config.json, with maxImportChars, the longest text
+// an import takes (memory.MaxImportChars), which the page's paste box
+// shows and holds to. It is not a setting: it is the service's limit.
 func (c Config) JSON() []byte {
-	b, _ := json.Marshal(c) // A struct of strings always marshals.
+	b, _ := json.Marshal(struct {
+		Config
+		MaxImportChars int `json:"maxImportChars"`
+	}{c, memory.MaxImportChars}) // Strings and a number always marshal.
 	return b
+}
+
+// ImportPrompts returns, by source ("ChatGPT", "Claude", "Gemini", and ""
+// for any other assistant), what the user asks the old assistant so that
+// it lists what it remembers, one fact per line, in the third person: the
+// page's import-prompts.json, which the page shows and the local chat's
+// /import help prints.
+func ImportPrompts() map[string]string {
+	b, err := fs.ReadFile(Files(), "import-prompts.json")
+	if err != nil {
+		panic(err) // The embedded file is fixed at build time.
+	}
+	var out map[string]string
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err) // web_test.go holds the file's form.
+	}
+	return out
+}
+
+// ImportPrompt returns the prompt of source, matched without regard to
+// case, or the prompt for any other assistant.
+func ImportPrompt(source string) string {
+	prompts := ImportPrompts()
+	for k, v := range prompts {
+		if k != "" && strings.EqualFold(k, source) {
+			return v
+		}
+	}
+	return prompts[""]
 }
 
 // Handler serves the page and, at /config.json, {"apiUrl": apiURL} so that

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,7 +22,9 @@ func TestHandler(t *testing.T) {
 	srv := httptest.NewServer(web.Handler("http://127.0.0.1:3000"))
 	defer srv.Close()
 	for _, c := range []struct{ path, contentType, want string }{
-		{"/config.json", "application/json", `{"apiUrl":"http://127.0.0.1:3000"}`},
+		{"/config.json", "application/json", `{"apiUrl":"http://127.0.0.1:3000","maxImportChars":` + strconv.Itoa(memory.MaxImportChars) + `}`},
+		{"/import.js", "text/javascript", "/v1/me/imports"},
+		{"/import-prompts.json", "application/json", "third person"},
 		{"/", "text/html", "What I remember about you"},
 		{"/app.js", "text/javascript", "Intl.DateTimeFormat"},
 		{"/signin.js", "text/javascript", "code_challenge_method"},
@@ -78,15 +81,17 @@ func TestConfigJSON(t *testing.T) {
 		cfg  web.Config
 		want string
 	}{
-		{web.Config{}, `{}`},
-		{web.Config{APIURL: "http://127.0.0.1:3000"}, `{"apiUrl":"http://127.0.0.1:3000"}`},
+		{web.Config{}, `{`},
+		{web.Config{APIURL: "http://127.0.0.1:3000"}, `{"apiUrl":"http://127.0.0.1:3000",`},
 		{web.Config{AuthURL: "https://x.auth.eu-west-1.amazoncognito.com", ClientID: "c", Scope: "memory/user"},
-			`{"authUrl":"https://x.auth.eu-west-1.amazoncognito.com","clientId":"c","scope":"memory/user"}`},
+			`{"authUrl":"https://x.auth.eu-west-1.amazoncognito.com","clientId":"c","scope":"memory/user",`},
 		{web.Config{APIURL: "http://127.0.0.1:3000", TokenCommand: "go run ./localtest token --tenant acme --user ana"},
-			`{"apiUrl":"http://127.0.0.1:3000","tokenCommand":"go run ./localtest token --tenant acme --user ana"}`},
+			`{"apiUrl":"http://127.0.0.1:3000","tokenCommand":"go run ./localtest token --tenant acme --user ana",`},
 	} {
-		if got := string(c.cfg.JSON()); got != c.want {
-			t.Errorf("%+v: %s, want %s", c.cfg, got, c.want)
+		// Every config.json ends with the service's import limit.
+		want := c.want + `"maxImportChars":` + strconv.Itoa(memory.MaxImportChars) + `}`
+		if got := string(c.cfg.JSON()); got != want {
+			t.Errorf("%+v: %s, want %s", c.cfg, got, want)
 		}
 	}
 }
@@ -112,5 +117,26 @@ func TestCategoryNames(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("the page names the categories %v, the service has %v", got, want)
+	}
+}
+
+// TestImportPrompts: the page and the chat have a prompt for ChatGPT,
+// Claude and Gemini, and one for any other assistant; a source is matched
+// without regard to case, an unknown one gets the other assistants'.
+func TestImportPrompts(t *testing.T) {
+	prompts := web.ImportPrompts()
+	for _, source := range []string{"ChatGPT", "Claude", "Gemini", ""} {
+		if len(prompts[source]) < 100 {
+			t.Errorf("the prompt for %q is %q", source, prompts[source])
+		}
+	}
+	if len(prompts) != 4 {
+		t.Errorf("%d prompts, want ChatGPT's, Claude's, Gemini's and another assistant's", len(prompts))
+	}
+	if web.ImportPrompt("chatgpt") != prompts["ChatGPT"] || web.ImportPrompt("Le Chat") != prompts[""] {
+		t.Error("ImportPrompt does not match the source without case, or has no prompt for another assistant")
+	}
+	if prompts["ChatGPT"] == prompts["Claude"] || prompts["Claude"] == prompts["Gemini"] {
+		t.Error("two sources share one prompt")
 	}
 }

@@ -223,9 +223,27 @@ function saidLine(f) {
 // "said on 3 Dec at 19:31; will be dropped on Thu 10 Dec unless you keep
 // it" (learned on, without saidAt); own says the reader is the user.
 function pendingLine(f, own) {
-  return whenLine([f.saidAt ? "said on " : "learned on ", instantElement(f.saidAt || f.updatedAt, onDayAt),
-    "; will be dropped on ", instantElement(f.pendingUntil, (d) => weekdayDay.format(d)),
-    own ? " unless you keep it" : " unless the user keeps it"]);
+  const verb = f.origin === "imported" ? "imported on " : f.saidAt ? "said on " : "learned on ";
+  const parts = [verb, instantElement(f.saidAt || f.updatedAt, onDayAt)];
+  if (f.pendingUntil) {
+    parts.push("; will be dropped on ", instantElement(f.pendingUntil, (d) => weekdayDay.format(d)),
+      own ? " unless you keep it" : " unless the user keeps it");
+  }
+  return whenLine(parts);
+}
+
+// importedLine says when a kept imported fact was imported (its saidAt,
+// the import's request) and kept: "imported on 3 Dec at 19:31, kept at
+// 19:35".
+function importedLine(f) {
+  const parts = ["imported on ", instantElement(f.saidAt || f.updatedAt, onDayAt)];
+  const said = new Date(f.saidAt);
+  const at = new Date(f.updatedAt);
+  if (f.saidAt && at > said) {
+    if (sameDay(said, at)) parts.push(", kept at ", instantElement(f.updatedAt, (d) => hourMinute.format(d)));
+    else parts.push(", kept on ", instantElement(f.updatedAt, onDayAt));
+  }
+  return whenLine(parts);
 }
 
 // provenance says, in words, why a fact is remembered: for a fact learned
@@ -239,6 +257,13 @@ function pendingLine(f, own) {
 function provenance(f, own, pending) {
   const at = timeElement(f.updatedAt);
   const tip = f.sourceThreadId ? "Thread " + f.sourceThreadId : "";
+  if (f.origin === "imported") {
+    // sourceThreadTitle is the source the user named, sourceThreadId the import.
+    const from = f.sourceThreadTitle || "another assistant";
+    const line = pending ? pendingLine(f, own) : importedLine(f);
+    const said = f.evidence ? [`Imported from ${from}, whose list said: `, quoteElement(f.evidence)] : [`Imported from ${from}`];
+    return { parts: [...said, line], tip: f.sourceThreadId ? "Import " + f.sourceThreadId : "" };
+  }
   const line = pending ? pendingLine(f, own) : saidLine(f);
   if (f.evidence) {
     const where = f.sourceThreadTitle ? ` in “${f.sourceThreadTitle}”` : " in a conversation";
@@ -366,7 +391,9 @@ function renderPending(list, pending, facts, own) {
       [".pending-keep", "Keep", () => answerPending(f, true)],
       [".pending-discard", "Discard", () => answerPending(f, false)],
     ]);
-    li.querySelector(".fact-category").textContent = categoryName(f.category);
+    // An imported fact waits for review whatever its category: without one it has no label.
+    if (f.category || f.origin !== "imported") li.querySelector(".fact-category").textContent = categoryName(f.category);
+    else li.querySelector(".fact-category").remove();
     return li;
   }));
 }
@@ -407,7 +434,7 @@ const RECENT_DAYS = 7;
 // failure hides the list and says nothing more: the facts are shown.
 async function loadChanges() {
   const since = new Date(Date.now() - RECENT_DAYS * 86400000).toISOString();
-  const threads = threadsOf(state.facts, []);
+  const threads = threadsOf(state.facts, []).filter((t) => !t.imported); // An import is no conversation's change.
   const changes = [];
   try {
     for (const t of threads) {
@@ -454,22 +481,27 @@ async function undoChange(c) {
 // conversations they were learned in.
 function renderMine() {
   const n = renderFacts($("facts"), state.facts, true);
-  renderPending($("pending"), state.pending, state.facts, true);
-  show($("pending-card"), state.pending.length > 0);
+  // Imported facts wait in the import's review (import.js), by import.
+  const said = state.pending.filter((f) => f.origin !== "imported");
+  renderPending($("pending"), said, state.facts, true);
+  show($("pending-card"), said.length > 0);
+  renderImportReview();
   renderThreads();
   $("caps").textContent = capsText(n, state.limits);
   show($("empty"), n === 0);
 }
 
 // threadsOf groups the facts and pending facts learned in a conversation
-// by their thread (sourceThreadId: the thread that last set or confirmed
-// each), newest first: {id, title, keys, at}, at being the newest time one
-// of them was said (or learned).
+// or an import by their thread (sourceThreadId: the thread, or the
+// import, that last set or confirmed each), newest first: {id, title,
+// keys, at, imported}, at being the newest time one of them was said (or
+// learned), imported saying the "thread" is an import (its title the
+// source). A kept import is forgotten as a conversation is.
 function threadsOf(facts, pending) {
   const by = new Map();
   for (const f of [...facts, ...pending]) {
-    if (f.origin !== "conversation" || !f.sourceThreadId) continue;
-    const t = by.get(f.sourceThreadId) || { id: f.sourceThreadId, title: "", keys: [], at: "" };
+    if ((f.origin !== "conversation" && f.origin !== "imported") || !f.sourceThreadId) continue;
+    const t = by.get(f.sourceThreadId) || { id: f.sourceThreadId, title: "", keys: [], at: "", imported: f.origin === "imported" };
     if (f.sourceThreadTitle) t.title = f.sourceThreadTitle;
     t.keys.push(f.key);
     const at = f.saidAt || f.updatedAt || "";
@@ -480,8 +512,10 @@ function threadsOf(facts, pending) {
 }
 
 // threadName names a conversation for people: “its title”, or, without
-// one, when it taught what it did; never its ID.
+// one, when it taught what it did; never its ID. An import is the list of
+// its source: "ChatGPT’s list".
 function threadName(t) {
+  if (t.imported) return (t.title || "another assistant") + "’s list";
   if (t.title) return "“" + t.title + "”";
   const d = new Date(t.at);
   return isNaN(d) ? "a conversation" : "the conversation of " + onDayAt(d);
@@ -490,13 +524,15 @@ function threadName(t) {
 // renderThreads lists the conversations the user's facts were learned
 // in, each with what it taught and a button that forgets it.
 function renderThreads() {
-  const threads = threadsOf(state.facts.filter((f) => !(state.undo && state.undo.key === f.key)), state.pending);
+  // Imported facts still waiting are in the import's review, not here.
+  const threads = threadsOf(state.facts.filter((f) => !(state.undo && state.undo.key === f.key)),
+    state.pending.filter((f) => f.origin !== "imported"));
   $("threads").replaceChildren(...threads.map((t) => {
     const li = $("thread-item").content.firstElementChild.cloneNode(true);
     li.dataset.thread = t.id;
     li.querySelector(".thread-name").textContent = capitalise(threadName(t));
     li.querySelector(".thread-keys").textContent = "Taught me " + t.keys.join(", ");
-    li.querySelector(".thread-keys").title = "Thread " + t.id;
+    li.querySelector(".thread-keys").title = (t.imported ? "Import " : "Thread ") + t.id;
     const button = li.querySelector(".thread-forget");
     button.textContent = "Forget what I learned in " + threadName(t);
     button.addEventListener("click", () => forgetThread(t));
@@ -512,7 +548,8 @@ async function forgetThread(t) {
   await settleForget();
   const name = threadName(t);
   const yes = await confirmDialog(`Forget what I learned in ${name}?`,
-    `${t.keys.join(", ")} will be forgotten. Memory updates still on their way from that conversation will not bring them back. ` +
+    `${t.keys.join(", ")} will be forgotten. ` +
+    (t.imported ? "" : "Memory updates still on their way from that conversation will not bring them back. ") +
     "What you set yourself stays.", "Forget");
   if (!yes) return;
   try {
@@ -535,8 +572,10 @@ function setUntilRange() {
 
 // answerPending is the user's yes (keep) or no (discard) to the pending
 // fact f; the status says what the API did: kept, and which stored value
-// it replaced; discarded; or nothing, when f no longer waits (404).
-async function answerPending(f, keep) {
+// it replaced; discarded; or nothing, when f no longer waits (404). The
+// keyboard goes to the element of ID focusID when it still shows (the
+// list the fact was in), else to the caps.
+async function answerPending(f, keep, focusID) {
   await settleForget();
   const path = "/v1/me/pending/" + encodeURIComponent(f.key);
   const stored = state.facts.find((s) => s.key === f.key);
@@ -555,7 +594,9 @@ async function answerPending(f, keep) {
   }
   await load();
   setStatus(said);
-  $("caps").focus(); // The row and its buttons are gone: keep the keyboard in the page.
+  // The row and its buttons are gone: keep the keyboard in the page.
+  const next = focusID && $(focusID);
+  (next && next.checkVisibility() ? next : $("caps")).focus();
 }
 
 function startEdit(f) {
@@ -917,6 +958,7 @@ function listen() {
   $("tab-admin").addEventListener("click", () => selectTab(true));
   $("sign-out").addEventListener("click", signOut);
   $("sign-in").addEventListener("click", () => beginSignIn(state.auth).catch(setError));
+  listenImport();
   $("connect-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     connect($("api-url").value, $("token").value.trim(), false);
@@ -931,6 +973,7 @@ async function start() {
   const cfg = await readConfig();
   if (cfg && cfg.authUrl && cfg.clientId) state.auth = { url: cfg.authUrl.replace(/\/$/, ""), clientId: cfg.clientId, scope: cfg.scope || "" };
   state.tokenCommand = (cfg && cfg.tokenCommand) || "";
+  setupImport(cfg);
   const query = new URLSearchParams(location.search);
   if (state.auth && (query.has("code") || query.has("error"))) {
     try {

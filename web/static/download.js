@@ -17,7 +17,8 @@ async function downloadMyData() {
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 10000);
     const count = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
-    setStatus(`Downloaded ${count(doc.facts.length, "fact")} and ${count(doc.forgotten.length, "forgotten key")}.`);
+    const imports = (doc.imports || []).length ? `, ${count(doc.imports.length, "import")}` : "";
+    setStatus(`Downloaded ${count(doc.facts.length, "fact")}${imports} and ${count(doc.forgotten.length, "forgotten key")}.`);
   } catch (err) { setError(err); }
 }
 

@@ -83,6 +83,26 @@ export type Undone = components["schemas"]["Undone"];
 export type Export = components["schemas"]["Export"];
 
 /**
+ * ImportView is where an import stands: "queued" until the extractor read
+ * it, then "done" (its facts wait for the user's review), "failed" or
+ * "refused" with a reason ("tenant_budget", "daily_imports",
+ * "bad_answer", "model_failed"); leftOut counts what it found and did not
+ * propose, by reason.
+ */
+export type ImportView = components["schemas"]["ImportView"];
+
+/** ImportLeftOut counts what an import found and did not propose, by reason. */
+export type ImportLeftOut = ImportView["leftOut"];
+
+/**
+ * ImportReview is the answer of getImport: the import, the user's pending
+ * facts it proposed (origin "imported", sourceThreadId the import's ID,
+ * sourceThreadTitle the source) and, for those keys that hold a stored
+ * fact, its value: keeping the pending fact replaces it.
+ */
+export type ImportReview = components["schemas"]["ImportStatus"];
+
+/**
  * MemoryErrorReport is what onError is told: the operation that failed,
  * for whom, the error (after the retries), and what the client did
  * instead: "last-known" (getFacts answered from its last-known copy),
@@ -135,6 +155,9 @@ export interface ClientOptions extends DueConfig {
 }
 
 /** DEFAULT_LAST_KNOWN_MS is how long a user's last-read facts stand in for an unavailable service. */
+/** IMPORT_OPERATIONS are the calls of an import: the user's own, with no admin route. */
+const IMPORT_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>(["importMemory", "getImport", "keepImport", "discardImport"]);
+
 export const DEFAULT_LAST_KNOWN_MS = 5 * 60_000;
 
 /** DEFAULT_TOKEN_REFRESH_BEFORE_MS is how long before its expiry a kept token is asked for again. */
@@ -222,6 +245,17 @@ export interface ThreadKeyArgs extends ThreadArgs {
 
 /** ScopeArgs name one user. */
 export interface ScopeArgs extends Scope, Signal {}
+
+/**
+ * ImportArgs name the source of a memory list pasted from another
+ * assistant ("ChatGPT") and exactly one of its text and its statements.
+ */
+export type ImportArgs = ScopeArgs & { source: string } & ({ text: string; statements?: never } | { statements: string[]; text?: never });
+
+/** ImportIdArgs name one import of the user. */
+export interface ImportIdArgs extends ScopeArgs {
+  importId: string;
+}
 
 /**
  * IUserMemoryStore is the store interface of the behaviour reference's
@@ -393,6 +427,45 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
       "/threads/" + encodeURIComponent(args.threadId) + "/changes/" + encodeURIComponent(args.key) + "/undo");
   }
 
+  /**
+   * importMemory asks the service to read a memory list the user pasted
+   * from another assistant (POST /v1/me/imports): it answers at once with
+   * the import, "queued"; follow it with getImport. Nothing imported is
+   * kept before the user says yes. A text over the service's limit is a
+   * 413 UserMemoryError (code 5380000000115), no source or neither or both
+   * of text and statements a 400 (5380000000114), a sixth import in 24
+   * hours a 429 (5380000000117). It needs the user's own token: it is the
+   * user's consent.
+   */
+  async importMemory(args: ImportArgs): Promise<ImportView> {
+    const body = args.statements !== undefined ? { source: args.source, statements: args.statements } : { source: args.source, text: args.text };
+    return (await this.#call<{ import: ImportView }>("importMemory", "POST", args, "/imports", body)).import;
+  }
+
+  /**
+   * getImport returns where an import stands and the pending facts it
+   * proposed, with the stored values they would replace. An unknown
+   * import is a 404 UserMemoryError (code 5380000000116).
+   */
+  async getImport(args: ImportIdArgs): Promise<ImportReview> {
+    return this.#call<ImportReview>("getImport", "GET", args, "/imports/" + encodeURIComponent(args.importId));
+  }
+
+  /** keepImport is the user's yes to every fact the import proposed that still waits; it returns the kept facts. */
+  async keepImport(args: ImportIdArgs): Promise<Fact[]> {
+    this.#forget(args);
+    return (await this.#call<{ kept: Fact[] }>("keepImport", "POST", args, "/imports/" + encodeURIComponent(args.importId) + "/keep")).kept;
+  }
+
+  /**
+   * discardImport is the user's no to every fact the import proposed that
+   * still waits; a later import of the same list does not propose them
+   * again. It returns how many it discarded.
+   */
+  async discardImport(args: ImportIdArgs): Promise<number> {
+    return (await this.#call<{ discarded: number }>("discardImport", "DELETE", args, "/imports/" + encodeURIComponent(args.importId) + "/pending")).discarded;
+  }
+
   /** deleteByUser erases the user (GDPR) and returns the number of facts removed: eraseUser's removedFacts. It needs an admin token. */
   async deleteByUser(args: ScopeArgs): Promise<number> {
     return (await this.eraseUser(args)).removedFacts;
@@ -501,6 +574,9 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
       }
       if ((operation === "keepPending" || operation === "discardPending") && tok.scope !== "me") {
         throw new Error(`usermemory: ${operation} needs the user's own token (scope "me"): only the user answers for a pending fact`);
+      }
+      if (IMPORT_OPERATIONS.has(operation) && tok.scope !== "me") {
+        throw new Error(`usermemory: ${operation} needs the user's own token (scope "me"): an import is the user's consent`);
       }
       const base = tok.scope === "admin" ? "/v1/users/" + encodeURIComponent(sc.userId) : "/v1/me";
       const res = await this.#fetch(this.#opts.apiUrl + base + path, {

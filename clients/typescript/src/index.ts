@@ -7,6 +7,7 @@
  */
 export {
   UserMemoryStoreClient, DEFAULT_LAST_KNOWN_MS, DEFAULT_TOKEN_REFRESH_BEFORE_MS, type ClientOptions, type Erasure, type Export, type ExtractArgs, type ForgottenThread, type ThreadChanges, type Change, type Undone,
+  type ImportArgs, type ImportIdArgs, type ImportLeftOut, type ImportReview, type ImportView,
   type Fact, type IUserMemoryStore, type KeyArgs, type Memory, type MemoryErrorReport, type PendingFact, type PreviousValue, type ScopeArgs, type Signal, type ThreadArgs, type ThreadChangesArgs, type ThreadKeyArgs, type UpsertArgs,
   type WriteOrigin,
 } from "./client.js";

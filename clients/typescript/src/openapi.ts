@@ -251,6 +251,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The caller imports what another assistant remembers of them; 202, read through the queue.
+         * @description The body is a memory list the user asked the old assistant for
+         *     (the page gives the prompt for ChatGPT, Claude and Gemini),
+         *     pasted as text, or a JSON list of statements, with the source the
+         *     user names. It is checked, counted against the user's daily
+         *     imports, and queued: the extractor reads it with the import prompt
+         *     and proposes every fact it finds as a pending fact of origin
+         *     imported, sourceThreadId the import's ID and sourceThreadTitle the
+         *     source. Nothing is kept without the user's yes. Poll the Location
+         *     (GET /v1/me/imports/{importId}) until its status is not queued.
+         *     Only the user imports (it is their consent): there is no admin
+         *     route. The answer leaves an audit line (action import). The
+         *     limits (characters, statements, parts, imports a day) are in
+         *     docs/errors.md and docs/api.md, "Limits".
+         */
+        post: operations["importMyMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import, as POST /v1/me/imports named it (its Location). An ID
+                 *     that is not 1 to 128 of the characters the schema ID allows is
+                 *     refused: 400, code 5380000000101 (CodeInvalidID).
+                 */
+                importId: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Where the caller's import stands, and the facts it proposes for review.
+         * @description pending are the user's pending facts whose sourceThreadId is the
+         *     import's ID; replaces maps each of their keys that holds a stored
+         *     fact to its current value, so that a conflict shows both values.
+         *     An import whose message is not read yet is queued (its source is
+         *     then empty) until memory.ImportQueuedWindow after its request.
+         */
+        get: operations["getMyImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/imports/{importId}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import, as POST /v1/me/imports named it (its Location). An ID
+                 *     that is not 1 to 128 of the characters the schema ID allows is
+                 *     refused: 400, code 5380000000101 (CodeInvalidID).
+                 */
+                importId: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The caller's yes to every pending fact of the import; they move to the facts.
+         * @description One write keeps them all, as POST /v1/me/pending/{key}/keep keeps
+         *     one. The answer leaves an audit line (action keep_import).
+         */
+        post: operations["keepMyImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/imports/{importId}/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import, as POST /v1/me/imports named it (its Location). An ID
+                 *     that is not 1 to 128 of the characters the schema ID allows is
+                 *     refused: 400, code 5380000000101 (CodeInvalidID).
+                 */
+                importId: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * The caller's no to every pending fact of the import.
+         * @description Each discarded fact is remembered as declined: a later import of
+         *     the same fact proposes it no more. The answer leaves an audit line
+         *     (action discard_import).
+         */
+        delete: operations["discardMyImport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}": {
         parameters: {
             query?: never;
@@ -491,13 +611,16 @@ export interface components {
             /**
              * @description How the fact came to be stored, recorded at write time:
              *     conversation (extracted from a thread), manual (set by hand
-             *     through this API or its page) or remember_tool (the remember
-             *     tool, approved by the user). A fact stored before origins were
+             *     through this API or its page), remember_tool (the remember
+             *     tool, approved by the user) or imported (proposed by an import
+             *     from another assistant and kept by the user; its
+             *     sourceThreadId is the import's ID, its sourceThreadTitle the
+             *     source). A fact stored before origins were
              *     recorded reads as conversation when it has a sourceThreadId,
              *     else as manual.
              * @enum {string}
              */
-            origin: "conversation" | "manual" | "remember_tool";
+            origin: "conversation" | "manual" | "remember_tool" | "imported";
             /** @description The thread a fact was extracted from; absent for a fact set by hand. */
             sourceThreadId?: components["schemas"]["ID"];
             /**
@@ -541,10 +664,10 @@ export interface components {
             history?: components["schemas"]["PreviousValue"][];
         };
         /**
-         * @description An extracted fact of a special category that waits for the user's
-         *     yes (POST /v1/me/pending/{key}/keep) or no (DELETE
-         *     /v1/me/pending/{key}): a Fact and pendingUntil. It is read into no
-         *     prompt until kept.
+         * @description An extracted fact of a special category, or an imported fact, that
+         *     waits for the user's yes (POST /v1/me/pending/{key}/keep) or no
+         *     (DELETE /v1/me/pending/{key}): a Fact and pendingUntil. It is read
+         *     into no prompt until kept.
          */
         PendingFact: {
             key: string;
@@ -557,13 +680,16 @@ export interface components {
             /**
              * @description How the fact came to be stored, recorded at write time:
              *     conversation (extracted from a thread), manual (set by hand
-             *     through this API or its page) or remember_tool (the remember
-             *     tool, approved by the user). A fact stored before origins were
+             *     through this API or its page), remember_tool (the remember
+             *     tool, approved by the user) or imported (proposed by an import
+             *     from another assistant and kept by the user; its
+             *     sourceThreadId is the import's ID, its sourceThreadTitle the
+             *     source). A fact stored before origins were
              *     recorded reads as conversation when it has a sourceThreadId,
              *     else as manual.
              * @enum {string}
              */
-            origin: "conversation" | "manual" | "remember_tool";
+            origin: "conversation" | "manual" | "remember_tool" | "imported";
             /** @description The thread a fact was extracted from; absent for a fact set by hand. */
             sourceThreadId?: components["schemas"]["ID"];
             /**
@@ -615,6 +741,64 @@ export interface components {
             limits: {
                 maxFacts: number;
                 maxFactChars: number;
+            };
+        };
+        /**
+         * @description Exactly one JSON object, strictly decoded as ValueBody is: source
+         *     and exactly one of text and statements. The statements are joined
+         *     by newlines into the text the model reads.
+         */
+        ImportBody: {
+            /** @description The assistant the list comes from, as the user names it (ChatGPT, Claude, Gemini…); cleaned to one line. */
+            source: string;
+            /** @description The pasted list. */
+            text?: string;
+            /** @description The list as one statement per item. */
+            statements?: string[];
+        };
+        /**
+         * @description An import: where it stands and what it found. status is queued
+         *     (not read yet), done (its facts wait for review), failed (the
+         *     model failed for good: nothing proposed) or refused (the tenant's
+         *     daily budget or the user's daily imports ran out); reason says why
+         *     an import failed or was refused. parts counts the model calls that
+         *     read the text, proposed the facts that wait for review, leftOut
+         *     what it found and did not propose, by reason.
+         */
+        ImportView: {
+            importId: components["schemas"]["ID"];
+            source: string;
+            /** @enum {string} */
+            status: "queued" | "done" | "failed" | "refused";
+            reason?: string;
+            requestedAt: components["schemas"]["Time"];
+            doneAt?: components["schemas"]["Time"];
+            parts: number;
+            proposed: number;
+            leftOut: {
+                /** @description Held a secret; never kept. */
+                secrets: number;
+                /** @description An instruction to the assistant, not a fact of the user. */
+                instructions: number;
+                /** @description Its evidence is not in the pasted text. */
+                unsupported: number;
+                /** @description A plan whose end date is past. */
+                ended: number;
+                /** @description Already a fact with the same value. */
+                known: number;
+                /** @description The user discarded it from an earlier import. */
+                declined: number;
+                /** @description A removal, which an import never applies. */
+                deletes: number;
+            };
+        };
+        ImportStatus: {
+            import: components["schemas"]["ImportView"];
+            /** @description The import's facts that wait for the user's review, sorted by key. */
+            pending: components["schemas"]["PendingFact"][];
+            /** @description For each pending key that holds a stored fact, that fact's value. */
+            replaces: {
+                [key: string]: string;
             };
         };
         Erased: {
@@ -786,6 +970,19 @@ export interface components {
                 "application/json": components["schemas"]["Undone"];
             };
         };
+        /**
+         * @description The user's record knows no such import, and it was not requested
+         *     recently enough to be still queued: code 5380000000116
+         *     (CodeImportNotFound), with a userMessage.
+         */
+        ImportNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description An error (RFC 9457). */
         Problem: {
             headers: {
@@ -915,6 +1112,12 @@ export interface components {
          *     code 5380000000101 (CodeInvalidID).
          */
         ThreadId: components["schemas"]["ID"];
+        /**
+         * @description The import, as POST /v1/me/imports named it (its Location). An ID
+         *     that is not 1 to 128 of the characters the schema ID allows is
+         *     refused: 400, code 5380000000101 (CodeInvalidID).
+         */
+        ImportId: components["schemas"]["ID"];
         /**
          * @description Only the changes set after this time, RFC 3339; all of them when
          *     absent. Not an RFC 3339 time: 400, code 5380000000214
@@ -1252,6 +1455,186 @@ export interface operations {
             400: components["responses"]["Problem"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Problem"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    importMyMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportBody"];
+            };
+        };
+        responses: {
+            /** @description Queued. The view's status is queued. */
+            202: {
+                headers: {
+                    /** @description The import's path, /v1/me/imports/{importId}. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import: components["schemas"]["ImportView"];
+                    };
+                };
+            };
+            /**
+             * @description Not an import: code 5380000000114 (CodeInvalidImport, with a
+             *     userMessage) for no source, a source too long, neither or both
+             *     of text and statements, an empty text or statement, too many
+             *     statements; or a body code of docs/errors.md (not one JSON
+             *     object, another member, a member of another type).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Too long: code 5380000000115 (CodeImportTooLong, with a
+             *     userMessage) for a text over the characters or parts an import
+             *     reads, or 5380000000207 (CodeBodyTooLarge) for a body over the
+             *     route's limit.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["Problem"];
+            /**
+             * @description The user requested as many imports as a day allows: code
+             *     5380000000117 (CodeImportLimit), with a userMessage. Nothing
+             *     is queued.
+             */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMyImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import, as POST /v1/me/imports named it (its Location). An ID
+                 *     that is not 1 to 128 of the characters the schema ID allows is
+                 *     refused: 400, code 5380000000101 (CodeInvalidID).
+                 */
+                importId: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import and its pending facts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportStatus"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ImportNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    keepMyImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import, as POST /v1/me/imports named it (its Location). An ID
+                 *     that is not 1 to 128 of the characters the schema ID allows is
+                 *     refused: 400, code 5380000000101 (CodeInvalidID).
+                 */
+                importId: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The kept facts, as stored; empty when none waited. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        kept: components["schemas"]["Fact"][];
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ImportNotFound"];
+            409: components["responses"]["Problem"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    discardMyImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import, as POST /v1/me/imports named it (its Location). An ID
+                 *     that is not 1 to 128 of the characters the schema ID allows is
+                 *     refused: 400, code 5380000000101 (CodeInvalidID).
+                 */
+                importId: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many pending facts were discarded; 0 when none waited. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        discarded: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ImportNotFound"];
             409: components["responses"]["Problem"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -35,13 +35,18 @@ export type Operation =
   | "exportData"
   | "extract"
   | "keepPending"
-  | "discardPending";
+  | "discardPending"
+  | "importMemory"
+  | "getImport"
+  | "keepImport"
+  | "discardImport";
 
 /**
  * TokenProvider returns the token to call the fact API with for one user,
  * called with the tenant, the user and the operation (deleteByUser needs
- * an admin token, keepPending and discardPending the user's own: it is the
- * user's consent; the others take either).
+ * an admin token; keepPending, discardPending and the four calls of an
+ * import the user's own: it is the user's consent; the others take
+ * either).
  */
 export type TokenProvider = (req: Scope & { operation: Operation }) => Promise<Token>;
 
@@ -52,6 +57,10 @@ function needs(operation: Operation): "me" | "admin" | "any" {
       return "admin";
     case "keepPending":
     case "discardPending":
+    case "importMemory":
+    case "getImport":
+    case "keepImport":
+    case "discardImport":
       return "me";
   }
   return "any";

@@ -265,3 +265,48 @@ test("upsertFact sends validUntil only when given; a 404 of keepPending carries 
   assert.deepEqual(seen.map((s) => s.body), ['{"value":"Paris","validUntil":"2026-12-05"}', '{"value":"Paris"}']);
   await assert.rejects(c.keepPending({ tenantId: "acme", userId: "ana", key: "k" }), (e: unknown) => e instanceof UserMemoryError && e.status === 404 && e.code === 5380000000111);
 });
+
+test("the four calls of an import use the user's own routes and return what the service answers", async () => {
+  seen.length = 0;
+  operations.length = 0;
+  const view = { importId: "imp-1765000000000-ab12", source: "ChatGPT", status: "queued", requestedAt: "2026-12-07T01:00:00Z", parts: 0, proposed: 0,
+    leftOut: { secrets: 0, instructions: 0, unsupported: 0, ended: 0, known: 0, declined: 0, deletes: 0 } };
+  const imported = { ...fact, key: "role", value: "doctor", origin: "imported", sourceThreadId: view.importId, sourceThreadTitle: "ChatGPT",
+    evidence: "The user works as a doctor", pendingUntil: "2026-12-14T01:00:00Z" };
+  const review = { import: { ...view, status: "done", parts: 1, proposed: 1, doneAt: "2026-12-07T01:00:05Z" }, pending: [imported], replaces: { role: "nurse" } };
+  answer = (s, res) => {
+    if (s.method === "POST" && s.url === "/v1/me/imports") return json(res, 202, { import: view }, "application/json", { location: "/v1/me/imports/" + view.importId });
+    if (s.method === "GET") return json(res, 200, review);
+    if (s.method === "POST") return json(res, 200, { kept: [imported] });
+    return json(res, 200, { discarded: 2 });
+  };
+  const c = client("me");
+  const sc = { tenantId: "acme", userId: "ana@x" };
+  assert.deepEqual(await c.importMemory({ ...sc, source: "ChatGPT", text: "The user works as a doctor." }), view);
+  assert.deepEqual(await c.importMemory({ ...sc, source: "Le Chat", statements: ["The user works as a doctor."] }), view);
+  assert.deepEqual(await c.getImport({ ...sc, importId: view.importId }), review);
+  assert.deepEqual(await c.keepImport({ ...sc, importId: view.importId }), [imported]);
+  assert.equal(await c.discardImport({ ...sc, importId: "imp 1/é" }), 2);
+  assert.deepEqual(seen.map((s) => `${s.method} ${s.url} ${s.body}`), [
+    `POST /v1/me/imports {"source":"ChatGPT","text":"The user works as a doctor."}`,
+    `POST /v1/me/imports {"source":"Le Chat","statements":["The user works as a doctor."]}`,
+    `GET /v1/me/imports/${view.importId} `,
+    `POST /v1/me/imports/${view.importId}/keep `,
+    "DELETE /v1/me/imports/imp%201%2F%C3%A9/pending ",
+  ]);
+  assert.deepEqual(operations, ["importMemory", "importMemory", "getImport", "keepImport", "discardImport"]);
+});
+
+test("an import with an admin token is refused before any call: it is the user's consent", async () => {
+  seen.length = 0;
+  const c = client("admin");
+  await assert.rejects(c.importMemory({ tenantId: "acme", userId: "ana", source: "Claude", text: "The user likes tea." }), /user's own token/);
+  await assert.rejects(c.keepImport({ tenantId: "acme", userId: "ana", importId: "imp-1" }), /user's own token/);
+  assert.equal(seen.length, 0);
+});
+
+test("an import over the service's limit is the service's 413, with its code", async () => {
+  answer = (_, res) => json(res, 413, { title: "Payload Too Large", status: 413, code: 5380000000115, userMessage: "The list is too long." }, "application/problem+json");
+  await assert.rejects(client("me").importMemory({ tenantId: "acme", userId: "ana", source: "Gemini", text: "x" }),
+    (err: unknown) => err instanceof UserMemoryError && err.status === 413 && err.code === 5380000000115);
+});
