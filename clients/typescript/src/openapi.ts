@@ -909,6 +909,13 @@ export interface components {
                 extractedAt: components["schemas"]["Time"];
                 forgottenAt?: components["schemas"]["Time"];
             }[];
+            /**
+             * @description The user's newest imports from another assistant (at most
+             *     memory.MaxImports), newest first: what was imported, from
+             *     which source, and when. The facts an import proposed are in
+             *     pending, and once kept in facts, with origin imported.
+             */
+            imports: components["schemas"]["ImportView"][];
         };
         Problem: {
             /** Format: uri */
