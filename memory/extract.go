@@ -360,13 +360,21 @@ func forgetRemoved(ops []change, tombs map[string]time.Time, sentAt time.Time) (
 // It returns operations with canonical keys and cut values, or an error
 // wrapping ErrMalformedAnswer, or the model's error.
 func (s *Store) callModel(ctx context.Context, meta CallMeta, rec Record, er ExtractRequest, usage *Usage) ([]Operation, error) {
+	return s.callWith(ctx, meta, RenderPrompt(s.cfg.Prompt, s.facts(rec), s.now()),
+		ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars), usage)
+}
+
+// callWith calls the model with the system prompt and the transcript
+// given, the operations tool and the config's bounds, and validates its
+// answer ([Store.validateOperations]); extraction and import share it.
+func (s *Store) callWith(ctx context.Context, meta CallMeta, system, transcript string, usage *Usage) ([]Operation, error) {
 	if s.model == nil {
 		return nil, errors.New("memory: no model configured")
 	}
 	req := ModelRequest{
 		ModelID:        meta.ModelID,
-		System:         RenderPrompt(s.cfg.Prompt, s.facts(rec), s.now()),
-		Transcript:     ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars),
+		System:         system,
+		Transcript:     transcript,
 		Tool:           OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
 		MaxOperations:  s.cfg.MaxOperations,
 		MaxAnswerBytes: len(LargestAnswer(s.cfg.MaxOperations, s.cfg.MaxFactChars)),

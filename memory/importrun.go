@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,25 +212,8 @@ func ImportTranscript(part string) string {
 // callImportModel renders the import prompt, calls the model on part and
 // validates its answer as [Store.callModel] does.
 func (s *Store) callImportModel(ctx context.Context, meta CallMeta, rec Record, part string, usage *Usage) ([]Operation, error) {
-	if s.model == nil {
-		return nil, errors.New("memory: no model configured")
-	}
 	system := strings.ReplaceAll(s.cfg.ImportPrompt, "{maxOperations}", strconv.Itoa(s.cfg.MaxOperations))
-	req := ModelRequest{
-		ModelID:        meta.ModelID,
-		System:         RenderPrompt(system, s.facts(rec), s.now()),
-		Transcript:     ImportTranscript(part),
-		Tool:           OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
-		MaxOperations:  s.cfg.MaxOperations,
-		MaxAnswerBytes: len(LargestAnswer(s.cfg.MaxOperations, s.cfg.MaxFactChars)),
-		Meta:           meta,
-	}
-	ans, err := s.model.Extract(ctx, req)
-	*usage = ans.Usage
-	if err != nil {
-		return nil, err
-	}
-	return s.validateOperations(ans.Operations)
+	return s.callWith(ctx, meta, RenderPrompt(system, s.facts(rec), s.now()), ImportTranscript(part), usage)
 }
 
 // screenImport returns the changes an import proposes of the operations
