@@ -132,6 +132,13 @@ func (c *chatSession) importAll(ctx context.Context, cmd string) error {
 		}
 		fmt.Fprintf(c.out, "  kept %s = %s%s\n", f.Key, f.Value, replaced)
 	}
+	page, err := c.store.GetFactsAndPending(ctx, c.sc)
+	if err != nil {
+		return err
+	}
+	if left := len(memory.ImportPending(page.Pending, c.lastImport)); left > 0 {
+		fmt.Fprintf(c.out, "%s still waiting: your memory is full, and /keep all never drops what you have; /forget some facts, or /keep KEY to replace the one updated longest ago\n", factCount(left))
+	}
 	return nil
 }
 

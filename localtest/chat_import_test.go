@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,6 +113,31 @@ func TestChatImport(t *testing.T) {
 		"  Read the list from ChatGPT (1 part): nothing new to propose. Left out: 1 instruction to the assistant (never kept as a fact), 1 fact already remembered, 1 fact discarded before.")
 	if e := f.export(); len(e.Pending) != 0 {
 		t.Errorf("the same list again proposed %+v", e.Pending)
+	}
+}
+
+// TestChatImportKeepAllWhenFull: /keep all on a full memory keeps what
+// fits (the conflict, which replaces a fact), drops no stored fact, and
+// says what still waits and how to make room.
+func TestChatImportKeepAllWhenFull(t *testing.T) {
+	ctx := context.Background()
+	f, file := importFixture(t, memorytest.Answer{Operations: importOps})
+	for i := range memory.DefaultMaxFacts - 1 {
+		if _, err := f.store.Put(ctx, f.sc, memory.FactInput{Key: fmt.Sprintf("k%02d", i), Value: "kept by hand"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.store.Put(ctx, f.sc, memory.FactInput{Key: "role", Value: "nurse"}); err != nil {
+		t.Fatal(err)
+	}
+	got := f.say("/import "+file+" ChatGPT", "/keep all")
+	wantLines(t, "keep all when full", got,
+		"kept 1 fact imported from ChatGPT; they are in the prompt from the next answer on:",
+		"  kept role = doctor, replacing role = nurse",
+		"1 fact still waiting: your memory is full, and /keep all never drops what you have; /forget some facts, or /keep KEY to replace the one updated longest ago")
+	e := f.export()
+	if len(e.Facts) != memory.DefaultMaxFacts || len(e.Pending) != 1 || e.Pending[0].Key != "home_city" {
+		t.Errorf("store after keep all: %d facts, pending %+v", len(e.Facts), e.Pending)
 	}
 }
 

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -328,6 +329,24 @@ func TestImportPendingCapsAndConflicts(t *testing.T) {
 	}
 	if i := indexOf(page.Pending, "home_city"); i < 0 || page.Pending[i].Value != "Porto" {
 		t.Errorf("pending home_city missing: %v", values(page.Pending))
+	}
+	// Keep all never drops a stored fact: with 3 of 4 facts held, the
+	// conflict replaces home_city, one new key fits, two stay pending.
+	for _, k := range []string{"x1", "x2"} {
+		if _, err := s2.Put(ctx, memorytest.Ana, memory.FactInput{Key: k, Value: "kept by hand"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := s2.KeepImport(ctx, memorytest.Ana, "imp-1")
+	if err != nil || !slices.Equal(keys(kept), []string{"home_city", "ka"}) {
+		t.Fatalf("KeepImport = %v, %v; want home_city and ka", keys(kept), err)
+	}
+	page, _ = s2.GetFactsAndPending(ctx, memorytest.Ana)
+	if got := keys(page.Facts); !slices.Equal(got, []string{"home_city", "ka", "x1", "x2"}) {
+		t.Errorf("facts after keep all = %v; want none dropped", got)
+	}
+	if got := keys(memory.ImportPending(page.Pending, "imp-1")); !slices.Equal(got, []string{"kb", "kc"}) {
+		t.Errorf("still pending = %v, want kb and kc", got)
 	}
 }
 

@@ -94,8 +94,10 @@ func ImportPending(pending []Fact, id string) []Fact {
 // KeepImport keeps every pending fact of the import id (the user's yes to
 // all of them), in one conditional write, and returns the kept facts,
 // sorted by key: none when the import has no pending fact. Each moves to
-// the facts as [Store.KeepPending] moves one, updated now; over MaxFacts
-// the facts updated longest ago are dropped, never these. Errors:
+// the facts as [Store.KeepPending] moves one, updated now, as long as
+// there is room: keeping all never drops a stored fact, so that the new
+// keys past MaxFacts stay pending (a single [Store.KeepPending] replaces
+// the fact updated longest ago, as the user's one choice). Errors:
 // CodeInvalidID; CodeConflict; a repository failure.
 func (s *Store) KeepImport(ctx context.Context, sc Scope, id string) ([]Fact, error) {
 	rec, err := s.readForImport(ctx, sc, id)
@@ -105,7 +107,7 @@ func (s *Store) KeepImport(ctx context.Context, sc Scope, id string) ([]Fact, er
 	var kept []Fact
 	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
 		now := s.now()
-		kept = ImportPending(s.pending(rec), id)
+		kept = fitting(ImportPending(s.pending(rec), id), rec.Facts, s.cfg.MaxFacts)
 		if len(kept) == 0 {
 			return rec, false
 		}
@@ -115,7 +117,6 @@ func (s *Store) KeepImport(ctx context.Context, sc Scope, id string) ([]Fact, er
 			rec.Facts = setFact(rec.Facts, kept[i])
 			rec.Tombstones = withoutTombstone(rec.Tombstones, kept[i].Key)
 		}
-		rec.Facts = capKept(rec.Facts, kept, s.cfg.MaxFacts)
 		return rec, true
 	})
 	if err != nil {
@@ -124,31 +125,26 @@ func (s *Store) KeepImport(ctx context.Context, sc Scope, id string) ([]Fact, er
 	return kept, nil
 }
 
-// capKept returns facts with at most max facts, dropping those updated
-// longest ago but never one of kept (which are at most max).
-func capKept(facts, kept []Fact, max int) []Fact {
-	if len(facts) <= max {
-		return facts
+// fitting returns the pending facts, in key order, that facts can take
+// without passing max: each that replaces a stored key, and as many new
+// keys as there is room for. Keeping all at once never drops a stored
+// fact; what does not fit stays pending.
+func fitting(pending, facts []Fact, max int) []Fact {
+	stored := make(map[string]bool, len(facts))
+	for _, f := range facts {
+		stored[f.Key] = true
 	}
-	keep := map[string]bool{}
-	for _, f := range kept {
-		keep[f.Key] = true
-	}
-	out := slices.Clone(facts)
-	slices.SortStableFunc(out, func(a, b Fact) int {
-		if keep[a.Key] != keep[b.Key] {
-			if keep[a.Key] {
-				return -1
+	room := max - len(facts)
+	var out []Fact
+	for _, f := range pending {
+		if !stored[f.Key] {
+			if room <= 0 {
+				continue
 			}
-			return 1
+			room--
 		}
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	out = out[:max]
-	sortFacts(out)
+		out = append(out, f)
+	}
 	return out
 }
 

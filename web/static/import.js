@@ -228,8 +228,13 @@ async function keepImport(g) {
   try {
     const data = await call("POST", "/v1/me/imports/" + encodeURIComponent(g.id) + "/keep");
     const kept = data.kept.map((f) => `${f.key} = ${f.value}`);
+    const left = g.facts.length - kept.length;
     await load();
-    setStatus(kept.length ? `Kept ${count(kept.length, "fact")} from ${g.source}: ${kept.join(", ")}.` : `Nothing to keep from ${g.source}.`);
+    let msg = kept.length ? `Kept ${count(kept.length, "fact")} from ${g.source}: ${kept.join(", ")}.` : `Nothing kept from ${g.source}.`;
+    if (left > 0) {
+      msg += ` ${count(left, "fact")} still ${left === 1 ? "waits" : "wait"}: your memory is full, and keeping all never drops what you have. Forget some facts to make room, or keep one at a time to replace the one updated longest ago.`;
+    }
+    setStatus(msg);
     $("import-title").focus();
   } catch (err) { setError(err); }
 }

@@ -333,7 +333,9 @@ export interface paths {
         /**
          * The caller's yes to every pending fact of the import; they move to the facts.
          * @description One write keeps them all, as POST /v1/me/pending/{key}/keep keeps
-         *     one. The answer leaves an audit line (action keep_import).
+         *     one, as long as there is room: keeping all never drops a stored
+         *     fact, so a new key past maxFacts stays pending (kept lists what
+         *     moved). The answer leaves an audit line (action keep_import).
          */
         post: operations["keepMyImport"];
         delete?: never;
