@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,6 +51,9 @@ type target struct {
 	userScope, adminScope string
 	// tenant and otherTenant are the tenants the tests use.
 	tenant, otherTenant string
+	// cleanupAdmin is the admin of tenant who erases the test users, one
+	// per run, so that its token is made once.
+	cleanupAdmin string
 	// modelDeadline bounds the wait for an extraction.
 	modelDeadline time.Duration
 	// settings are the template parameters the target runs with, by
@@ -77,6 +81,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	flag.Parse()
+	raiseParallel()
 	defer stopProfiles()
 	if os.Getenv("USERMEMORY_BLACKBOX") == "local" && flag.Lookup("test.run").Value.String() == "" {
 		// The whole suite: the stacks at the template's bounds start
@@ -92,6 +97,22 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "blackbox: testing", tgt.name)
 	}
 	return m.Run()
+}
+
+// suiteParallel is how many of the suite's tests run at once unless
+// -parallel says otherwise: its tests mostly wait on the service (an
+// extraction, an import), not on this machine's processors, which go
+// test's default (GOMAXPROCS) counts.
+const suiteParallel = 8
+
+// raiseParallel sets -parallel to suiteParallel when the command line
+// did not set it.
+func raiseParallel() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(suiteParallel))
+	}
 }
 
 // need returns the target, skipping the test when there is none (failing
@@ -166,6 +187,7 @@ func baseTarget() (*target, error) {
 		adminScope:    envOr("USERMEMORY_ADMIN_SCOPE", "memory/admin"),
 		tenant:        envOr("USERMEMORY_TENANT", defaultTenant),
 		otherTenant:   envOr("USERMEMORY_OTHER_TENANT", defaultOtherTenant),
+		cleanupAdmin:  newID("cleanup"),
 		modelDeadline: deadline,
 		tokens:        map[string]string{},
 	}, nil
