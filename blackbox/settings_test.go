@@ -42,9 +42,10 @@ type profile struct {
 // no test sets against each other share a stack: high holds what needs
 // many facts and few extractions, low what needs the smallest record and
 // an extraction at every answer, off the one setting under which nothing
-// is extracted. The other bounds are the defaults (MaxFactChars 200).
+// is extracted. Each names every bound it holds, a default included, so
+// that a new default leaves no bound untested.
 var profiles = []*profile{
-	{name: "high", params: map[string]string{"MaxFacts": "75", "ExtractEveryTurns": "1000", "IdleReadSeconds": "0"}},
+	{name: "high", params: map[string]string{"MaxFacts": "75", "MaxFactChars": "200", "ExtractEveryTurns": "1000", "IdleReadSeconds": "0"}},
 	{name: "low", params: map[string]string{"MaxFacts": "1", "MaxFactChars": "16", "ExtractEveryTurns": "1", "PendingCategories": "none"}},
 	{name: "off", params: map[string]string{"ExtractionEnabled": "false"}},
 }
@@ -270,4 +271,40 @@ func (t *target) modelCalls(tb testing.TB) (int, bool) {
 		tb.Fatalf("the model stand-in's calls: %d %v, want a count", r.StatusCode, err)
 	}
 	return *body.Count, true
+}
+
+// TestProfilesHoldTheBounds: every profile's settings are values the
+// template admits, and together the profiles hold both bounds of each
+// number setting of the edges (one past the value is refused),
+// IdleReadSeconds at its lowest, extraction off and no pending category.
+// It needs no target.
+func TestProfilesHoldTheBounds(t *testing.T) {
+	tmpl, err := samtemplate.Load(filepath.Join(repoRoot, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(params map[string]string) error {
+		return tmpl.Check(samtemplate.Options{Region: "us-east-1", Parameters: params})
+	}
+	held := map[string]bool{}
+	for _, p := range profiles {
+		if err := check(p.params); err != nil {
+			t.Errorf("profile %s: %v", p.name, err)
+		}
+		for k, v := range p.params {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				held[k+" "+v] = true
+				continue
+			}
+			held[k+" lowest"] = held[k+" lowest"] || check(map[string]string{k: strconv.Itoa(n - 1)}) != nil
+			held[k+" highest"] = held[k+" highest"] || check(map[string]string{k: strconv.Itoa(n + 1)}) != nil
+		}
+	}
+	for _, want := range []string{"MaxFacts lowest", "MaxFacts highest", "MaxFactChars lowest", "MaxFactChars highest",
+		"ExtractEveryTurns lowest", "ExtractEveryTurns highest", "IdleReadSeconds lowest", "ExtractionEnabled false", "PendingCategories none"} {
+		if !held[want] {
+			t.Errorf("no profile holds %s", want)
+		}
+	}
 }
