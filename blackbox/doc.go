@@ -24,5 +24,11 @@
 // a model answer it states facts that a real cheap model extracts reliably,
 // and it polls for them with a deadline (USERMEMORY_MODEL_DEADLINE).
 //
+// The tests of the template's bounds (TestEdge…) name the settings they
+// need and run on every target that has them, reading its parameters;
+// with USERMEMORY_BLACKBOX=local the suite also starts local stacks at
+// those bounds, and on a deployed stack without a setting they skip
+// naming it (docs/testing.md, "The edges").
+//
 // The section "Check a deployed stack" of docs/deploy.md shows the commands.
 package blackbox

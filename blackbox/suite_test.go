@@ -74,7 +74,7 @@ func (t *target) newUser(tb testing.TB, prefix string) (user, tok string) {
 	tb.Helper()
 	tok = t.userToken(tb, t.tenant, newID(prefix))
 	user = subject(tb, tok)
-	admin := t.adminToken(tb, t.tenant, newID("cleanup"))
+	admin := t.adminToken(tb, t.tenant, t.cleanupAdmin)
 	tb.Cleanup(func() {
 		if r := t.api.Call(tb, http.MethodDelete, "/v1/users/"+url.PathEscape(user), admin, nil); r.Status != http.StatusOK {
 			tb.Errorf("erasing the test user afterwards = %d %s, want 200", r.Status, r.Body)

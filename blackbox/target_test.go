@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,16 +42,29 @@ type target struct {
 	apiURL, queueURL string
 	// api sends the requests to the fact API.
 	api *factapi.Client
-	// gateway sends extraction messages as a gateway does.
+	// gateway sends extraction messages as a gateway does, with sqs.
 	gateway *producer.Producer
+	sqs     *sqs.Client
 	// tokenCmd is the shell command printing a token, with placeholders.
 	tokenCmd string
 	// userScope and adminScope are the scope names the routes require.
 	userScope, adminScope string
 	// tenant and otherTenant are the tenants the tests use.
 	tenant, otherTenant string
+	// cleanupAdmin is the admin of tenant who erases the test users, one
+	// per run, so that its token is made once.
+	cleanupAdmin string
 	// modelDeadline bounds the wait for an extraction.
 	modelDeadline time.Duration
+	// settings are the template parameters the target runs with, by
+	// name (its CloudFormation parameters, or the local stack's); nil
+	// when unknown. See settings_test.go.
+	settings map[string]string
+	// modelURL is the local Bedrock stand-in, whose calls a test may
+	// count; "" on a deployed stack.
+	modelURL string
+	// limitsOnce reads the API's limits into settings, once.
+	limitsOnce sync.Once
 
 	mu     sync.Mutex
 	tokens map[string]string
@@ -65,6 +80,14 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse()
+	raiseParallel()
+	defer stopProfiles()
+	if os.Getenv("USERMEMORY_BLACKBOX") == "local" && flag.Lookup("test.run").Value.String() == "" {
+		// The whole suite: the stacks at the template's bounds start
+		// with the stack at the defaults, not when their first test asks.
+		startProfiles()
+	}
 	var stop func()
 	tgt, stop, targetErr = newTarget(context.Background())
 	if stop != nil {
@@ -74,6 +97,22 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "blackbox: testing", tgt.name)
 	}
 	return m.Run()
+}
+
+// suiteParallel is how many of the suite's tests run at once unless
+// -parallel says otherwise: its tests mostly wait on the service (an
+// extraction, an import), not on this machine's processors, which go
+// test's default (GOMAXPROCS) counts.
+const suiteParallel = 8
+
+// raiseParallel sets -parallel to suiteParallel when the command line
+// did not set it.
+func raiseParallel() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(suiteParallel))
+	}
 }
 
 // need returns the target, skipping the test when there is none (failing
@@ -111,17 +150,9 @@ const (
 // newTarget finds the target the environment names; nil and no error when
 // it names none. stop, when not nil, stops what newTarget started.
 func newTarget(ctx context.Context) (*target, func(), error) {
-	deadline, err := time.ParseDuration(envOr("USERMEMORY_MODEL_DEADLINE", "0"))
+	t, err := baseTarget()
 	if err != nil {
-		return nil, nil, fmt.Errorf("USERMEMORY_MODEL_DEADLINE: %w", err)
-	}
-	t := &target{
-		userScope:     envOr("USERMEMORY_USER_SCOPE", "memory/user"),
-		adminScope:    envOr("USERMEMORY_ADMIN_SCOPE", "memory/admin"),
-		tenant:        envOr("USERMEMORY_TENANT", defaultTenant),
-		otherTenant:   envOr("USERMEMORY_OTHER_TENANT", defaultOtherTenant),
-		modelDeadline: deadline,
-		tokens:        map[string]string{},
+		return nil, nil, err
 	}
 	switch {
 	case os.Getenv("USERMEMORY_STACK_NAME") != "" || os.Getenv("USERMEMORY_API_URL") != "":
@@ -142,6 +173,24 @@ func newTarget(ctx context.Context) (*target, func(), error) {
 		return nil, nil, fmt.Errorf("USERMEMORY_BLACKBOX=%q: the only value is local", os.Getenv("USERMEMORY_BLACKBOX"))
 	}
 	return nil, nil, nil
+}
+
+// baseTarget returns a target with the settings of the environment, not
+// connected yet.
+func baseTarget() (*target, error) {
+	deadline, err := time.ParseDuration(envOr("USERMEMORY_MODEL_DEADLINE", "0"))
+	if err != nil {
+		return nil, fmt.Errorf("USERMEMORY_MODEL_DEADLINE: %w", err)
+	}
+	return &target{
+		userScope:     envOr("USERMEMORY_USER_SCOPE", "memory/user"),
+		adminScope:    envOr("USERMEMORY_ADMIN_SCOPE", "memory/admin"),
+		tenant:        envOr("USERMEMORY_TENANT", defaultTenant),
+		otherTenant:   envOr("USERMEMORY_OTHER_TENANT", defaultOtherTenant),
+		cleanupAdmin:  newID("cleanup"),
+		modelDeadline: deadline,
+		tokens:        map[string]string{},
+	}, nil
 }
 
 // deployed reads the API and queue URLs from the stack's outputs (or the
@@ -170,6 +219,9 @@ func (t *target) deployed(ctx context.Context) error {
 		if v, ok := out["QueueUrl"]; ok {
 			t.queueURL = v
 		}
+		if t.settings, err = awslive.StackParameters(ctx, cfg, name); err != nil {
+			return err
+		}
 		t.name = fmt.Sprintf("stack %s in %s", name, cfg.Region)
 	} else {
 		t.name = "the API at " + t.apiURL
@@ -178,7 +230,8 @@ func (t *target) deployed(ctx context.Context) error {
 		return fmt.Errorf("no API URL (%q) or queue URL (%q): the stack's outputs ApiUrl and QueueUrl, or USERMEMORY_API_URL and USERMEMORY_QUEUE_URL", t.apiURL, t.queueURL)
 	}
 	t.api = &factapi.Client{BaseURL: t.apiURL, HTTP: httpc}
-	t.gateway = producer.New(sqs.NewFromConfig(cfg), t.queueURL)
+	t.sqs = sqs.NewFromConfig(cfg)
+	t.gateway = producer.New(t.sqs, t.queueURL)
 	return nil
 }
 
@@ -190,6 +243,9 @@ type localInfo struct {
 	QueueURL    string `json:"queueUrl"`
 	UserScope   string `json:"userScope"`
 	AdminScope  string `json:"adminScope"`
+	BedrockURL  string `json:"bedrockUrl"`
+	// Parameters are the template's parameters the stack resolved.
+	Parameters map[string]string `json:"parameters"`
 }
 
 // local reads the state file of the local stack running with state folder
@@ -207,16 +263,18 @@ func (t *target) local(_ context.Context, dir string) error {
 	t.apiURL, t.queueURL = info.APIURL, info.QueueURL
 	t.api = &factapi.Client{BaseURL: t.apiURL, HTTP: httpc}
 	t.userScope, t.adminScope = info.UserScope, info.AdminScope
+	t.settings, t.modelURL = info.Parameters, info.BedrockURL
 	if t.modelDeadline == 0 {
 		t.modelDeadline = localModelDeadline
 	}
 	t.tokenCmd = "go run ./localtest token -state " + shellQuote(dir) +
 		" --tenant {tenant} --user {user} --admin={admin} --audience {audience} --ttl {ttl}"
-	t.gateway = producer.New(sqs.New(sqs.Options{
+	t.sqs = sqs.New(sqs.Options{
 		Region:       info.Region,
 		Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
 		BaseEndpoint: aws.String(info.AWSEndpoint),
-	}), info.QueueURL)
+	})
+	t.gateway = producer.New(t.sqs, info.QueueURL)
 	return nil
 }
 
@@ -226,9 +284,10 @@ const repoRoot = ".."
 // startLocal runs `go run ./localtest up -state dir` on free ports (the
 // defaults would collide with a stack a person runs, or with a parallel
 // test run; the state file names the ports) and waits for its state file.
-// stop interrupts it, as Ctrl-C does, and waits for it to end.
-func startLocal(ctx context.Context, dir string) (stop func(), err error) {
-	cmd := exec.Command("go", "run", "./localtest", "up", "-state", dir, "-api-port", "0", "-page-port", "0")
+// stop interrupts it, as Ctrl-C does, and waits for it to end. up's
+// further arguments are args (-param Name=Value…).
+func startLocal(ctx context.Context, dir string, args ...string) (stop func(), err error) {
+	cmd := exec.Command("go", append([]string{"run", "./localtest", "up", "-state", dir, "-api-port", "0", "-page-port", "0"}, args...)...)
 	cmd.Dir = repoRoot
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

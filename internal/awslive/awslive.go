@@ -85,3 +85,26 @@ func StackOutputs(ctx context.Context, cfg aws.Config, name string) (map[string]
 	}
 	return outputs, nil
 }
+
+// StackParameters returns the parameters of the CloudFormation stack
+// named name, by parameter key (MaxFacts, ExtractionEnabled…), each with
+// the value the stack runs with (a default included): how a test run
+// against a deployed stack knows its settings.
+func StackParameters(ctx context.Context, cfg aws.Config, name string) (map[string]string, error) {
+	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+	if err != nil {
+		return nil, fmt.Errorf("describe stack %s: %w", name, err)
+	}
+	if len(out.Stacks) != 1 {
+		return nil, fmt.Errorf("describe stack %s: %d stacks, want 1", name, len(out.Stacks))
+	}
+	params := make(map[string]string, len(out.Stacks[0].Parameters))
+	for _, p := range out.Stacks[0].Parameters {
+		v := aws.ToString(p.ParameterValue)
+		if p.ResolvedValue != nil {
+			v = aws.ToString(p.ResolvedValue)
+		}
+		params[aws.ToString(p.ParameterKey)] = v
+	}
+	return params, nil
+}

@@ -220,6 +220,10 @@ type Info struct {
 	// table and memory settings, not the stack's endpoints), so that a
 	// local gateway configures its memory.Store as the functions do.
 	ExtractorEnv map[string]string `json:"extractorEnv,omitempty"`
+	// Parameters are the template's parameters as this stack resolved
+	// them, defaults and -param overrides, so that a test reads the
+	// settings a stack runs with as it reads a deployed stack's.
+	Parameters map[string]string `json:"parameters,omitempty"`
 	// StateDir, KeyFile and LogDir are the state folder, the issuer's key
 	// and the logs' folder.
 	StateDir string `json:"stateDir"`
@@ -504,8 +508,13 @@ func (s *Stack) WriteInfo() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Written aside and renamed, so that a reader waiting for the file
+	// (a test starting a stack) never reads it half written.
 	path := filepath.Join(s.Info.StateDir, InfoFile)
-	return path, os.WriteFile(path, append(b, '\n'), 0o644)
+	if err := os.WriteFile(path+".tmp", append(b, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	return path, os.Rename(path+".tmp", path)
 }
 
 // ReadInfo reads the state file of the stack running with state folder

@@ -228,7 +228,7 @@ func (s *Stack) createResources(ctx context.Context, st *starting) (err error) {
 		AWSEndpoint: s.moto.Endpoint, DynamoDBURL: s.dynamoURL, SQSURL: s.sqsURL,
 		Region: DefaultRegion, TableName: table, BedrockURL: s.model.URL(),
 		JWKSURL: st.issuerURL + token.JWKSPath, Issuer: st.issuerURL, Audience: st.o.Audience,
-		Functions: map[string]string{}, StateDir: st.o.StateDir,
+		Functions: map[string]string{}, Parameters: s.App.Parameters, StateDir: st.o.StateDir,
 		KeyFile: filepath.Join(st.o.StateDir, KeyFile), LogDir: st.logDir, PID: os.Getpid(),
 	}
 	if n, err := s.loadTable(ctx, st.o.StateDir); err != nil {
