@@ -107,7 +107,8 @@ func TestValidUntil(t *testing.T) {
 			t.Errorf("a lasting fact has validUntil: %v", f)
 		}
 	}
-	for _, bad := range []string{today.AddDate(0, 0, -2).Format(time.DateOnly), today.AddDate(1, 0, 3).Format(time.DateOnly), "next friday", "2026-13-01"} {
+	for _, bad := range []string{today.AddDate(0, 0, -2).Format(time.DateOnly), today.AddDate(1, 0, 3).Format(time.DateOnly), "next friday", "2026-13-01",
+		today.AddDate(0, 0, 2).Add(23*time.Hour + 25*time.Minute).Format(time.RFC3339), ""} {
 		r := tg.api.Call(t, http.MethodPut, "/v1/me/facts/trip", tok, map[string]string{"value": "Rome", "validUntil": bad})
 		if code, _ := problemOf(t, r.Status, r.Header, r.Body); r.Status != http.StatusBadRequest || code != codeInvalidValidUntil {
 			t.Errorf("PUT with validUntil %q = %d code %s, want 400 code %s", bad, r.Status, code, codeInvalidValidUntil)
