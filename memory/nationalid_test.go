@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -151,6 +152,10 @@ func TestNationalIdentityNumbersAreNeverKept(t *testing.T) {
 		if !errors.As(err, &idE) || !errors.As(pwErr, &pwE) || idE.UserMessage != pwE.UserMessage {
 			t.Errorf("refusals %v and, for a password, %v: want the same userMessage", err, pwErr)
 		}
+	}
+	remember := memory.ToolCall{Name: memory.RememberToolName, Input: json.RawMessage(`{"key":"Passport number","value":"563829104"}`)}
+	if _, err := s.ExecuteTool(ctx, memorytest.Ana, remember, true); memory.ErrorCode(err) != memory.CodeSecretRefused {
+		t.Errorf("remember_user_fact of a passport number = %v, want CodeSecretRefused", err)
 	}
 	if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "order number", Value: "123-45-6789"}); err != nil {
 		t.Errorf("an order number of an SSN's shape: %v, want kept", err)

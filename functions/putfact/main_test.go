@@ -118,6 +118,12 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Empty: true, Function:
 		{Name: "a password is never stored", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(),
 			Params: map[string]string{"key": "wifi_password"}, Body: `{"value":"hunter2-Blue"}`, Status: 400,
 			Code: memory.CodeSecretRefused, Stored: nothing},
+		{Name: "a social security number is never stored", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(),
+			Params: map[string]string{"key": "ssn"}, Body: `{"value":"123-45-6789"}`, Status: 400,
+			Code: memory.CodeSecretRefused, Stored: nothing},
+		{Name: "a number of an SSN's shape under another name is a fact", Route: "PUT /v1/me/facts/{key}", Token: httpapitest.UserToken(),
+			Params: map[string]string{"key": "order_number"}, Body: `{"value":"123-45-6789"}`, Status: 200,
+			Stored: httpapitest.UserFacts{ana: {"order_number": "123-45-6789"}}},
 	},
 	OnDynamoDB: []httpapitest.Case{
 		{Event: "putfact-me.json", Status: 200},
