@@ -82,7 +82,7 @@ var idSchemes = []idScheme{
 	{[]string{"aadhaar", "aadhar", "आधार"}, validAadhaar},
 	{[]string{"תעודת זהות", "מספר זהות", "ת.ז", "ת\"ז", "teudat zehut"}, validTeudatZehut},
 	{[]string{"رقم الهوية", "الهوية الوطنية", "رقم الإقامة", "iqama"}, validSaudiID},
-	{[]string{"national id", "national identity number", "identity number", "id card number", "id number"}, validAnyID},
+	{[]string{"national id", "national identity number", "identity number", "id card number"}, validAnyID},
 }
 
 // passportWords name a passport number in the languages of the gold set;

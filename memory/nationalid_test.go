@@ -26,6 +26,7 @@ var nationalIDs = []struct {
 	{"en", "passport_number", "563829104", true},
 	{"en", "travel", "passport number 563829104, expires 2031", false},
 	{"en", "note", "National Insurance number AB123456C", false},
+	{"en", "note", "my national ID is 12345678Z", false},
 	{"pt", "nif", "123456789", true},
 	{"pt", "nota", "O meu NIF é 123 456 789.", false},
 	{"pt", "nota", "número de contribuinte 123456789", false},
@@ -76,6 +77,7 @@ var notNationalIDs = []struct{ lang, key, value string }{
 	{"en", "social_security", "retired, draws it since 2019"},
 	{"en", "years_in_lisbon", "2019-2023"},
 	{"en", "note", "my boarding pass 563829104"},
+	{"en", "note", "employee ID number 12345674"}, // passes Israel's check, but names no national ID
 	{"pt", "numero_da_encomenda", "123456789"},
 	{"pt", "telefone", "912 345 678"},
 	{"pt", "codigo_postal", "4050-123"},
