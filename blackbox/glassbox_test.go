@@ -59,6 +59,8 @@ func TestSecretsRefusedOnPut(t *testing.T) {
 		{"ssh", "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAA"},
 		{"wifi_password", "hunter2"},
 		{"note", "my password is Tr0ub4dor&3"},
+		{"ssn", "123-45-6789"},
+		{"note", "o meu CPF é 111.444.777-35"},
 	} {
 		r := tg.api.Call(t, http.MethodPut, "/v1/me/facts/"+url.PathEscape(kv[0]), tok, map[string]string{"value": kv[1]})
 		code, msg := problemOf(t, r.Status, r.Header, r.Body)
@@ -72,8 +74,9 @@ func TestSecretsRefusedOnPut(t *testing.T) {
 	if facts, _ := tg.memoryLists(t, "/v1/me/facts", tok); len(facts) != 0 {
 		t.Errorf("after the refusals the user has %v, want nothing", facts)
 	}
-	// A phone number is no secret.
+	// A phone number is no secret, nor an order number of an SSN's shape.
 	tg.api.Put(t, tok, "phone", "+351 912 345 678")
+	tg.api.Put(t, tok, "order_number", "123-45-6789")
 }
 
 // TestValidUntil: a fact set by hand may end on a day from today to a
