@@ -58,7 +58,7 @@ type idScheme struct {
 // gold set. A word may name several schemes ("nif" in Portugal and Spain).
 var idSchemes = []idScheme{
 	{[]string{"ssn", "social security number", "social security no", "social security #", "social security"}, validSSNOrITIN},
-	{[]string{"itin", "taxpayer identification number", "tax id", "tax identification number", "tin"}, validITIN},
+	{[]string{"itin", "individual taxpayer identification number"}, validITIN},
 	{[]string{"national insurance number", "national insurance no", "ni number", "nino"}, validNINO},
 	{passportWords, validPassport},
 	{[]string{"nif", "número de contribuinte", "numero de contribuinte", "número fiscal", "numero fiscal", "número de identificação fiscal"}, validNIF},
@@ -82,7 +82,8 @@ var idSchemes = []idScheme{
 	{[]string{"aadhaar", "aadhar", "आधार"}, validAadhaar},
 	{[]string{"תעודת זהות", "מספר זהות", "ת.ז", "ת\"ז", "teudat zehut"}, validTeudatZehut},
 	{[]string{"رقم الهوية", "الهوية الوطنية", "رقم الإقامة", "iqama"}, validSaudiID},
-	{[]string{"national id", "national identity number", "identity number", "id card number"}, validAnyID},
+	{[]string{"national id", "national identity number", "identity number", "id card number", "tin", "tax id",
+		"tax identification number", "taxpayer identification number", "tax number"}, validAnyID},
 }
 
 // passportWords name a passport number in the languages of the gold set;
@@ -91,7 +92,7 @@ var idSchemes = []idScheme{
 var passportWords = append(slices.Clone(passportDocuments), "passport number", "passport no", "reisepassnummer",
 	"passnummer", "paspoortnummer", "número de passaporte", "numero de passaporte", "número de pasaporte",
 	"numero de pasaporte", "numéro de passeport", "numero de passeport", "numero di passaporto", "numer paszportu",
-	"passnummer", "pasaport numarası", "pasaport no", "номер паспорта", "旅券番号", "パスポート番号", "护照号码", "여권번호",
+	"pasaport numarası", "pasaport no", "номер паспорта", "旅券番号", "パスポート番号", "护照号码", "여권번호",
 	"पासपोर्ट नंबर", "رقم جواز السفر", "מספר דרכון")
 
 // passportDocuments name the passport itself.
@@ -109,7 +110,7 @@ var documentWords = append(slices.Clone(passportDocuments), "ausweis", "personal
 // "passport_number") and value holds four digits or more: such a fact
 // holds one, or part of one, whatever its shape.
 func nationalIDKey(key, value string) bool {
-	words := strings.ReplaceAll(key, "_", " ")
+	words := strings.ReplaceAll(strings.ToLower(key), "_", " ")
 	named := false
 	for _, sc := range idSchemes {
 		for _, w := range sc.words {
@@ -285,9 +286,10 @@ func luhn(d []int) bool {
 }
 
 // validAnyID reports whether written is a number of a scheme that has a
-// check digit, for words that name no one country's ("national ID").
+// check digit, or a US social security or taxpayer number, for words that
+// name no one country's ("national ID", "TIN").
 func validAnyID(written string) bool {
-	for _, valid := range []func(string) bool{validNIF, validCPF, validDNI, validNIE, validNIR, validSteuerID,
+	for _, valid := range []func(string) bool{validSSNOrITIN, validNIF, validCPF, validDNI, validNIE, validNIR, validSteuerID,
 		validCodiceFiscale, validBSN, validPESEL, validPersonnummer, validTCKN, validSNILS, validMyNumber,
 		validChinaID, validAadhaar, validTeudatZehut, validSaudiID, validCartaoCidadao} {
 		if valid(written) {

@@ -20,6 +20,8 @@ var nationalIDs = []struct {
 }{
 	{"en", "ssn", "078-05-1120", true},
 	{"en", "ssn_last_four", "1120", true},
+	{"en", "SSN", "078-05-1120", true},
+	{"en", "tax", "my TIN is 912-70-1234", false},
 	{"en", "note", "My SSN is 123-45-6789", false},
 	{"en", "form", "The form wants my social security number, 123 45 6789.", false},
 	{"en", "tax", "my ITIN: 912-70-1234", false},
