@@ -120,6 +120,7 @@ func nationalIDKey(key, value string) bool {
 		}
 	}
 	return named && strings.Count(strings.Map(func(r rune) rune {
+		r = asciiDigit(r)
 		if r >= '0' && r <= '9' {
 			return '0'
 		}
@@ -132,6 +133,7 @@ func nationalIDKey(key, value string) bool {
 // "CPF: 111.444.777-35"). A number of that shape under another name (an
 // order number, a phone number) is not one.
 func nationalIDIn(s string) bool {
+	s = asciiDigits(s)
 	lower := strings.ToLower(s)
 	for _, sc := range idSchemes {
 		for _, w := range sc.words {
@@ -152,6 +154,26 @@ func nationalIDIn(s string) bool {
 	}
 	return false
 }
+
+// digitZeros are the zeros of the decimal digits users write numbers in
+// besides ASCII's: Arabic-Indic, Extended Arabic-Indic (Persian, Urdu),
+// Devanagari and full-width (Japanese and Chinese input).
+var digitZeros = []rune{'\u0660', '\u06F0', '\u0966', '\uFF10'}
+
+// asciiDigit returns r as an ASCII digit if it is one of digitZeros' digits,
+// else r.
+func asciiDigit(r rune) rune {
+	for _, z := range digitZeros {
+		if r >= z && r <= z+9 {
+			return '0' + r - z
+		}
+	}
+	return r
+}
+
+// asciiDigits returns s with its digits of digitZeros' scripts written in
+// ASCII.
+func asciiDigits(s string) string { return strings.Map(asciiDigit, s) }
 
 // wordAt returns the index of the first w in s that stands as a word, or
 // -1. In scripts written without spaces (Han, kana) any occurrence counts.
