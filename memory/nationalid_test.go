@@ -202,3 +202,12 @@ func TestNationalIdentityNumbersAreNeverKept(t *testing.T) {
 		t.Errorf("import: left out %+v, proposed %d; want the SSN left out as a secret and the city proposed", imp.Mark.LeftOut, imp.Mark.Proposed)
 	}
 }
+
+// BenchmarkSecretKind is the filter's cost on one SET of an ordinary fact
+// with its evidence, every rule run: go test -run X -bench SecretKind
+// -cpuprofile cpu.out ./memory/ shows the national identity numbers' share.
+func BenchmarkSecretKind(b *testing.B) {
+	for b.Loop() {
+		memory.SecretKind("home_city", "Porto", "Quick update: I moved to Porto last month. Any good bakeries near Ribeira?")
+	}
+}
