@@ -59,6 +59,8 @@ func TestSecretsRefusedOnPut(t *testing.T) {
 		{"ssh", "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAA"},
 		{"wifi_password", "hunter2"},
 		{"note", "my password is Tr0ub4dor&3"},
+		{"ssn", "123-45-6789"},
+		{"note", "o meu CPF é 111.444.777-35"},
 	} {
 		r := tg.api.Call(t, http.MethodPut, "/v1/me/facts/"+url.PathEscape(kv[0]), tok, map[string]string{"value": kv[1]})
 		code, msg := problemOf(t, r.Status, r.Header, r.Body)
@@ -72,8 +74,9 @@ func TestSecretsRefusedOnPut(t *testing.T) {
 	if facts, _ := tg.memoryLists(t, "/v1/me/facts", tok); len(facts) != 0 {
 		t.Errorf("after the refusals the user has %v, want nothing", facts)
 	}
-	// A phone number is no secret.
+	// A phone number is no secret, nor an order number of an SSN's shape.
 	tg.api.Put(t, tok, "phone", "+351 912 345 678")
+	tg.api.Put(t, tok, "order_number", "123-45-6789")
 }
 
 // TestValidUntil: a fact set by hand may end on a day from today to a
@@ -107,7 +110,8 @@ func TestValidUntil(t *testing.T) {
 			t.Errorf("a lasting fact has validUntil: %v", f)
 		}
 	}
-	for _, bad := range []string{today.AddDate(0, 0, -2).Format(time.DateOnly), today.AddDate(1, 0, 3).Format(time.DateOnly), "next friday", "2026-13-01"} {
+	for _, bad := range []string{today.AddDate(0, 0, -2).Format(time.DateOnly), today.AddDate(1, 0, 3).Format(time.DateOnly), "next friday", "2026-13-01",
+		today.AddDate(0, 0, 2).Add(23*time.Hour + 25*time.Minute).Format(time.RFC3339), ""} {
 		r := tg.api.Call(t, http.MethodPut, "/v1/me/facts/trip", tok, map[string]string{"value": "Rome", "validUntil": bad})
 		if code, _ := problemOf(t, r.Status, r.Header, r.Body); r.Status != http.StatusBadRequest || code != codeInvalidValidUntil {
 			t.Errorf("PUT with validUntil %q = %d code %s, want 400 code %s", bad, r.Status, code, codeInvalidValidUntil)

@@ -11,9 +11,10 @@ import (
 // set by hand is refused.
 const MaxValidUntilDays = 366
 
-// ParseValidUntil parses the end date of a temporary fact: "YYYY-MM-DD",
-// or an RFC 3339 time whose date (in its own offset) counts. It returns
-// midnight UTC of that day.
+// ParseValidUntil parses the end date of a temporary fact in a model's
+// answer: "YYYY-MM-DD", or an RFC 3339 time whose date (in its own offset)
+// counts. It returns midnight UTC of that day. An end date set by hand
+// must be a date alone ([FactInput]).
 func ParseValidUntil(s string) (time.Time, error) {
 	if d, err := time.Parse(time.DateOnly, s); err == nil {
 		return d, nil
@@ -31,13 +32,14 @@ func today(now time.Time) time.Time {
 }
 
 // checkValidUntil returns the end date s of a fact set by hand, midnight
-// UTC, or an *Error with CodeInvalidValidUntil unless it is a date from
-// today to MaxValidUntilDays ahead. "" is no end.
+// UTC, or an *Error with CodeInvalidValidUntil unless it is a date
+// "YYYY-MM-DD" alone (no time, two-digit month and day, a day the month
+// has) from today to MaxValidUntilDays ahead. "" is no end.
 func checkValidUntil(s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	d, err := ParseValidUntil(s)
+	d, err := time.Parse(time.DateOnly, s)
 	last := today(now).AddDate(0, 0, MaxValidUntilDays)
 	if err != nil || d.Before(today(now)) || d.After(last) {
 		return time.Time{}, badRequest(CodeInvalidValidUntil,

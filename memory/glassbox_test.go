@@ -345,7 +345,9 @@ func TestPutWithEndDate(t *testing.T) {
 	if err != nil || !f.ValidUntil.Equal(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("Put = %+v, %v", f, err)
 	}
-	for _, bad := range []string{"2026-12-01", "2028-01-01", "next week", "2026-13-01"} {
+	// A date alone: no time (even within the range), no other shape.
+	for _, bad := range []string{"2026-12-01", "2028-01-01", "next week", "2026-13-01", "2026-12-05T23:25:53Z",
+		"2026-12-05T10:00:00+01:00", "2026-12-5", "2027-2-9", "2027-02-30", "20261205", " 2026-12-05", "2026-12-05 "} {
 		_, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: "x", Value: "y", Origin: memory.OriginManual, ValidUntil: bad})
 		if memory.ErrorCode(err) != memory.CodeInvalidValidUntil {
 			t.Errorf("validUntil %q: %v, want CodeInvalidValidUntil", bad, err)

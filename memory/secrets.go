@@ -15,6 +15,7 @@ const (
 	SecretAPIKey     = "api_key"
 	SecretPrivateKey = "private_key"
 	SecretPassword   = "password"
+	SecretNationalID = "national_id"
 )
 
 // Shapes of well-known credentials, each anchored on word boundaries.
@@ -91,8 +92,11 @@ var passwordContext = sync.OnceValue(func() *regexp.Regexp {
 // chat, payment and model-provider keys, JSON Web Tokens), a private key
 // block, or a password by its context (a key that names a credential, or
 // names one among its words with a value shaped like one, or "password
-// is …"). It is a rule-based filter, run before any write: a
-// fact that holds a secret is never stored.
+// is …"), or a national identity, social security, tax or passport number
+// (a key that names one with four digits in a row in its value, or a
+// text that names one and writes a number that scheme issues, check
+// digits included: [idSchemes]). It is a rule-based filter, run before
+// any write: a fact that holds a secret is never stored.
 func SecretKind(key, value, evidence string) string {
 	for _, w := range passwordWords {
 		if key == w || strings.HasSuffix(key, "_"+w) {
@@ -103,6 +107,9 @@ func SecretKind(key, value, evidence string) string {
 		if strings.Contains("_"+key+"_", "_"+w+"_") && credentialShaped(value) {
 			return SecretPassword
 		}
+	}
+	if nationalIDKey(key, value) {
+		return SecretNationalID
 	}
 	for _, s := range []string{value, evidence} {
 		if k := secretIn(s); k != "" {
@@ -137,6 +144,9 @@ func secretIn(s string) string {
 	}
 	if passwordContext().MatchString(s) {
 		return SecretPassword
+	}
+	if nationalIDIn(s) {
+		return SecretNationalID
 	}
 	return ""
 }

@@ -160,7 +160,7 @@ func (s *Store) Put(ctx context.Context, sc Scope, in FactInput) (Fact, error) {
 	}
 	if kind := SecretKind(k, v, ""); kind != "" {
 		return Fact{}, badRequest(CodeSecretRefused, "the fact looks like a secret ("+kind+"); it is not stored",
-			"This looks like a password, a key or a card or account number. It is safer not to remember it.")
+			"This looks like a password, a key, an identity number or a card or account number. It is safer not to remember it.")
 	}
 	now := s.now()
 	until, err := checkValidUntil(in.ValidUntil, now)

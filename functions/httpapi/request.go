@@ -359,7 +359,8 @@ type putJSON struct {
 // decodeBody returns the members of a PUT body: exactly one JSON object
 // whose members are "value", a string, optionally "origin", manual or
 // remember_tool (memory.OriginManual when left out), and optionally
-// "validUntil", a string (checked by the core; null is refused). The body
+// "validUntil", a string (checked by the core; null and "" are refused:
+// a lasting fact leaves the member out). The body
 // is checked first by [checkJSON]: whatever a decoder would have to
 // rewrite to read it is refused.
 func (a RequestConfig) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, error) {
@@ -386,7 +387,8 @@ func (a RequestConfig) decodeBody(req events.APIGatewayV2HTTPRequest) (putBody, 
 		}
 	}
 	if body.ValidUntil != nil {
-		if err := json.Unmarshal(body.ValidUntil, &b.validUntil); err != nil || body.ValidUntil.Kind() == 'n' {
+		err := json.Unmarshal(body.ValidUntil, &b.validUntil)
+		if err != nil || body.ValidUntil.Kind() == 'n' || b.validUntil == "" {
 			return putBody{}, &memory.Error{Code: memory.CodeInvalidValidUntil,
 				Message:     `the body's "validUntil" must be a date "YYYY-MM-DD"`,
 				UserMessage: "Give the last day as a date, like 2026-12-31."}

@@ -534,6 +534,27 @@ func TestMemoryPage(t *testing.T) {
 	if got := factField(t, tok, "parking_spot", "validUntil"); got != until.Format(time.DateOnly) {
 		t.Errorf("the API says parking_spot's validUntil = %q, want %s", got, until.Format(time.DateOnly))
 	}
+	// A browser without a date input lets any text into the field: the
+	// page sends only a date, and says so.
+	evaluate[string](t, ctx, `document.getElementById("edit-until").type = "text";
+		window.putsSent = 0;
+		const sendFetch = window.fetch;
+		window.fetch = (url, opts) => { if (opts && opts.method === "PUT") window.putsSent++; return sendFetch(url, opts); };
+		"counting"`)
+	run1(t, ctx, "save with a time as the end date",
+		chromedp.SetValue(chromedp.CSS("#edit-key"), "trip"),
+		chromedp.SetValue(chromedp.CSS("#edit-value"), "Rome"),
+		chromedp.SetValue(chromedp.CSS("#edit-until"), until.Format(time.RFC3339)),
+		chromedp.Click(chromedp.CSS("#edit-save")))
+	waitText(t, ctx, "#edit-error", "Give the last day as a date")
+	if sent := evaluate[int](t, ctx, `window.putsSent`); sent != 0 {
+		t.Errorf("a time as the end date: the page sent %d PUTs, want none", sent)
+	}
+	if got := factValues(t, tok, "/v1/me/facts")["trip"]; got != "" {
+		t.Errorf("a time as the end date: the API holds trip = %q, want nothing stored", got)
+	}
+	evaluate[string](t, ctx, `document.getElementById("edit-until").type = "date"; document.getElementById("edit-form").reset(); "reset"`)
+
 	// Discard the pending fact: it is gone, and never became a fact.
 	run1(t, ctx, "discard the pending fact", chromedp.Click(chromedp.CSS(`#pending li[data-key="health_condition"] .pending-discard`)))
 	waitText(t, ctx, "#status", "Discarded health_condition = asthma.")

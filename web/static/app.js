@@ -130,6 +130,14 @@ function timeElement(iso) {
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
 const dayYearFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
 
+// isDay reports whether s is a date alone, "YYYY-MM-DD", of a day the
+// calendar has: what the API takes as a validUntil.
+function isDay(s) {
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(s)) return false;
+  const d = new Date(s + "T00:00:00Z");
+  return !isNaN(d) && d.toISOString().slice(0, 10) === s;
+}
+
 function dayElement(ymd) {
   const t = document.createElement("time");
   t.dateTime = ymd;
@@ -640,7 +648,14 @@ async function save(ev) {
   await settleForget();
   const key = $("edit-key").value;
   const body = { value: $("edit-value").value };
-  if ($("edit-until").value) body.validUntil = $("edit-until").value;
+  const until = $("edit-until").value;
+  if (until && !isDay(until)) {
+    // A browser without a date input lets any text through: only a date is sent.
+    $("edit-error").textContent = "Give the last day as a date, like 2026-12-31.";
+    show($("edit-error"), true);
+    return;
+  }
+  if (until) body.validUntil = until;
   show($("edit-error"), false);
   try {
     const data = await call("PUT", "/v1/me/facts/" + encodeURIComponent(key), body);

@@ -1,6 +1,7 @@
 // UserMemoryStoreClient: IUserMemoryStore over the usermemory service.
 
 import type { SQSClient } from "@aws-sdk/client-sqs";
+import { isDate } from "./dates.js";
 import { checkDueConfig, isExtractDue, type DueConfig } from "./due.js";
 import { UserMemoryError } from "./errors.js";
 import type { MessageInput } from "./message.js";
@@ -114,6 +115,9 @@ export interface MemoryErrorReport extends Scope {
   error: unknown;
   served: "last-known" | "empty" | "thrown";
 }
+
+/** INVALID_VALID_UNTIL is the service's code for an end date it refuses (CodeInvalidValidUntil, docs/errors.md). */
+const INVALID_VALID_UNTIL = 5380000000112;
 
 /** ClientOptions configure a [UserMemoryStoreClient]. */
 export interface ClientOptions extends DueConfig {
@@ -365,9 +369,15 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
    * 400 UserMemoryError for an empty key or value (code 5372597957094), one
    * over maxFactChars (5377210486159, with a userMessage), another origin
    * (5380000000110), an end date out of range (5380000000112) or a value
-   * that looks like a secret (5380000000113, with a userMessage).
+   * that looks like a secret (5380000000113, with a userMessage). A
+   * validUntil that is not a date alone, "YYYY-MM-DD" (a time, another
+   * shape, ""), is refused before anything is sent: a 400 UserMemoryError
+   * with code 5380000000112, as the service would answer.
    */
   async upsertFact(args: UpsertArgs): Promise<void> {
+    if (args.validUntil !== undefined && !isDate(args.validUntil)) {
+      throw new UserMemoryError(400, `validUntil ${JSON.stringify(args.validUntil.slice(0, 32))} is not a date "YYYY-MM-DD"`, INVALID_VALID_UNTIL);
+    }
     const body: { value: string; origin?: WriteOrigin; validUntil?: string } = { value: args.value };
     if (args.origin !== undefined) body.origin = args.origin;
     if (args.validUntil !== undefined) body.validUntil = args.validUntil;

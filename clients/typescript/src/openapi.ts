@@ -591,14 +591,17 @@ export interface components {
              */
             origin: "manual" | "remember_tool";
             /**
-             * @description The last day of a temporary fact, "YYYY-MM-DD" (UTC), from today
-             *     to memory.MaxValidUntilDays days ahead (docs/api.md, "Limits"); left out for a lasting fact. From the next
-             *     day the fact is never returned nor read into a prompt, and the
-             *     record's next write removes it. Anything else is 400, code
-             *     5380000000112 (CodeInvalidValidUntil). A value that looks like
-             *     a secret (a card number, an IBAN, an API key, a password) is
-             *     400, code 5380000000113 (CodeSecretRefused), with a
-             *     userMessage.
+             * Format: date
+             * @description The last day of a temporary fact, a date alone "YYYY-MM-DD"
+             *     (UTC), from today to memory.MaxValidUntilDays days ahead
+             *     (docs/api.md, "Limits"); left out for a lasting fact. From the
+             *     next day the fact is never returned nor read into a prompt, and
+             *     the record's next write removes it. Anything else (a time, a
+             *     one-digit month or day, a day the month lacks, "" or null) is
+             *     400, code 5380000000112 (CodeInvalidValidUntil). A value that
+             *     looks like a secret (a card number, an IBAN, an API key, a
+             *     password, a national identity, tax or passport number) is 400,
+             *     code 5380000000113 (CodeSecretRefused), with a userMessage.
              */
             validUntil?: string;
         };

@@ -266,6 +266,19 @@ test("upsertFact sends validUntil only when given; a 404 of keepPending carries 
   await assert.rejects(c.keepPending({ tenantId: "acme", userId: "ana", key: "k" }), (e: unknown) => e instanceof UserMemoryError && e.status === 404 && e.code === 5380000000111);
 });
 
+test("upsertFact refuses a validUntil that is not a date alone before sending anything", async () => {
+  seen.length = 0;
+  answer = (_, res) => json(res, 200, { fact });
+  const c = client("me");
+  for (const bad of ["2026-12-09T23:25:53Z", "2026-2-9", "2026-02-30", "20261209", "", " 2026-12-09", "next friday"]) {
+    await assert.rejects(c.upsertFact({ tenantId: "acme", userId: "ana", key: "city", value: "Paris", validUntil: bad }),
+      (e: unknown) => e instanceof UserMemoryError && e.status === 400 && e.code === 5380000000112, `validUntil ${JSON.stringify(bad)}`);
+  }
+  assert.equal(seen.length, 0);
+  await c.upsertFact({ tenantId: "acme", userId: "ana", key: "city", value: "Paris", validUntil: "2028-02-29" });
+  assert.deepEqual(seen.map((s) => s.body), ['{"value":"Paris","validUntil":"2028-02-29"}']);
+});
+
 test("the four calls of an import use the user's own routes and return what the service answers", async () => {
   seen.length = 0;
   operations.length = 0;

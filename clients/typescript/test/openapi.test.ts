@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
+import { VALID_UNTIL_PATTERN } from "../src/dates.js";
 
 test("src/openapi.ts is generated from shared/openapi.yaml", () => {
   const pkg = fileURLToPath(new URL("../../", import.meta.url));
@@ -22,4 +23,12 @@ test("src/openapi.ts is generated from shared/openapi.yaml", () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the client's validUntil pattern is the OpenAPI document's", () => {
+  const doc = readFileSync(fileURLToPath(new URL("../../shared/openapi.yaml", import.meta.url)), "utf8");
+  const start = doc.indexOf("\n    ValueBody:");
+  const body = doc.slice(start, doc.indexOf("\n    Fact:", start));
+  const m = /\n        validUntil:\n(?: {10}.*\n)*? {10}pattern: "([^"]+)"/.exec(body);
+  assert.equal(m?.[1], VALID_UNTIL_PATTERN.source);
 });
