@@ -564,3 +564,35 @@ func fullImports(rec *memory.Record, at time.Time, id func(string, int) string) 
 		rec.Declined[memory.DeclinedDigest("k", strconv.Itoa(i))] = at
 	}
 }
+
+// TestHistoryWithoutProvenanceReads: an item written before a previous
+// value kept its own provenance (no w) and a fact whether it replaced one
+// (no r) still reads: the previous value with no ValueOrigin (its
+// provenance unknown: an Undo sets it back by hand), the fact not
+// Replaced; a provenance without its origin is refused as corrupt.
+func TestHistoryWithoutProvenanceReads(t *testing.T) {
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	M := func(m map[string]types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: m}
+	}
+	L := func(l ...types.AttributeValue) types.AttributeValue { return &types.AttributeValueMemberL{Value: l} }
+	item := func(prev map[string]types.AttributeValue) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"ver": S("v1"), "removed": M(map[string]types.AttributeValue{}),
+			"facts": M(map[string]types.AttributeValue{
+				"city": M(map[string]types.AttributeValue{"v": S("Porto"), "t": N("2"), "s": S("th-2"), "h": L(M(prev))}),
+			})}
+	}
+	got, err := dynamorepo.DecodeRecord(item(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("2"), "s": S("th-2"), "p": S("th-1")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := memory.PreviousValue{Value: "Lisbon", ReplacedAt: time.UnixMilli(2).UTC(), Origin: memory.OriginConversation, ThreadID: "th-2", ValueThreadID: "th-1"}
+	if diff := cmp.Diff([]memory.PreviousValue{want}, got.History["city"]); diff != "" || got.Facts[0].Replaced {
+		t.Errorf("history of an old item (-want +got):\n%s (replaced %v)", diff, got.Facts[0].Replaced)
+	}
+	_, err = dynamorepo.DecodeRecord(item(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("2"), "w": M(map[string]types.AttributeValue{"t": N("1")})}))
+	if !errors.Is(err, dynamorepo.ErrCorruptItem) {
+		t.Errorf("a provenance without its origin: %v, want ErrCorruptItem", err)
+	}
+}

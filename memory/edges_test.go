@@ -288,3 +288,22 @@ func TestImportCountsWhatHasNoRoom(t *testing.T) {
 			imported, m.Proposed, len(got.History), len(seed.History))
 	}
 }
+
+// TestUndoOfAnOldEntry: a previous value stored before its provenance was
+// kept (no ValueOrigin) is set back by the Undo as set by hand, as an
+// Undo did before: the value the user asked back, never a removal.
+func TestUndoOfAnOldEntry(t *testing.T) {
+	ctx := context.Background()
+	s, repo := newStore(t, memory.Config{})
+	porto := memory.Fact{Key: "home_city", Value: "Porto", UpdatedAt: t0, Origin: memory.OriginConversation, SourceThreadID: "th-2"}
+	repo.Put(memorytest.Ana, memory.Record{Facts: []memory.Fact{porto}, Tombstones: map[string]time.Time{},
+		History: map[string][]memory.PreviousValue{"home_city": {{Value: "Lisbon", ReplacedAt: t0, Origin: memory.OriginConversation,
+			ThreadID: "th-2", ValueThreadID: "th-1"}}}})
+	if u, err := s.UndoChange(ctx, memorytest.Ana, "th-2", "home_city"); err != nil || u.Restored != "Lisbon" {
+		t.Fatalf("UndoChange = %+v, %v; want Lisbon restored", u, err)
+	}
+	facts, err := s.GetFacts(ctx, memorytest.Ana)
+	if err != nil || len(facts) != 1 || facts[0].Value != "Lisbon" || facts[0].Origin != memory.OriginManual || facts[0].SourceThreadID != "" {
+		t.Errorf("facts after the undo = %+v, %v; want Lisbon set by hand", facts, err)
+	}
+}
