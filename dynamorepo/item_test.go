@@ -191,10 +191,13 @@ func TestFactsWithoutOriginRead(t *testing.T) {
 // as fit). Each record is full of 4-byte runes, with memory.MaxHistory
 // previous values per fact and memory.Config.MaxImportedPending pending
 // facts of imports (see fullRecord); the core fits it within
-// memory.ItemBudget (memory.FitRecord), and moto, whose PutItem enforces
+// memory.ItemBudget (memory.Config.FitRecord), and moto, whose PutItem enforces
 // the 400 KB limit, stores it and reads it back. It writes the sizes into
 // the block record-sizes of docs/decisions.md.
 func TestFullRecordFitsTheBudget(t *testing.T) {
+	if memory.MaxStoredRecordBytes != dynamorepo.MaxItemBytes {
+		t.Errorf("memory.MaxStoredRecordBytes %d is not DynamoDB's item limit %d", memory.MaxStoredRecordBytes, dynamorepo.MaxItemBytes)
+	}
 	facts, chars := templateMaxValue(t, "MaxFacts"), templateMaxValue(t, "MaxFactChars")
 	widest := memory.Config{MaxFactChars: memory.MaxFactCharsUpperBound}
 	for widest.MaxFacts = 1; widest.Validate() == nil; widest.MaxFacts++ {
@@ -211,7 +214,7 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 		cfg = cfg.WithDefaults()
 		full := fullRecord(cfg)
 		checkBound(t, names[i]+", unfitted", full)
-		rec := memory.FitRecord(full)
+		rec := cfg.FitRecord(full)
 		size := checkBound(t, names[i], rec)
 		if memory.RecordBytes(rec) > memory.ItemBudget {
 			t.Errorf("%s: the fitted record's bound is %d bytes, over the budget %d", names[i], memory.RecordBytes(rec), memory.ItemBudget)

@@ -11,7 +11,7 @@ import (
 // lists it: the key, the value set and, when it replaced one, the
 // previous value (HadPrevious); At is when it was set. PreviousUnknown
 // says it replaced a value that the fact's history no longer holds (the
-// record was full, [FitRecord]): its Undo is refused, never a removal.
+// record was full, [Config.FitRecord]): its Undo is refused, never a removal.
 type Change struct {
 	Key             string
 	Value           string

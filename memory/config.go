@@ -71,8 +71,7 @@ const (
 
 	// ItemBudget is the largest size, in bytes, of a record as the store
 	// writes it whole ([RecordBytes]): 350 KB, leaving an eighth of
-	// DynamoDB's 400 KB item limit as room to spare for the writes of one
-	// fact made in place between two whole writes ([Repository.SetFact]).
+	// DynamoDB's 400 KB item limit ([MaxStoredRecordBytes]) to spare.
 	// The part of a record never trimmed is held within it by
 	// [Config.Validate] ([Config.MaxRecordBytes]); the history and the
 	// pending facts of imports take the room its real size leaves.

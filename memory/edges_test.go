@@ -307,3 +307,44 @@ func TestUndoOfAnOldEntry(t *testing.T) {
 		t.Errorf("facts after the undo = %+v, %v; want Lisbon set by hand", facts, err)
 	}
 }
+
+// TestWritesInPlaceStayWithinTheLimit: at the template's largest caps, a
+// record fitted by a whole write leaves room for every write of one fact
+// in place that may follow: each small fact set again by hand at its
+// largest and a tombstone of the largest key in every free slot keep it
+// within MaxStoredRecordBytes, DynamoDB's item limit.
+func TestWritesInPlaceStayWithinTheLimit(t *testing.T) {
+	ctx := context.Background()
+	cfg := edgeCaps(t)[2]
+	n := cfg.MaxFactChars
+	seed := fullRecord(cfg) // every fact at its largest with a full history, an import's pending facts
+	small := map[string]bool{}
+	for i := range seed.Facts[:35] {
+		f := &seed.Facts[i]
+		delete(seed.History, f.Key)
+		f.Key, f.Value, f.Evidence, f.SourceThreadTitle, f.Replaced = fmt.Sprintf("small_%02d", i), "x", "", "", false
+		small[f.Key] = true
+	}
+	seed.Tombstones = map[string]time.Time{}
+	model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{ev(seed.Facts[74].Key, wide(n, "n"), "")}})
+	s, repo := newStore(t, cfg, memory.WithModel(model))
+	repo.Put(memorytest.Ana, seed)
+	extractAll(t, s, extractReq(memorytest.Ana, "th-new", 0, 2, "Now"))
+	for k := range small {
+		if _, err := s.Put(ctx, memorytest.Ana, memory.FactInput{Key: k, Value: wide(n, "b")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range cfg.WithDefaults().MaxTombstones {
+		if err := s.RemoveFact(ctx, memorytest.Ana, "gone"+strconv.Itoa(i)+wide(n-6, "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := repo.Record(memorytest.Ana)
+	if b := memory.RecordBytes(got); b > memory.MaxStoredRecordBytes {
+		t.Errorf("after the writes in place the record is %d bytes, over %d", b, memory.MaxStoredRecordBytes)
+	}
+	if len(got.Tombstones) != cfg.WithDefaults().MaxTombstones || repo.Calls("SetFact") == 0 {
+		t.Errorf("%d tombstones, %d SetFact calls: the writes did not happen in place", len(got.Tombstones), repo.Calls("SetFact"))
+	}
+}

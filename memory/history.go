@@ -8,7 +8,7 @@ import (
 
 // MaxHistory is the most previous values a fact keeps ([Record.History]),
 // at every cap. A record that would be over [ItemBudget] keeps fewer: its
-// whole-record write drops the oldest previous values first ([FitRecord]);
+// whole-record write drops the oldest previous values first ([Config.FitRecord]);
 // docs/decisions.md says why the bound is the record's real size.
 const MaxHistory = 2
 

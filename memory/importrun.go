@@ -310,7 +310,7 @@ func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes [
 	source := Fact{Origin: OriginImported, SourceThreadID: req.ImportID, SourceThreadTitle: req.Source, SaidAt: said}
 	rec.Facts, rec.Pending, _ = mergeOperations(rec.Facts, rec.Pending, kept, source, now, s.cfg.MaxFacts)
 	rec.Pending = s.capPending(s.liveFacts(rec.Pending, true, now))
-	rec.Pending = leaveOutNoRoom(rec, req.ImportID, &m.LeftOut)
+	rec.Pending = s.leaveOutNoRoom(rec, req.ImportID, &m.LeftOut)
 	m.Proposed = 0
 	for _, f := range rec.Pending {
 		if f.Origin == OriginImported && f.SourceThreadID == req.ImportID {
@@ -321,13 +321,13 @@ func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes [
 }
 
 // leaveOutNoRoom returns the pending facts of rec without those of the
-// import id that do not fit [ItemBudget] by the record's real size
-// ([RecordBytes]) with its history left out (the history yields to them
-// at the write, [FitRecord]), the last by key first, counting each in
+// import id that do not fit the room of a whole write by the record's
+// real size ([Config.FitRecord]) with its history left out (the history
+// yields to them at the write), the last by key first, counting each in
 // left.NoRoom.
-func leaveOutNoRoom(rec Record, id string, left *ImportLeftOut) []Fact {
+func (s *Store) leaveOutNoRoom(rec Record, id string, left *ImportLeftOut) []Fact {
 	rec.History = nil
-	over := RecordBytes(rec) - ItemBudget
+	over := s.cfg.overBudget(rec)
 	if over <= 0 {
 		return rec.Pending
 	}

@@ -49,7 +49,7 @@ type Record struct {
 	Tails map[string]Tail
 	// History maps the key of a fact held to its previous values, newest
 	// first, at most [MaxHistory] ([PreviousValue]), fewer when the record
-	// would pass [ItemBudget] ([FitRecord]). A change made by a
+	// would pass [ItemBudget] ([Config.FitRecord]). A change made by a
 	// whole-record write ([Repository.Save]: an extraction, a keep)
 	// records the value it replaces. The history goes
 	// with its fact: a removal, a clear, an erasure and a forget remove

@@ -19,8 +19,8 @@ const (
 // values, thread IDs and titles, evidence, origins, categories), and for
 // every entry the fixed part of its stored form (attribute names, numbers)
 // at its largest. The store keeps it within [ItemBudget] at every
-// whole-record write ([FitRecord]); the repository's tests hold it to the
-// stored item's size.
+// whole-record write ([Config.FitRecord]); the repository's tests hold it
+// to the stored item's size.
 func RecordBytes(rec Record) int {
 	n := recordOverhead + importsBytes
 	for _, f := range rec.Facts {
@@ -58,14 +58,46 @@ func previousBytes(p PreviousValue) int {
 		len(p.ValueThreadID) + len(p.ValueOrigin) + len(p.ValueThreadTitle) + len(p.ValueEvidence) + len(p.ValueCategory)
 }
 
-// FitRecord returns rec within [ItemBudget] by [RecordBytes]: while it is
+// MaxStoredRecordBytes is the largest record, by [RecordBytes], that a
+// [Repository] must store: DynamoDB's 400 KB item limit, which the
+// DynamoDB repository's tests hold it to. [Config.FitRecord] keeps a whole
+// write within it with room for every write of one fact in place
+// ([Repository.SetFact], [Repository.DeleteFact]) that may follow before
+// the next whole write.
+const MaxStoredRecordBytes = 400 * 1024
+
+// inPlaceGrowth bounds how much rec may grow, by [RecordBytes], through
+// writes of one fact in place before the next whole write: every fact
+// held set again at its largest under c, every free fact slot filled at
+// its largest, every free tombstone slot taken by a key at its largest.
+func (c Config) inPlaceGrowth(rec Record) int {
+	n := max(c.MaxFacts-len(rec.Facts), 0)*c.factBytes() + max(c.MaxTombstones-len(rec.Tombstones), 0)*(4*c.MaxFactChars+tombstoneOverhead)
+	for _, f := range rec.Facts {
+		n += max(c.factBytes()-storedFactBytes(f), 0)
+	}
+	return n
+}
+
+// overBudget returns how many bytes, by [RecordBytes], rec is over what a
+// whole write under c may store: [ItemBudget], and [MaxStoredRecordBytes]
+// with room for the writes in place that may follow
+// ([Config.inPlaceGrowth]); 0 or less when it fits.
+func (c Config) overBudget(rec Record) int {
+	size := RecordBytes(rec)
+	return max(size-ItemBudget, size+c.inPlaceGrowth(rec)-MaxStoredRecordBytes)
+}
+
+// FitRecord returns rec as a whole write under c may store it
+// ([Config.overBudget]: within [ItemBudget] by [RecordBytes], with room
+// for the writes of one fact in place that may follow): while it is
 // over, the oldest previous value of any fact goes first (by ReplacedAt,
 // ties by key); then, still over, the pending fact of an import updated
 // longest ago, counted in its import's mark as left out for want of room
 // (NoRoom, no longer Proposed). What remains is bounded by
 // [Config.Validate]. It changes copies, never rec's maps and slices.
-func FitRecord(rec Record) Record {
-	over := RecordBytes(rec) - ItemBudget
+func (c Config) FitRecord(rec Record) Record {
+	c = c.WithDefaults()
+	over := c.overBudget(rec)
 	if over <= 0 {
 		return rec
 	}

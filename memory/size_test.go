@@ -27,7 +27,7 @@ func TestFitRecordDropsImportsLast(t *testing.T) {
 	if RecordBytes(rec) <= ItemBudget {
 		t.Fatalf("the record is %d bytes, within the budget: nothing to fit", RecordBytes(rec))
 	}
-	got := FitRecord(rec)
+	got := Config{MaxFacts: 3, MaxFactChars: 2000, MaxTombstones: 1, MaxPending: 1}.FitRecord(rec)
 	if n := RecordBytes(got); n > ItemBudget {
 		t.Fatalf("fitted record is %d bytes, over %d", n, ItemBudget)
 	}
