@@ -88,10 +88,11 @@ func TestDeletionCost(t *testing.T) {
 		"A user with 20 facts of typical length (11-character keys, 30-character values) has a %s-byte\n"+
 			"item; removing a stored fact makes it %g bytes smaller (the fact goes, a tombstone comes); a\n"+
 			"tombstone alone (a key never stored) adds %g bytes; the extraction after 20 tombstones writes a\n"+
-			"%s-byte item. Worst case under the defaults (`Config.MaxRecordBytes`, evidence, %d pending\n"+
-			"facts, %d pending facts of imports, %d import marks, %d declined digests and %d previous values per fact included):\n"+
-			"%s bytes, of which the %d tombstones %s, against the budget of %s.",
+			"%s-byte item. Worst case under the defaults of what is never trimmed (`Config.MaxRecordBytes`:\n"+
+			"evidence, %d pending facts, %d import marks and %d declined digests included): %s bytes, of which\n"+
+			"the %d tombstones %s, against the budget of %s; the facts' history and the pending facts of\n"+
+			"imports take the room the record's real size (`memory.RecordBytes`) leaves.",
 		T(before), float64(before-afterRemovals)/10, float64(afterAbsent-afterRemovals)/10, T(afterExtract),
-		def.MaxPending, def.MaxImportedPending(), memory.MaxImports, memory.MaxDeclined, def.HistoryDepth(), T(def.MaxRecordBytes()), def.MaxTombstones, T(def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes())),
+		def.MaxPending, memory.MaxImports, memory.MaxDeclined, T(def.MaxRecordBytes()), def.MaxTombstones, T(def.MaxTombstones*(two.MaxRecordBytes()-one.MaxRecordBytes())),
 		T(memory.ItemBudget)))
 }

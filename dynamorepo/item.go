@@ -96,7 +96,8 @@ type item struct {
 // importItem is a stored import mark (memory.ImportMark): its ID, source,
 // request and done times (unix ms), status, reason, parts, proposed facts,
 // and the counts of what it left out, "secrets,instructions,unsupported,
-// ended,known,declined,deletes", omitted when all are 0.
+// ended,known,declined,deletes,noRoom", omitted when all are 0 (marks
+// stored before noRoom have the first seven: [leftOutCountsBefore]).
 type importItem struct {
 	ID        *text   `dynamodbav:"i"`
 	Source    text    `dynamodbav:"s,omitempty"`
@@ -121,7 +122,7 @@ func importValue(m memory.ImportMark) importItem {
 	}
 	l := m.LeftOut
 	if l != (memory.ImportLeftOut{}) {
-		counts := []int{l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Declined, l.Deletes}
+		counts := []int{l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Declined, l.Deletes, l.NoRoom}
 		parts := make([]string, len(counts))
 		for i, n := range counts {
 			parts[i] = strconv.Itoa(n)
@@ -130,6 +131,10 @@ func importValue(m memory.ImportMark) importItem {
 	}
 	return it
 }
+
+// leftOutCountsBefore is the number of left-out counts of a mark stored
+// before NoRoom was counted; it still reads, with NoRoom 0.
+const leftOutCountsBefore = 7
 
 // mark returns the import mark stored as it, or an error for an entry
 // without its ID or status, or with counts not of its form.
@@ -150,14 +155,14 @@ func (it importItem) mark() (memory.ImportMark, error) {
 	}
 	fields := strings.Split(string(it.LeftOut), ",")
 	l := &m.LeftOut
-	dst := []*int{&l.Secrets, &l.Instructions, &l.Unsupported, &l.Ended, &l.Known, &l.Declined, &l.Deletes}
-	if len(fields) != len(dst) {
-		return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 numbers")
+	dst := []*int{&l.Secrets, &l.Instructions, &l.Unsupported, &l.Ended, &l.Known, &l.Declined, &l.Deletes, &l.NoRoom}
+	if len(fields) != len(dst) && len(fields) != leftOutCountsBefore {
+		return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 or 8 numbers")
 	}
 	for i, f := range fields {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 0 {
-			return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 numbers")
+			return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 or 8 numbers")
 		}
 		*dst[i] = n
 	}
@@ -176,6 +181,9 @@ type factItem struct {
 	Until     integer  `dynamodbav:"u,omitempty"`
 	Category  text     `dynamodbav:"c,omitempty"`
 	SaidAt    integer  `dynamodbav:"a,omitempty"`
+	// Replaced is 1 when the fact's setting replaced another value
+	// (memory.Fact.Replaced), absent otherwise.
+	Replaced integer `dynamodbav:"r,omitempty"`
 	// History are the fact's previous values, newest first
 	// (memory.Record.History): a list that goes with the fact, so that
 	// removing the fact removes it.
@@ -185,7 +193,9 @@ type factItem struct {
 // prevItem is a stored previous value (memory.PreviousValue): the value,
 // when it was replaced (t, unix ms), and the change that replaced it: its
 // origin (stored only when not the derived one, as for a fact), thread,
-// title and evidence; p is the thread that taught the value.
+// title and evidence; p is the thread that taught the value, and w the
+// value's own provenance ([wasItem]). An entry stored before w was kept
+// has none: its provenance is not known.
 type prevItem struct {
 	Value      *text    `dynamodbav:"v"`
 	ReplacedAt *integer `dynamodbav:"t"`
@@ -194,6 +204,23 @@ type prevItem struct {
 	Title      text     `dynamodbav:"n,omitempty"`
 	Evidence   text     `dynamodbav:"e,omitempty"`
 	Taught     text     `dynamodbav:"p,omitempty"`
+	Was        *wasItem `dynamodbav:"w,omitempty"`
+}
+
+// wasItem is the provenance of a stored previous value's value, as the
+// fact that held it was stored (memory.PreviousValue's Value fields):
+// origin (always), title, evidence, updated (unix ms), said and until
+// (unix ms, when set), category, and r 1 when it replaced another value.
+// Its thread is the previous value's p.
+type wasItem struct {
+	Origin    text    `dynamodbav:"o"`
+	Title     text    `dynamodbav:"n,omitempty"`
+	Evidence  text    `dynamodbav:"e,omitempty"`
+	UpdatedAt integer `dynamodbav:"t"`
+	SaidAt    integer `dynamodbav:"a,omitempty"`
+	Until     integer `dynamodbav:"u,omitempty"`
+	Category  text    `dynamodbav:"c,omitempty"`
+	Replaced  integer `dynamodbav:"r,omitempty"`
 }
 
 // prevValue returns the stored form of p.
@@ -202,6 +229,19 @@ func prevValue(p memory.PreviousValue) prevItem {
 		Title: text(p.ThreadTitle), Evidence: text(p.Evidence), Taught: text(p.ValueThreadID)}
 	if p.Origin != (factItem{Source: it.Source}).derivedOrigin() {
 		it.Origin = text(p.Origin)
+	}
+	if p.ValueOrigin != "" {
+		it.Was = &wasItem{Origin: text(p.ValueOrigin), Title: text(p.ValueThreadTitle), Evidence: text(p.ValueEvidence),
+			UpdatedAt: integer(p.ValueUpdatedAt.UnixMilli()), Category: text(p.ValueCategory)}
+		if !p.ValueSaidAt.IsZero() {
+			it.Was.SaidAt = integer(p.ValueSaidAt.UnixMilli())
+		}
+		if !p.ValueValidUntil.IsZero() {
+			it.Was.Until = integer(p.ValueValidUntil.UnixMilli())
+		}
+		if p.ValueReplaced {
+			it.Was.Replaced = 1
+		}
 	}
 	return it
 }
@@ -216,8 +256,22 @@ func (p prevItem) previous() (memory.PreviousValue, error) {
 	if origin == "" {
 		origin = (factItem{Source: p.Source}).derivedOrigin()
 	}
-	return memory.PreviousValue{Value: string(*p.Value), ReplacedAt: p.ReplacedAt.time(), Origin: origin,
-		ThreadID: string(p.Source), ThreadTitle: string(p.Title), Evidence: string(p.Evidence), ValueThreadID: string(p.Taught)}, nil
+	prev := memory.PreviousValue{Value: string(*p.Value), ReplacedAt: p.ReplacedAt.time(), Origin: origin,
+		ThreadID: string(p.Source), ThreadTitle: string(p.Title), Evidence: string(p.Evidence), ValueThreadID: string(p.Taught)}
+	if w := p.Was; w != nil {
+		if w.Origin == "" {
+			return memory.PreviousValue{}, corrupt(attrFacts, "holds a previous value's provenance without o")
+		}
+		prev.ValueOrigin, prev.ValueThreadTitle, prev.ValueEvidence = memory.Origin(w.Origin), string(w.Title), string(w.Evidence)
+		prev.ValueUpdatedAt, prev.ValueCategory, prev.ValueReplaced = w.UpdatedAt.time(), string(w.Category), w.Replaced != 0
+		if w.SaidAt != 0 {
+			prev.ValueSaidAt = w.SaidAt.time()
+		}
+		if w.Until != 0 {
+			prev.ValueValidUntil = w.Until.time()
+		}
+	}
+	return prev, nil
 }
 
 // withHistory sets, in the stored facts m, the history of every fact held
@@ -411,6 +465,9 @@ func factValue(f memory.Fact) factItem {
 	if !f.SaidAt.IsZero() {
 		it.SaidAt = integer(f.SaidAt.UnixMilli())
 	}
+	if f.Replaced {
+		it.Replaced = 1
+	}
 	if f.Origin != it.derivedOrigin() {
 		it.Origin = text(f.Origin)
 	}
@@ -436,7 +493,7 @@ func (f factItem) fact(key string) memory.Fact {
 	}
 	fact := memory.Fact{Key: key, Value: string(*f.Value), UpdatedAt: f.UpdatedAt.time(), Origin: origin,
 		SourceThreadID: string(f.Source), SourceThreadTitle: string(f.Title),
-		Evidence: string(f.Evidence), Category: string(f.Category)}
+		Evidence: string(f.Evidence), Category: string(f.Category), Replaced: f.Replaced != 0}
 	if f.Until != 0 {
 		fact.ValidUntil = f.Until.time()
 	}

@@ -181,17 +181,23 @@ func TestFactsWithoutOriginRead(t *testing.T) {
 	}
 }
 
-// TestFullRecordFitsTheBudget builds the largest record of three configs,
-// the largest template.yaml allows (MaxFacts and MaxFactChars at their
-// MaxValue, the rest at their defaults) and the one with the longest keys
-// and values (MaxFactChars at memory.MaxFactCharsUpperBound, the most MaxFacts
-// Validate accepts with it) and the defaults (whose facts keep
-// memory.MaxHistory previous values each: the two larger configs leave no
-// room for any), and checks that each item is within the
-// config's bound, within memory.ItemBudget, and stored by moto. In it
-// every fact and every pending fact is at its largest (see fullRecord).
-// It writes the sizes into the block record-sizes of docs/decisions.md.
+// TestFullRecordFitsTheBudget holds memory.RecordBytes, the core's bound
+// of a record's stored size, to the item's size by DynamoDB's rules
+// (ItemSize) for the largest records at the edge caps: the smallest
+// (1/16), the template's largest (MaxFacts and MaxFactChars at their
+// MaxValue), the defaults, the longest keys with the most facts Validate
+// accepts with them, and memory's largest caps (MaxFactsUpperBound facts of
+// MaxFactCharsUpperBound characters, which Validate refuses: as many facts
+// as fit). Each record is full of 4-byte runes, with memory.MaxHistory
+// previous values per fact and memory.Config.MaxImportedPending pending
+// facts of imports (see fullRecord); the core fits it within
+// memory.ItemBudget (memory.Config.FitRecord), and moto, whose PutItem enforces
+// the 400 KB limit, stores it and reads it back. It writes the sizes into
+// the block record-sizes of docs/decisions.md.
 func TestFullRecordFitsTheBudget(t *testing.T) {
+	if memory.MaxStoredRecordBytes != dynamorepo.MaxItemBytes {
+		t.Errorf("memory.MaxStoredRecordBytes %d is not DynamoDB's item limit %d", memory.MaxStoredRecordBytes, dynamorepo.MaxItemBytes)
+	}
 	facts, chars := templateMaxValue(t, "MaxFacts"), templateMaxValue(t, "MaxFactChars")
 	widest := memory.Config{MaxFactChars: memory.MaxFactCharsUpperBound}
 	for widest.MaxFacts = 1; widest.Validate() == nil; widest.MaxFacts++ {
@@ -199,46 +205,65 @@ func TestFullRecordFitsTheBudget(t *testing.T) {
 	widest.MaxFacts--
 	f := newFixture(t)
 	rows := []string{
-		"| record | facts | pending facts | imported pending facts (`memory.Config.MaxImportedPending`) | characters | previous values per fact (`memory.Config.HistoryDepth`) | bound (`memory.Config.MaxRecordBytes`) | measured item | share of `memory.ItemBudget` |",
+		"| record | facts | pending facts | imported pending facts kept | characters | previous values kept | bound (`memory.RecordBytes`) | measured item | share of `memory.ItemBudget` |",
 		"|---|---:|---:|---:|---:|---:|---:|---:|---:|",
 	}
-	for i, cfg := range []memory.Config{{MaxFacts: facts, MaxFactChars: chars}, widest, {}} {
-		if err := cfg.Validate(); err != nil {
-			t.Fatalf("config %d: %v", i, err)
-		}
+	names := []string{"the smallest", "the template's largest", "the defaults", "the longest keys", "memory's largest caps"}
+	for i, cfg := range []memory.Config{{MaxFacts: 1, MaxFactChars: 16}, {MaxFacts: facts, MaxFactChars: chars}, {}, widest,
+		{MaxFacts: memory.MaxFactsUpperBound, MaxFactChars: memory.MaxFactCharsUpperBound}} {
 		cfg = cfg.WithDefaults()
-		rec := fullRecord(cfg)
-		it, err := dynamorepo.EncodeRecord(scope, rec)
-		if err != nil {
-			t.Fatal(err)
+		full := fullRecord(cfg)
+		checkBound(t, names[i]+", unfitted", full)
+		rec := cfg.FitRecord(full)
+		size := checkBound(t, names[i], rec)
+		if memory.RecordBytes(rec) > memory.ItemBudget {
+			t.Errorf("%s: the fitted record's bound is %d bytes, over the budget %d", names[i], memory.RecordBytes(rec), memory.ItemBudget)
 		}
-		size := dynamorepo.ItemSize(it)
-		if size > cfg.MaxRecordBytes() || size > memory.ItemBudget {
-			t.Errorf("a full record is %d bytes, over the config's bound %d or the budget %d", size, cfg.MaxRecordBytes(), memory.ItemBudget)
+		kept, imported := 0, 0
+		for _, h := range rec.History {
+			kept += len(h)
 		}
-		t.Logf("full record of %d facts, %d pending facts and %d imported pending facts of %d characters: %d bytes (bound %d, budget %d, limit %d)",
-			cfg.MaxFacts, cfg.MaxPending, cfg.MaxImportedPending(), cfg.MaxFactChars, size, cfg.MaxRecordBytes(), memory.ItemBudget, dynamorepo.MaxItemBytes)
-		rows = append(rows, fmt.Sprintf("| %s | %d | %d | %d | %s | %d | %s | %s | %d %% |", []string{"the template's largest", "the longest keys", "the defaults"}[i],
-			cfg.MaxFacts, cfg.MaxPending, cfg.MaxImportedPending(), docblock.Thousands(cfg.MaxFactChars), cfg.HistoryDepth(), docblock.Thousands(cfg.MaxRecordBytes()),
-			docblock.Thousands(size), 100*cfg.MaxRecordBytes()/memory.ItemBudget))
+		for _, p := range rec.Pending {
+			if p.Origin == memory.OriginImported {
+				imported++
+			}
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %d | %d | %d of %d | %s | %d of %d | %s | %s | %d %% |", names[i],
+			len(rec.Facts), len(rec.Pending)-imported, imported, cfg.MaxImportedPending(), docblock.Thousands(cfg.MaxFactChars),
+			kept, memory.MaxHistory*len(rec.Facts), docblock.Thousands(memory.RecordBytes(rec)), docblock.Thousands(size),
+			100*memory.RecordBytes(rec)/memory.ItemBudget))
 
 		s := memory.Scope{TenantID: "acme", UserID: "full-" + strconv.Itoa(i)}
 		if _, _, err := f.repo.Save(ctx, s, rec); err != nil {
-			t.Fatalf("Save of a full record: %v", err)
+			t.Fatalf("%s: Save of a full record: %v", names[i], err)
 		}
 		got := mustGet(t, f.repo, s)
-		if len(got.Facts) != cfg.MaxFacts || len(got.Pending) != cfg.MaxPending+cfg.MaxImportedPending() || len(got.Threads) != cfg.MaxThreads ||
-			len(got.Tails) != memory.MaxTails || got.Facts[0] != rec.Facts[0] || got.Pending[0] != rec.Pending[0] ||
-			len(got.History) != len(rec.History) || len(got.Imports) != memory.MaxImports || got.Imports[0] != rec.Imports[0] ||
-			len(got.Declined) != memory.MaxDeclined {
-			t.Errorf("stored %d facts, %d pending facts, %d threads, %d tails, %d imports and %d declined, want %d, %d, %d, %d, %d and %d, the first as written",
-				len(got.Facts), len(got.Pending), len(got.Threads), len(got.Tails), len(got.Imports), len(got.Declined),
-				cfg.MaxFacts, cfg.MaxPending+cfg.MaxImportedPending(), cfg.MaxThreads, memory.MaxTails, memory.MaxImports, memory.MaxDeclined)
+		sortByKey := cmpopts.SortSlices(func(a, b memory.Fact) bool { return a.Key < b.Key })
+		if diff := cmp.Diff(rec, got, cmpopts.EquateEmpty(), sortByKey, cmpopts.IgnoreFields(memory.Record{}, "Version", "Threads", "Tails")); diff != "" ||
+			len(got.Threads) != len(rec.Threads) || len(got.Tails) != len(rec.Tails) {
+			t.Errorf("%s: the full record read back (-written +read):\n%.2000s", names[i], diff)
 		}
 	}
 	rows = append(rows, "", fmt.Sprintf("`memory.ItemBudget` %s bytes; DynamoDB's item limit (`dynamorepo.MaxItemBytes`) %s bytes.",
 		docblock.Thousands(memory.ItemBudget), docblock.Thousands(dynamorepo.MaxItemBytes)))
 	docblock.Check(t, filepath.Join("..", "docs", "decisions.md"), "record-sizes", strings.Join(rows, "\n"))
+}
+
+// checkBound returns the size of rec's item by DynamoDB's rules
+// (ItemSize: the developer guide's "Item sizes and formats",
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html,
+// read 2026-12-07) and fails the test when memory.RecordBytes is below it.
+func checkBound(t *testing.T, name string, rec memory.Record) int {
+	t.Helper()
+	it, err := dynamorepo.EncodeRecord(scope, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := dynamorepo.ItemSize(it)
+	if bound := memory.RecordBytes(rec); bound < size {
+		t.Errorf("%s: memory.RecordBytes %d is below the item's size %d", name, bound, size)
+	}
+	return size
 }
 
 // templateMaxValue returns the MaxValue of the Number parameter name of
@@ -261,16 +286,20 @@ func templateMaxValue(t *testing.T, name string) int {
 	return n
 }
 
-// fullRecord returns the largest record under cfg: MaxFacts facts and
-// MaxPending pending facts with keys and values of MaxFactChars runes of 4
-// bytes, each from a thread ID of MaxIDLen bytes with a title of
-// MaxThreadTitleChars runes of 4 bytes, evidence of MaxEvidenceChars
-// runes of 4 bytes, the longest stored origin and category and an end
-// date, and cfg.HistoryDepth() previous values each as large; MaxThreads watermarks, each with a forget fence, and memory.MaxTails unread tails of
-// MaxIDLen-byte thread IDs; MaxTombstones
-// tombstones with keys of MaxFactChars runes of 4 bytes; MaxImportedPending
-// imported pending facts as large as the others, memory.MaxImports import
-// marks and memory.MaxDeclined declined digests (fullImports); every time.
+// fullRecord returns the largest record under cfg: MaxFacts facts (as
+// many as fit memory.ItemBudget with their tombstones, pending facts,
+// watermarks and marks, when cfg's caps are over what Validate accepts)
+// and MaxPending pending facts with keys and values of MaxFactChars runes
+// of 4 bytes, each from a thread ID of MaxIDLen bytes with a title of
+// MaxThreadTitleChars runes of 4 bytes, evidence of MaxEvidenceChars runes
+// of 4 bytes, the longest stored origin and category, an end date and a
+// replaced value; memory.MaxHistory previous values per fact, each as
+// large with its own provenance; MaxThreads watermarks, each with a
+// forget fence, and memory.MaxTails unread tails of MaxIDLen-byte thread
+// IDs; MaxTombstones tombstones with keys of MaxFactChars runes of 4
+// bytes; MaxImportedPending imported pending facts as large as the
+// others, memory.MaxImports import marks and memory.MaxDeclined declined
+// digests (fullImports); every time at its latest.
 func fullRecord(cfg memory.Config) memory.Record {
 	at := time.Date(2999, 12, 31, 23, 59, 59, 999e6, time.UTC)
 	id := func(prefix string, i int) string {
@@ -278,56 +307,61 @@ func fullRecord(cfg memory.Config) memory.Record {
 		return s + strings.Repeat("x", memory.MaxIDLen-len(s))
 	}
 	longest := slices.MaxFunc(memory.Categories, func(a, b string) int { return len(a) - len(b) })
+	day := time.Date(2999, 12, 31, 0, 0, 0, 0, time.UTC)
 	full := func(prefix string, i int) memory.Fact {
 		k := prefix + strconv.Itoa(i)
-		return memory.Fact{
-			Key:               k + strings.Repeat("𝒜", cfg.MaxFactChars-len(k)),
-			Value:             strings.Repeat("𝒱", cfg.MaxFactChars),
-			UpdatedAt:         at,
-			Origin:            memory.OriginRememberTool,
-			SourceThreadID:    id("th", i),
-			SourceThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars),
-			Evidence:          strings.Repeat("𝒮", memory.MaxEvidenceChars),
-			ValidUntil:        time.Date(2999, 12, 31, 0, 0, 0, 0, time.UTC),
-			Category:          longest,
-			SaidAt:            at,
-		}
+		return memory.Fact{Key: k + strings.Repeat("𝒜", cfg.MaxFactChars-len(k)), Value: strings.Repeat("𝒱", cfg.MaxFactChars),
+			UpdatedAt: at, Origin: memory.OriginRememberTool, SourceThreadID: id("th", i),
+			SourceThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars), Evidence: strings.Repeat("𝒮", memory.MaxEvidenceChars),
+			ValidUntil: day, Category: longest, SaidAt: at, Replaced: true}
 	}
 	rec := memory.Record{Threads: map[string]memory.ThreadMark{}, Tombstones: map[string]time.Time{},
-		ErasedAt: at, ClearedAt: at, Expires: at}
-	for i := range cfg.MaxFacts {
-		rec.Facts = append(rec.Facts, full("f", i))
-	}
-	for i := range cfg.MaxPending {
-		rec.Pending = append(rec.Pending, full("p", i))
-	}
-	for i := range cfg.MaxImportedPending() {
-		f := full("q", i) // after the "p" ones, so that the first pending fact stays one of them
-		f.Origin = memory.OriginImported
-		rec.Pending = append(rec.Pending, f)
-	}
+		ErasedAt: at, ClearedAt: at, Expires: at, Tails: map[string]memory.Tail{}}
 	fullImports(&rec, at, id)
 	for i := range cfg.MaxThreads {
 		rec.Threads[id("th", i)] = memory.ThreadMark{TurnCount: 1<<31 - 1, At: at, ForgottenAt: at}
 	}
-	rec.Tails = map[string]memory.Tail{}
 	for i := range memory.MaxTails {
 		rec.Tails[id("tail", i)] = memory.Tail{TurnCount: 1<<31 - 1, SentAt: at}
 	}
-	if depth := cfg.HistoryDepth(); depth > 0 {
-		rec.History = map[string][]memory.PreviousValue{}
-		for _, f := range rec.Facts {
-			for i := range depth {
-				rec.History[f.Key] = append(rec.History[f.Key], memory.PreviousValue{
-					Value: strings.Repeat("𝒱", cfg.MaxFactChars), ReplacedAt: at, Origin: memory.OriginRememberTool,
-					ThreadID: id("th", i), ThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars),
-					Evidence: strings.Repeat("𝒮", memory.MaxEvidenceChars), ValueThreadID: id("tv", i)})
-			}
+	// Over the caps Validate accepts, a fact, pending fact or tombstone
+	// comes only while the record without history still fits.
+	room := func(extra int) bool {
+		return cfg.Validate() == nil || memory.RecordBytes(rec)+extra <= memory.ItemBudget
+	}
+	for i := range cfg.MaxFacts {
+		if f := full("f", i); room(memory.RecordBytes(memory.Record{Facts: []memory.Fact{f}})) {
+			rec.Facts = append(rec.Facts, f)
+		}
+	}
+	for i := range cfg.MaxPending {
+		if f := full("p", i); room(memory.RecordBytes(memory.Record{Facts: []memory.Fact{f}})) {
+			rec.Pending = append(rec.Pending, f)
 		}
 	}
 	for i := range cfg.MaxTombstones {
 		k := "gone" + strconv.Itoa(i)
-		rec.Tombstones[k+strings.Repeat("𝒜", cfg.MaxFactChars-len(k))] = at
+		k += strings.Repeat("𝒜", cfg.MaxFactChars-len(k))
+		if room(memory.RecordBytes(memory.Record{Tombstones: map[string]time.Time{k: at}})) {
+			rec.Tombstones[k] = at
+		}
+	}
+	for i := range cfg.MaxImportedPending() {
+		f := full("q", i) // after the "p" ones, so that the first pending fact stays one of them
+		f.Origin, f.SourceThreadID = memory.OriginImported, id("imp", 0)
+		rec.Pending = append(rec.Pending, f)
+	}
+	rec.History = map[string][]memory.PreviousValue{}
+	for _, f := range rec.Facts {
+		for i := range memory.MaxHistory {
+			rec.History[f.Key] = append(rec.History[f.Key], memory.PreviousValue{
+				Value: strings.Repeat("𝒱", cfg.MaxFactChars), ReplacedAt: at.Add(-time.Duration(i) * time.Millisecond), Origin: memory.OriginRememberTool,
+				ThreadID: id("th", i), ThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars),
+				Evidence: strings.Repeat("𝒮", memory.MaxEvidenceChars), ValueThreadID: id("tv", i),
+				ValueOrigin: memory.OriginRememberTool, ValueThreadTitle: strings.Repeat("𝒯", memory.MaxThreadTitleChars),
+				ValueEvidence: strings.Repeat("𝒮", memory.MaxEvidenceChars), ValueUpdatedAt: at, ValueSaidAt: at,
+				ValueValidUntil: day, ValueCategory: longest, ValueReplaced: true})
+		}
 	}
 	return rec
 }
@@ -522,14 +556,46 @@ func TestOldWatermarksRead(t *testing.T) {
 // MaxImportSourceChars runes of 4 bytes, the longest status and reason and
 // every count at its largest; memory.MaxDeclined digests at the time at.
 func fullImports(rec *memory.Record, at time.Time, id func(string, int) string) {
-	most := math.MaxInt64
+	most := math.MaxInt64 / 2 // 19 digits, with room to count more
 	for i := range memory.MaxImports {
 		rec.Imports = append(rec.Imports, memory.ImportMark{ID: id("imp", i), Source: strings.Repeat("𝒮", memory.MaxImportSourceChars),
 			RequestedAt: at, DoneAt: at, Status: memory.ImportRefused, Reason: memory.ImportReasonTenantBudget, Parts: most, Proposed: most,
-			LeftOut: memory.ImportLeftOut{Secrets: most, Instructions: most, Unsupported: most, Ended: most, Known: most, Declined: most, Deletes: most}})
+			LeftOut: memory.ImportLeftOut{Secrets: most, Instructions: most, Unsupported: most, Ended: most, Known: most, Declined: most, Deletes: most, NoRoom: most}})
 	}
 	rec.Declined = map[string]time.Time{}
 	for i := range memory.MaxDeclined {
 		rec.Declined[memory.DeclinedDigest("k", strconv.Itoa(i))] = at
+	}
+}
+
+// TestHistoryWithoutProvenanceReads: an item written before a previous
+// value kept its own provenance (no w) and a fact whether it replaced one
+// (no r) still reads: the previous value with no ValueOrigin (its
+// provenance unknown: an Undo sets it back by hand), the fact not
+// Replaced; a provenance without its origin is refused as corrupt.
+func TestHistoryWithoutProvenanceReads(t *testing.T) {
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	M := func(m map[string]types.AttributeValue) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: m}
+	}
+	L := func(l ...types.AttributeValue) types.AttributeValue { return &types.AttributeValueMemberL{Value: l} }
+	item := func(prev map[string]types.AttributeValue) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"ver": S("v1"), "removed": M(map[string]types.AttributeValue{}),
+			"facts": M(map[string]types.AttributeValue{
+				"city": M(map[string]types.AttributeValue{"v": S("Porto"), "t": N("2"), "s": S("th-2"), "h": L(M(prev))}),
+			})}
+	}
+	got, err := dynamorepo.DecodeRecord(item(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("2"), "s": S("th-2"), "p": S("th-1")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := memory.PreviousValue{Value: "Lisbon", ReplacedAt: time.UnixMilli(2).UTC(), Origin: memory.OriginConversation, ThreadID: "th-2", ValueThreadID: "th-1"}
+	if diff := cmp.Diff([]memory.PreviousValue{want}, got.History["city"]); diff != "" || got.Facts[0].Replaced {
+		t.Errorf("history of an old item (-want +got):\n%s (replaced %v)", diff, got.Facts[0].Replaced)
+	}
+	_, err = dynamorepo.DecodeRecord(item(map[string]types.AttributeValue{"v": S("Lisbon"), "t": N("2"), "w": M(map[string]types.AttributeValue{"t": N("1")})}))
+	if !errors.Is(err, dynamorepo.ErrCorruptItem) {
+		t.Errorf("a provenance without its origin: %v, want ErrCorruptItem", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // TestStorageFiguresInTheDocs writes the block part-sizes of
 // docs/decisions.md: the sizes of the parts of a stored record (a
 // watermark, a hashed watermark, a quote, an end date, the empty pending
-// map) by ItemSize of the items encodeRecord writes, each part the
+// map, a previous value) by ItemSize of the items encodeRecord writes, each part the
 // difference between a record with it and one without (an end date, a
 // number, its value alone).
 func TestStorageFiguresInTheDocs(t *testing.T) {
@@ -60,6 +60,13 @@ func TestStorageFiguresInTheDocs(t *testing.T) {
 	if markSize(1) != markSize(9) || markSize(10) != markSize(99) {
 		t.Fatalf("a mark's size varies within a number of digits")
 	}
+	prev := memory.PreviousValue{Value: strings.Repeat("v", 30), ReplacedAt: at, Origin: memory.OriginConversation, ThreadID: uuid,
+		ThreadTitle: strings.Repeat("t", 20), Evidence: strings.Repeat("q", quoteChars), ValueThreadID: uuid,
+		ValueOrigin: memory.OriginConversation, ValueThreadTitle: strings.Repeat("t", 20), ValueEvidence: strings.Repeat("q", quoteChars),
+		ValueUpdatedAt: at, ValueSaidAt: at}
+	withPrev := with(func(*memory.Fact) {})
+	withPrev.History = map[string][]memory.PreviousValue{fact.Key: {prev}}
+	previous := size(withPrev) - base
 	docblock.Check(t, filepath.Join("..", "docs", "decisions.md"), "part-sizes", strings.Join([]string{
 		"| part of a stored record | bytes |",
 		"|---|---:|",
@@ -68,5 +75,6 @@ func TestStorageFiguresInTheDocs(t *testing.T) {
 		fmt.Sprintf("| an extracted fact's %d-character quote (`e`) | %d |", quoteChars, quote),
 		fmt.Sprintf("| an end date (`u`, unix ms of midnight UTC; \"YYYY-MM-DD\" would take %d) | %d |", len(time.DateOnly), day),
 		fmt.Sprintf("| the empty `pending` map | %d |", ItemSize(map[string]types.AttributeValue{attrPending: it[attrPending]})),
+		fmt.Sprintf("| a previous value (`h`) of a 30-character value learned and replaced in conversations (%d-character thread IDs, 20-character titles, %d-character quotes), with its provenance | %d |", len(uuid), quoteChars, previous),
 	}, "\n"))
 }

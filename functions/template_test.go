@@ -616,7 +616,7 @@ func TestCapsTheTemplateAcceptsStartTheFunctions(t *testing.T) {
 	}
 	// The margin of the largest record the template allows.
 	c := memory.Config{MaxFacts: int(toFloat(asMap(params["MaxFacts"])["MaxValue"])), MaxFactChars: int(toFloat(asMap(params["MaxFactChars"])["MaxValue"]))}.WithDefaults()
-	t.Logf("largest record the template allows: %d bytes of a budget of %d (%.0f%%)", c.MaxRecordBytes(), memory.ItemBudget, 100*float64(c.MaxRecordBytes())/memory.ItemBudget)
+	t.Logf("largest never-trimmed part of a record the template allows (MaxRecordBytes): %d bytes of a budget of %d (%.0f%%)", c.MaxRecordBytes(), memory.ItemBudget, 100*float64(c.MaxRecordBytes())/memory.ItemBudget)
 }
 
 // iamMatch reports whether an IAM resource pattern (with * and ?) matches

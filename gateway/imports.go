@@ -223,6 +223,7 @@ func leftOutWords(l memory.ImportLeftOut) []string {
 	add(l.Ended, plural(l.Ended, "plan", "plans")+" already over")
 	add(l.Unsupported, plural(l.Unsupported, "fact", "facts")+" not found in the pasted text")
 	add(l.Deletes, plural(l.Deletes, "request", "requests")+" to forget something (an import never forgets)")
+	add(l.NoRoom, plural(l.NoRoom, "fact", "facts")+" with no room left in the memory (remove some facts, then import again)")
 	return out
 }
 

@@ -415,7 +415,8 @@ func (c *chatSession) memoryUpdated(ctx context.Context, since time.Time) error 
 
 // undo undoes the changes "Memory updated" last showed
 // (the gateway's Undo): a replaced value comes back, a new fact goes,
-// and a message of those turns sent again cannot set them again.
+// and a message of those turns sent again cannot set them again; a
+// change whose earlier value is no longer kept is not undone.
 func (c *chatSession) undo(ctx context.Context) error {
 	if len(c.updated) == 0 {
 		fmt.Fprintln(c.out, "nothing to undo")
@@ -423,6 +424,10 @@ func (c *chatSession) undo(ctx context.Context) error {
 	}
 	for _, ch := range c.updated {
 		u, err := c.gw.Undo(ctx, c.undoThread, ch.Key)
+		if memory.ErrorCode(err) == memory.CodeEarlierValueUnknown {
+			fmt.Fprintf(c.out, "not undone: the value %s had before is no longer kept\n", ch.Key)
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -9,13 +9,16 @@ import (
 
 // Change is one fact a thread's extraction set, as [Store.ThreadChanges]
 // lists it: the key, the value set and, when it replaced one, the
-// previous value (HadPrevious); At is when it was set.
+// previous value (HadPrevious); At is when it was set. PreviousUnknown
+// says it replaced a value that the fact's history no longer holds (the
+// record was full, [Config.FitRecord]): its Undo is refused, never a removal.
 type Change struct {
-	Key         string
-	Value       string
-	Previous    string
-	HadPrevious bool
-	At          time.Time
+	Key             string
+	Value           string
+	Previous        string
+	HadPrevious     bool
+	PreviousUnknown bool
+	At              time.Time
 }
 
 // ThreadChanges returns the facts the thread threadID set after since,
@@ -42,6 +45,8 @@ func (s *Store) ThreadChanges(ctx context.Context, sc Scope, threadID string, si
 		c := Change{Key: f.Key, Value: f.Value, At: f.UpdatedAt}
 		if p, ok := replacedBy(rec.History[f.Key], f); ok {
 			c.Previous, c.HadPrevious = p.Value, true
+		} else {
+			c.PreviousUnknown = f.Replaced
 		}
 		out = append(out, c)
 	}
@@ -69,9 +74,13 @@ type Undo struct {
 
 // UndoChange undoes the setting of key (any spelling) by the thread
 // threadID, the user's "Undo" after "Memory updated": when the fact's
-// newest previous value was replaced by that setting, the value is set
-// back, by hand (OriginManual), and that previous value leaves the
-// history; when the thread added the fact, it is removed. Either way a
+// newest previous value was replaced by that setting, the fact is set back
+// as it was ([PreviousValue]: its value, origin, source thread and title,
+// evidence, dates and category), and that previous value leaves the
+// history; when the thread added the fact, it is removed. A fact whose
+// setting replaced a value that its history no longer holds
+// ([Fact].Replaced) is never removed: the Undo is refused with
+// CodeEarlierValueUnknown and nothing changes. Either way a
 // tombstone of the key at now records the user's refusal, so that no
 // extraction requested before the undo sets the key again (a redelivered
 // message of the same turns is a duplicate by the thread's watermark
@@ -79,7 +88,8 @@ type Undo struct {
 // flight). A later message sets it as any other. A fact the thread did not
 // set, or that changed since, is left as it is. One read and one
 // conditional write, merged again on a conflict. Errors: CodeInvalidID,
-// CodeInvalidKeyChars, CodeEmptyFact; CodeConflict; a repository failure.
+// CodeInvalidKeyChars, CodeEmptyFact; CodeEarlierValueUnknown;
+// CodeConflict; a repository failure.
 func (s *Store) UndoChange(ctx context.Context, sc Scope, threadID, key string) (Undo, error) {
 	if !ValidID(threadID) {
 		return Undo{}, badRequest(CodeInvalidID, "invalid thread ID", "")
@@ -93,18 +103,24 @@ func (s *Store) UndoChange(ctx context.Context, sc Scope, threadID, key string) 
 		return Undo{}, err
 	}
 	var out Undo
+	unknown := false
 	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
-		out = Undo{Key: k}
+		out, unknown = Undo{Key: k}, false
 		now := s.now()
 		i := slices.IndexFunc(rec.Facts, func(f Fact) bool { return f.Key == k })
 		if i < 0 || rec.Facts[i].Origin != OriginConversation || rec.Facts[i].SourceThreadID != threadID {
 			return rec, false
 		}
 		f := rec.Facts[i]
+		p, ok := replacedBy(rec.History[k], f)
+		if !ok && f.Replaced {
+			unknown = true
+			return rec, false
+		}
 		rec.Facts = slices.Clone(rec.Facts)
 		rec.History = maps.Clone(rec.History)
-		if p, ok := replacedBy(rec.History[k], f); ok {
-			rec.Facts[i] = Fact{Key: k, Value: p.Value, UpdatedAt: now, Origin: OriginManual}
+		if ok {
+			rec.Facts[i] = p.fact(k, now)
 			rec.History[k] = slices.Clone(rec.History[k][1:])
 			out.Restored = p.Value
 		} else {
@@ -121,6 +137,11 @@ func (s *Store) UndoChange(ctx context.Context, sc Scope, threadID, key string) 
 	})
 	if err != nil {
 		return Undo{}, err
+	}
+	if unknown {
+		return Undo{}, &Error{Code: CodeEarlierValueUnknown,
+			Message:     "the change replaced a value that is no longer kept; nothing was undone",
+			UserMessage: "The earlier value is no longer kept, so this change cannot be undone. You can edit or remove the fact instead."}
 	}
 	return out, nil
 }

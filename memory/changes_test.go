@@ -14,8 +14,9 @@ import (
 // TestUndoAThreadsChanges: after th-2 changed home_city and added pet,
 // ThreadChanges lists both, with the value home_city had; UndoChange sets
 // Lisbon back and removes pet; neither a redelivery of th-2's turns nor
-// a message of newer turns sent before the undo brings them back, and an
-// undo of what the thread did not set does nothing.
+// a message of newer turns sent before the undo brings them back, the
+// restored value is th-1's again, and an undo of what the thread did not
+// set does nothing.
 func TestUndoAThreadsChanges(t *testing.T) {
 	ctx := context.Background()
 	model := memorytest.NewModel(
@@ -80,8 +81,12 @@ func TestUndoAThreadsChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after a message of newer turns sent before the undo")
-	if got, err := s.UndoChange(ctx, memorytest.Ana, "th-1", "home_city"); err != nil || got != (memory.Undo{Key: "home_city"}) {
-		t.Errorf("UndoChange by th-1 of a fact set by hand = %+v, %v; want nothing undone", got, err)
+	facts, err := s.GetFacts(ctx, memorytest.Ana)
+	if err != nil || len(facts) != 1 || facts[0].Origin != memory.OriginConversation || facts[0].SourceThreadID != "th-1" {
+		t.Errorf("restored facts %+v, %v; want home_city as th-1 taught it", facts, err)
+	}
+	if got, err := s.UndoChange(ctx, memorytest.Ana, "th-3", "home_city"); err != nil || got != (memory.Undo{Key: "home_city"}) {
+		t.Errorf("UndoChange by th-3 of a fact th-1 set = %+v, %v; want nothing undone", got, err)
 	}
 	check("after an undo of nothing")
 }

@@ -69,13 +69,12 @@ const (
 	maxPendingUpperBound        = 50
 	pendingLifetimeLowerBound   = time.Hour
 
-	// ItemBudget is the largest size, in bytes, that a full record may
-	// reach under the caps: 350 KB, leaving an eighth of DynamoDB's 400 KB
-	// item limit as room to spare. It was 300 KB before imports: the
-	// pending facts of an import ([Config.MaxImportedPending]), its marks
-	// and the declined digests take the 50 KB more, so that the defaults
-	// keep [MaxHistory] previous values per fact with a full import
-	// pending, and every config valid before stays valid.
+	// ItemBudget is the largest size, in bytes, of a record as the store
+	// writes it whole ([RecordBytes]): 350 KB, leaving an eighth of
+	// DynamoDB's 400 KB item limit ([MaxStoredRecordBytes]) to spare.
+	// The part of a record never trimmed is held within it by
+	// [Config.Validate] ([Config.MaxRecordBytes]); the history and the
+	// pending facts of imports take the room its real size leaves.
 	ItemBudget = 350 * 1024
 )
 
@@ -98,11 +97,11 @@ const (
 // Bounds of the import marks and declined digests of a record, in bytes,
 // counted by [Config.MaxRecordBytes]: a mark is a list entry of a map of
 // nine short attributes, an ID of MaxIDLen bytes, a source of
-// MaxImportSourceChars runes of 4 bytes, four numbers and seven counts of
+// MaxImportSourceChars runes of 4 bytes, four numbers and eight counts of
 // at most 20 digits, a status and a reason of at most 16 bytes; a declined
 // digest is a map entry of DeclinedDigestLen bytes and a number.
 const (
-	importMarkBytes    = 1 + 3 + 9*(1+3) + MaxIDLen + 4*MaxImportSourceChars + 4*11 + 7*21 + 2*16
+	importMarkBytes    = 1 + 3 + 9*(1+3) + MaxIDLen + 4*MaxImportSourceChars + 4*11 + 8*21 + 2*16
 	declinedEntryBytes = 1 + DeclinedDigestLen + 11
 	importsBytes       = 2*(3+len("declined")) + MaxImports*importMarkBytes + MaxDeclined*declinedEntryBytes
 )
@@ -220,50 +219,39 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// MaxRecordBytes is an upper bound of the size of a stored record under c:
-// every key and value at MaxFactChars runes of 4 bytes, every fact from a
-// thread ID of MaxIDLen bytes and a title of MaxThreadTitleChars runes of
-// 4 bytes, with evidence of MaxEvidenceChars runes of 4 bytes, the longest
-// origin and category and an end date, MaxFacts facts and MaxPending
-// pending facts, MaxThreads watermarks and [MaxTails] unread tails under
-// keys of [ThreadKeyLen] bytes (the store keys both by [ThreadKey]; a tail
-// is stored as a watermark is), MaxTombstones tombstones
-// with keys of MaxFactChars runes of 4 bytes, [Config.MaxImportedPending]
-// pending facts of imports as large as a fact, [MaxImports] import marks
-// and [MaxDeclined] declined digests.
+// MaxRecordBytes is an upper bound of the size of what a stored record
+// holds that the store never trims to fit [ItemBudget]: every key and
+// value at MaxFactChars runes of 4 bytes, every fact from a thread ID of
+// MaxIDLen bytes and a title of MaxThreadTitleChars runes of 4 bytes,
+// with evidence of MaxEvidenceChars runes of 4 bytes, the longest origin
+// and category and an end date, MaxFacts facts and MaxPending pending
+// facts, MaxThreads watermarks and [MaxTails] unread tails under keys of
+// [ThreadKeyLen] bytes (the store keys both by [ThreadKey]; a tail is
+// stored as a watermark is), MaxTombstones tombstones with keys of
+// MaxFactChars runes of 4 bytes, [MaxImports] import marks and
+// [MaxDeclined] declined digests. [Config.Validate] holds it within
+// ItemBudget.
 //
-// It counts [Config.HistoryDepth] previous values per fact, each at its
-// largest.
+// The facts' history and the pending facts of imports take the room left
+// by the record's real size ([RecordBytes]), at the time it is written:
+// see [MaxHistory] and [Config.MaxImportedPending].
 func (c Config) MaxRecordBytes() int {
 	c = c.WithDefaults()
-	return c.baseRecordBytes() + c.MaxImportedPending()*c.factBytes() + c.MaxFacts*c.HistoryDepth()*c.historyEntryBytes()
-}
-
-// MaxImportedPending is the most pending facts proposed by imports a user
-// has ([Store.Import]), apart from the MaxPending learned in
-// conversations: MaxFacts, so that every fact of an import can be kept,
-// or fewer when a full record with that many would not fit [ItemBudget]
-// (caps far above the defaults); 0 at caps that leave no room.
-func (c Config) MaxImportedPending() int {
-	c = c.WithDefaults()
-	room := ItemBudget - c.baseRecordBytes()
-	if room <= 0 {
-		return 0
-	}
-	return min(c.MaxFacts, room/c.factBytes())
-}
-
-// factBytes is the bound of one stored fact or pending fact under c.
-func (c Config) factBytes() int { return 2*4*c.MaxFactChars + factOverhead }
-
-// baseRecordBytes is [Config.MaxRecordBytes] without the pending facts of
-// imports and the facts' history, which take the room left, in that
-// order.
-func (c Config) baseRecordBytes() int {
 	perThread := ThreadKeyLen + threadOverhead
 	perTombstone := 4*c.MaxFactChars + tombstoneOverhead
 	return recordOverhead + (c.MaxFacts+c.MaxPending)*c.factBytes() + (c.MaxThreads+MaxTails)*perThread + c.MaxTombstones*perTombstone + importsBytes
 }
+
+// MaxImportedPending is the most pending facts proposed by imports a user
+// has ([Store.Import]), apart from the MaxPending learned in
+// conversations: MaxFacts, so that every fact of an import can be kept.
+// Each must also fit the record's real size within [ItemBudget] when it
+// is written; one that does not is counted as left out for want of room
+// ([ImportLeftOut].NoRoom).
+func (c Config) MaxImportedPending() int { return c.WithDefaults().MaxFacts }
+
+// factBytes is the bound of one stored fact or pending fact under c.
+func (c Config) factBytes() int { return 2*4*c.MaxFactChars + factOverhead }
 
 // Validate returns a *Error with CodeInvalidConfig naming the first field
 // outside its bounds, or nil. It checks c as [Config.WithDefaults] fills it.
@@ -307,7 +295,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if n := c.MaxRecordBytes(); n > ItemBudget {
-		return bad("a full record could reach %d bytes, over the budget of %d: lower maxFacts (%d), maxFactChars (%d), maxThreads (%d), maxTombstones (%d) or maxPending (%d)",
+		return bad("the facts, pending facts, watermarks and tombstones of a full record could reach %d bytes, over the budget of %d: lower maxFacts (%d), maxFactChars (%d), maxThreads (%d), maxTombstones (%d) or maxPending (%d)",
 			n, ItemBudget, c.MaxFacts, c.MaxFactChars, c.MaxThreads, c.MaxTombstones, c.MaxPending)
 	}
 	return nil

@@ -71,7 +71,8 @@ func withoutTombstone(tombs map[string]time.Time, key string) map[string]time.Ti
 // fence older than DeletionFenceLifetime is zeroed, and over
 // MaxTombstones the oldest tombstones fold into ClearedAt, which rises to
 // the newest of them: messages requested before it then set no key at
-// all, which fences more than the folded keys, never less.
+// all, which fences more than the folded keys, never less. Last, the
+// record is fitted within ItemBudget ([Config.FitRecord]).
 func (s *Store) tidy(rec Record) Record {
 	now := s.now()
 	expired := func(t time.Time) bool { return t.Add(DeletionFenceLifetime).Before(now) }
@@ -106,8 +107,8 @@ func (s *Store) tidy(rec Record) Record {
 	rec.Tombstones = tombs
 	rec.Threads = withoutExpiredForgets(rec.Threads, expired)
 	rec = s.tidyEnded(rec, now)
-	rec.History = tidyHistory(rec, s.cfg.HistoryDepth())
-	return rec
+	rec.History = tidyHistory(rec)
+	return s.cfg.FitRecord(rec)
 }
 
 // Clear forgets every fact of the user, the pending facts, the marks of

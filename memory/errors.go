@@ -68,6 +68,10 @@ const (
 	// CodeImportLimit: the user requested MaxImportsPerDay imports in the
 	// last 24 hours.
 	CodeImportLimit int64 = 5380000000117
+	// CodeEarlierValueUnknown: an Undo of a change that replaced a value
+	// no longer held in the fact's history ([Store.UndoChange]); nothing
+	// changes.
+	CodeEarlierValueUnknown int64 = 5380000000118
 )
 
 // Error is an error with a meaning for callers: a numeric code that is

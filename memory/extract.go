@@ -277,7 +277,7 @@ func (s *Store) merge(ctx context.Context, rec Record, req ExtractRequest, chang
 		res.Forgotten = forgotten
 		var n mergeCounts
 		next.Facts, next.Pending, n = mergeOperations(rec.Facts, rec.Pending, kept, sourceOf(req, now), now, s.cfg.MaxFacts)
-		next.History = recordHistory(rec.Facts, next.Facts, rec.History, s.cfg.HistoryDepth())
+		next.Facts, next.History = recordHistory(rec.Facts, next.Facts, rec.History)
 		res.Sets, res.Deletes, res.Pending = n.sets, n.deletes, n.pending
 		var folded time.Time
 		next.Threads, folded = markThread(rec.Threads, ThreadKey(req.ThreadID), req.mark(now), s.cfg.MaxThreads)

@@ -42,6 +42,11 @@ type Fact struct {
 	// than SaidAt is when the user kept it. Zero for a fact set by hand or
 	// by a tool.
 	SaidAt time.Time
+	// Replaced says that the write that set Value replaced another value
+	// of the key (an extraction's change or a kept pending fact), whether
+	// or not that value is still in the history ([Record.History]): an
+	// Undo of the change then never removes the fact ([Store.UndoChange]).
+	Replaced bool
 }
 
 // Expired reports whether f is a temporary fact whose last day ended

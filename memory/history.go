@@ -6,16 +6,18 @@ import (
 	"time"
 )
 
-// MaxHistory is the most previous values a fact keeps ([Record.History]).
-// A store keeps fewer when the caps leave no room for them in the item
-// budget ([Config.HistoryDepth]); docs/decisions.md says how the bound was
-// chosen and the record sizes measure it.
+// MaxHistory is the most previous values a fact keeps ([Record.History]),
+// at every cap. A record that would be over [ItemBudget] keeps fewer: its
+// whole-record write drops the oldest previous values first ([Config.FitRecord]);
+// docs/decisions.md says why the bound is the record's real size.
 const MaxHistory = 2
 
 // PreviousValue is one value a fact held before a change replaced it:
-// the value, when it was replaced, and the change that replaced it (its
+// the value and its own provenance (how it came to be stored, as the fact
+// held it), when it was replaced, and the change that replaced it (its
 // origin and, for a change learned in a conversation, the thread, its
-// title and the user's words it rests on).
+// title and the user's words it rests on). An Undo of that change
+// ([Store.UndoChange]) sets the fact back as it was.
 type PreviousValue struct {
 	Value      string
 	ReplacedAt time.Time
@@ -28,56 +30,58 @@ type PreviousValue struct {
 	// ValueThreadID is the thread that taught Value, "" when it was not
 	// learned in a conversation: forgetting that thread forgets Value too.
 	ValueThreadID string
+	// ValueOrigin, ValueThreadTitle, ValueEvidence, ValueUpdatedAt,
+	// ValueSaidAt, ValueValidUntil, ValueCategory and ValueReplaced are
+	// the Origin, SourceThreadTitle, Evidence, UpdatedAt, SaidAt,
+	// ValidUntil, Category and Replaced of the fact that held Value.
+	// ValueOrigin is "" for a previous value stored before they were
+	// kept: its provenance is not known.
+	ValueOrigin      Origin
+	ValueThreadTitle string
+	ValueEvidence    string
+	ValueUpdatedAt   time.Time
+	ValueSaidAt      time.Time
+	ValueValidUntil  time.Time
+	ValueCategory    string
+	ValueReplaced    bool
 }
 
-// historyOverhead bounds, in bytes, what a stored previous value carries
-// besides its value: the attribute names and list entry, the time, the
-// longest origin, two thread IDs of MaxIDLen bytes, a title and evidence of
-// runes of 4 bytes.
-const historyOverhead = 16 + 8 + len(OriginRememberTool) + 2*MaxIDLen + 4*MaxThreadTitleChars + 4*MaxEvidenceChars
-
-// historyEntryBytes is the bound of one stored previous value under c.
-func (c Config) historyEntryBytes() int { return 4*c.MaxFactChars + historyOverhead }
-
-// HistoryDepth is the number of previous values each fact keeps under c:
-// [MaxHistory], or fewer when a full record with that many would not fit
-// [ItemBudget] with the pending facts of imports
-// ([Config.MaxImportedPending]); 0 at caps that leave no room (history is
-// then not kept).
-func (c Config) HistoryDepth() int {
-	c = c.WithDefaults()
-	room := ItemBudget - c.baseRecordBytes() - c.MaxImportedPending()*c.factBytes()
-	if room <= 0 {
-		return 0
+// fact returns the fact of key that held p's value, as it was. A previous
+// value whose provenance is not known (stored before it was kept) comes
+// back as set by hand at now, as an Undo restored it before.
+func (p PreviousValue) fact(key string, now time.Time) Fact {
+	if p.ValueOrigin == "" {
+		return Fact{Key: key, Value: p.Value, UpdatedAt: now, Origin: OriginManual}
 	}
-	return min(MaxHistory, room/(c.MaxFacts*c.historyEntryBytes()))
+	return Fact{Key: key, Value: p.Value, UpdatedAt: p.ValueUpdatedAt, Origin: p.ValueOrigin,
+		SourceThreadID: p.ValueThreadID, SourceThreadTitle: p.ValueThreadTitle, Evidence: p.ValueEvidence,
+		ValidUntil: p.ValueValidUntil, Category: p.ValueCategory, SaidAt: p.ValueSaidAt, Replaced: p.ValueReplaced}
 }
 
 // changeOf returns a previous value of old as replaced by next, a fact
 // set at next.UpdatedAt by the change next describes.
 func changeOf(old, next Fact) PreviousValue {
 	p := PreviousValue{Value: old.Value, ReplacedAt: next.UpdatedAt, Origin: next.Origin,
-		ThreadID: next.SourceThreadID, ThreadTitle: next.SourceThreadTitle, Evidence: next.Evidence}
+		ThreadID: next.SourceThreadID, ThreadTitle: next.SourceThreadTitle, Evidence: next.Evidence,
+		ValueOrigin: old.Origin, ValueThreadTitle: old.SourceThreadTitle, ValueEvidence: old.Evidence,
+		ValueUpdatedAt: old.UpdatedAt, ValueSaidAt: old.SaidAt, ValueValidUntil: old.ValidUntil,
+		ValueCategory: old.Category, ValueReplaced: old.Replaced}
 	if old.Origin.Learned() {
 		p.ValueThreadID = old.SourceThreadID
 	}
 	return p
 }
 
-// pushHistory returns hist with p first, cut to depth entries; nil when
-// depth is 0.
-func pushHistory(hist []PreviousValue, p PreviousValue, depth int) []PreviousValue {
-	if depth <= 0 {
-		return nil
-	}
+// pushHistory returns hist with p first, cut to MaxHistory entries.
+func pushHistory(hist []PreviousValue, p PreviousValue) []PreviousValue {
 	out := append([]PreviousValue{p}, hist...)
-	return out[:min(len(out), depth)]
+	return out[:min(len(out), MaxHistory)]
 }
 
 // tidyHistory returns the histories of rec kept within their bounds: only
-// for a fact held, at most depth entries each, nil when none is left.
-func tidyHistory(rec Record, depth int) map[string][]PreviousValue {
-	if len(rec.History) == 0 || depth <= 0 {
+// for a fact held, at most MaxHistory entries each, nil when none is left.
+func tidyHistory(rec Record) map[string][]PreviousValue {
+	if len(rec.History) == 0 {
 		return nil
 	}
 	held := make(map[string]bool, len(rec.Facts))
@@ -87,7 +91,7 @@ func tidyHistory(rec Record, depth int) map[string][]PreviousValue {
 	out := make(map[string][]PreviousValue, len(rec.History))
 	for k, h := range rec.History {
 		if held[k] && len(h) > 0 {
-			out[k] = slices.Clone(h[:min(len(h), depth)])
+			out[k] = slices.Clone(h[:min(len(h), MaxHistory)])
 		}
 	}
 	if len(out) == 0 {
@@ -110,11 +114,12 @@ func withoutThreadHistory(hist map[string][]PreviousValue, threadID string) map[
 	return out
 }
 
-// recordHistory returns hist with, for every fact of after whose value
-// differs from the fact of the same key in before, the old value pushed
-// as replaced by the new fact; a copy, never hist itself. The histories
-// of facts no longer held go at the record's tidy.
-func recordHistory(before, after []Fact, hist map[string][]PreviousValue, depth int) map[string][]PreviousValue {
+// recordHistory returns after with Replaced set on every fact whose value
+// differs from the fact of the same key in before, and hist with, for
+// each of them, the old value pushed as replaced by the new fact; copies,
+// never after or hist themselves. The histories of facts no longer held
+// go at the record's tidy.
+func recordHistory(before, after []Fact, hist map[string][]PreviousValue) ([]Fact, map[string][]PreviousValue) {
 	out := make(map[string][]PreviousValue, len(hist)+1)
 	for k, h := range hist {
 		out[k] = slices.Clone(h)
@@ -123,10 +128,12 @@ func recordHistory(before, after []Fact, hist map[string][]PreviousValue, depth 
 	for _, f := range before {
 		old[f.Key] = f
 	}
-	for _, f := range after {
+	facts := slices.Clone(after)
+	for i, f := range facts {
 		if o, ok := old[f.Key]; ok && o.Value != f.Value {
-			out[f.Key] = pushHistory(out[f.Key], changeOf(o, f), depth)
+			out[f.Key] = pushHistory(out[f.Key], changeOf(o, f))
+			facts[i].Replaced = true
 		}
 	}
-	return out
+	return facts, out
 }

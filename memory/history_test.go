@@ -33,13 +33,16 @@ func extractAll(t *testing.T, s *memory.Store, reqs ...memory.ExtractRequest) {
 }
 
 func TestHistoryKeepsTheLastPreviousValues(t *testing.T) {
-	if memory.MaxHistory != 2 || (memory.Config{}).HistoryDepth() != memory.MaxHistory {
-		t.Fatalf("the defaults keep %d previous values, want MaxHistory %d", (memory.Config{}).HistoryDepth(), memory.MaxHistory)
-	}
 	s, _ := historyStore(t)
 	moving := extractReq(memorytest.Ana, "th-2", 0, 2, "I moved to Porto")
 	moving.ThreadTitle = "Moving house"
-	extractAll(t, s, extractReq(memorytest.Ana, "th-1", 0, 2, "Lisbon, with my cat"), moving)
+	extractAll(t, s, extractReq(memorytest.Ana, "th-1", 0, 2, "Lisbon, with my cat"))
+	before, err := s.GetFacts(context.Background(), memorytest.Ana)
+	if err != nil || len(before) != 2 {
+		t.Fatalf("facts after th-1 = %+v, %v", before, err)
+	}
+	lisbon := before[0]
+	extractAll(t, s, moving)
 	ex, err := s.Export(context.Background(), memorytest.Ana)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +58,8 @@ func TestHistoryKeepsTheLastPreviousValues(t *testing.T) {
 		}
 	}
 	want := memory.PreviousValue{Value: "Lisbon", ReplacedAt: city.UpdatedAt, Origin: memory.OriginConversation,
-		ThreadID: "th-2", ThreadTitle: "Moving house", Evidence: "I moved to Porto", ValueThreadID: "th-1"}
+		ThreadID: "th-2", ThreadTitle: "Moving house", Evidence: "I moved to Porto", ValueThreadID: "th-1",
+		ValueOrigin: memory.OriginConversation, ValueUpdatedAt: lisbon.UpdatedAt, ValueSaidAt: lisbon.SaidAt}
 	if diff := cmp.Diff(want, p); diff != "" || city.Value != "Porto" {
 		t.Errorf("previous value of home_city (-want +got):\n%s (current %q)", diff, city.Value)
 	}

@@ -104,6 +104,10 @@ type ImportLeftOut struct {
 	Known        int // already a fact with the same value
 	Declined     int // the user declined this fact from an earlier import
 	Deletes      int // DELETE operations, which an import never applies
+	// NoRoom counts the facts that did not fit the record's room
+	// ([ItemBudget]) when they were proposed, or were dropped from the
+	// pending facts later for want of room ([RecordBytes]).
+	NoRoom int
 }
 
 // ImportRequest asks for the facts of a memory list pasted from another

@@ -286,7 +286,8 @@ func (s *Store) writeImport(ctx context.Context, rec Record, req ImportRequest, 
 // propose returns rec with the changes of an import proposed as pending
 // facts of OriginImported from it, leaving out, and counting in m, a SET
 // whose key holds its value already (Known) or that the user declined
-// (Declined), and a SET of a key removed after the import was requested.
+// (Declined), a SET of a key removed after the import was requested, and
+// a SET that does not fit the record's room (NoRoom, [leaveOutNoRoom]).
 // m.Proposed is the number of the import's pending facts after the caps.
 func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes []change, m *ImportMark, now time.Time) Record {
 	held := make(map[string]string, len(rec.Facts))
@@ -309,6 +310,7 @@ func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes [
 	source := Fact{Origin: OriginImported, SourceThreadID: req.ImportID, SourceThreadTitle: req.Source, SaidAt: said}
 	rec.Facts, rec.Pending, _ = mergeOperations(rec.Facts, rec.Pending, kept, source, now, s.cfg.MaxFacts)
 	rec.Pending = s.capPending(s.liveFacts(rec.Pending, true, now))
+	rec.Pending = s.leaveOutNoRoom(rec, req.ImportID, &m.LeftOut)
 	m.Proposed = 0
 	for _, f := range rec.Pending {
 		if f.Origin == OriginImported && f.SourceThreadID == req.ImportID {
@@ -316,6 +318,28 @@ func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes [
 		}
 	}
 	return rec
+}
+
+// leaveOutNoRoom returns the pending facts of rec without those of the
+// import id that do not fit the room of a whole write by the record's
+// real size ([Config.FitRecord]) with its history left out (the history
+// yields to them at the write), the last by key first, counting each in
+// left.NoRoom.
+func (s *Store) leaveOutNoRoom(rec Record, id string, left *ImportLeftOut) []Fact {
+	rec.History = nil
+	over := s.cfg.overBudget(rec)
+	if over <= 0 {
+		return rec.Pending
+	}
+	out := slices.Clone(rec.Pending)
+	for i := len(out) - 1; i >= 0 && over > 0; i-- {
+		if f := out[i]; f.Origin == OriginImported && f.SourceThreadID == id {
+			over -= storedFactBytes(f)
+			out = slices.Delete(out, i, i+1)
+			left.NoRoom++
+		}
+	}
+	return out
 }
 
 // addImport returns marks with m first, at most MaxImports.

@@ -44,7 +44,8 @@ func (s *Store) GetFactsAndPending(ctx context.Context, sc Scope) (FactsAndPendi
 // KeepPending is the user's yes to a pending fact: it moves to the facts,
 // with its value, evidence, category and source, updated now (over
 // MaxFacts the fact updated longest ago is dropped, never this one), and
-// from then on it is in every prompt. It returns the kept fact. Errors:
+// from then on it is in every prompt; a stored value it replaces goes
+// into the fact's history, as an extraction's change does. It returns the kept fact. Errors:
 // CodeInvalidID, CodeInvalidKeyChars or CodeEmptyFact;
 // CodePendingNotFound when no pending fact has the key; CodeConflict;
 // a repository failure.
@@ -63,7 +64,8 @@ func (s *Store) KeepPending(ctx context.Context, sc Scope, key string) (Fact, er
 		kept = s.pending(rec)[i]
 		kept.UpdatedAt = s.now()
 		rec.Pending = withoutKey(rec.Pending, k)
-		rec.Facts = capFacts(setFact(rec.Facts, kept), s.cfg.MaxFacts, k)
+		rec.Facts, rec.History = recordHistory(rec.Facts, capFacts(setFact(rec.Facts, kept), s.cfg.MaxFacts, k), rec.History)
+		kept = rec.Facts[slices.IndexFunc(rec.Facts, func(f Fact) bool { return f.Key == k })]
 		rec.Tombstones = withoutTombstone(rec.Tombstones, k)
 		return rec, true
 	})

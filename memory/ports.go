@@ -48,9 +48,10 @@ type Record struct {
 	// most [MaxTails]. Nil when there is none.
 	Tails map[string]Tail
 	// History maps the key of a fact held to its previous values, newest
-	// first, at most [Config.HistoryDepth] ([PreviousValue]). A change
-	// made by a whole-record write ([Repository.Save]: an extraction, a
-	// forget, a keep) records the value it replaces. The history goes
+	// first, at most [MaxHistory] ([PreviousValue]), fewer when the record
+	// would pass [ItemBudget] ([Config.FitRecord]). A change made by a
+	// whole-record write ([Repository.Save]: an extraction, a keep)
+	// records the value it replaces. The history goes
 	// with its fact: a removal, a clear, an erasure and a forget remove
 	// it. Nil when no fact has one.
 	History map[string][]PreviousValue

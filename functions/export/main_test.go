@@ -158,5 +158,5 @@ func TestExportShowsImports(t *testing.T) {
 	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200,
 		Answer: strings.Replace(anas, `"imports":[]`, `"imports":[{"importId":"imp-1795986000000-ab","source":"ChatGPT","status":"done",`+
 			`"requestedAt":"2026-11-29T21:00:00Z","doneAt":"2026-11-29T21:01:00Z","parts":1,"proposed":2,`+
-			`"leftOut":{"secrets":1,"instructions":0,"unsupported":0,"ended":0,"known":0,"declined":0,"deletes":0}}]`, 1)})
+			`"leftOut":{"secrets":1,"instructions":0,"unsupported":0,"ended":0,"known":0,"declined":0,"deletes":0,"noRoom":0}}]`, 1)})
 }

@@ -123,6 +123,8 @@ var codeTable = []codeEntry{
 		fmt.Sprintf("`/v1/me/imports/{importId}`: the user's record knows no such import, and it was not requested within the last %d minutes (when it would still be queued); has a userMessage", int(memory.ImportQueuedWindow/time.Minute))},
 	{memory.CodeImportLimit, "memory.CodeImportLimit", http.StatusTooManyRequests, false,
 		fmt.Sprintf("`POST /v1/me/imports`: the user requested %d imports in the last 24 hours; nothing is queued; has a userMessage", memory.MaxImportsPerDay)},
+	{memory.CodeEarlierValueUnknown, "memory.CodeEarlierValueUnknown", http.StatusConflict, false,
+		"`POST .../threads/{threadId}/changes/{key}/undo`: the thread's setting replaced a value that is no longer kept (the record was full; the change list says `previousUnknown`): nothing changes, the fact is never removed; has a userMessage"},
 	{CodeUnauthenticated, "httpapi.CodeUnauthenticated", http.StatusUnauthorized, false,
 		"no verified token, or its `sub` or tenant claim is missing or not one valid ID (an array claim, invalid UTF-8 included)"},
 	{CodeForbidden, "httpapi.CodeForbidden", http.StatusForbidden, false,

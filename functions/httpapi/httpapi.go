@@ -404,6 +404,9 @@ type Change struct {
 	// Previous is the value the change replaced; absent when the change
 	// added the fact.
 	Previous string `json:"previous,omitempty"`
+	// PreviousUnknown says the change replaced a value no longer kept:
+	// its Undo is refused (memory.CodeEarlierValueUnknown).
+	PreviousUnknown bool `json:"previousUnknown,omitempty"`
 	// At is when the thread set it, RFC 3339 in UTC.
 	At string `json:"at"`
 }
@@ -420,7 +423,7 @@ type ChangesBody struct {
 func NewChangesBody(thread string, cs []memory.Change) ChangesBody {
 	out := ChangesBody{ThreadID: thread, Changes: make([]Change, 0, len(cs))}
 	for _, c := range cs {
-		x := Change{Key: c.Key, Value: c.Value, At: FormatTime(c.At)}
+		x := Change{Key: c.Key, Value: c.Value, PreviousUnknown: c.PreviousUnknown, At: FormatTime(c.At)}
 		if c.HadPrevious {
 			x.Previous = c.Previous
 		}
@@ -432,7 +435,7 @@ func NewChangesBody(thread string, cs []memory.Change) ChangesBody {
 // UndoneBody is the body of a 200 to POST
 // .../threads/{threadId}/changes/{key}/undo: what undoing the thread's
 // change of the key did (see memory.Store.UndoChange). Restored is the
-// value set back, absent when none; Removed says the thread's new fact
+// value set back (the fact as it was), absent when none; Removed says the thread's new fact
 // was removed. Neither: nothing of the thread's was there to undo.
 type UndoneBody struct {
 	ThreadID string `json:"threadId"`

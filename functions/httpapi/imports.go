@@ -47,6 +47,7 @@ type LeftOutView struct {
 	Known        int `json:"known"`
 	Declined     int `json:"declined"`
 	Deletes      int `json:"deletes"`
+	NoRoom       int `json:"noRoom"`
 }
 
 // ImportViewOf returns the API form of the mark m.
@@ -55,7 +56,7 @@ func ImportViewOf(m memory.ImportMark) ImportView {
 	v := ImportView{ImportID: m.ID, Source: m.Source, Status: string(m.Status), Reason: m.Reason,
 		RequestedAt: FormatTime(m.RequestedAt), Parts: m.Parts, Proposed: m.Proposed,
 		LeftOut: LeftOutView{Secrets: lo.Secrets, Instructions: lo.Instructions, Unsupported: lo.Unsupported,
-			Ended: lo.Ended, Known: lo.Known, Declined: lo.Declined, Deletes: lo.Deletes}}
+			Ended: lo.Ended, Known: lo.Known, Declined: lo.Declined, Deletes: lo.Deletes, NoRoom: lo.NoRoom}}
 	if !m.DoneAt.IsZero() {
 		v.DoneAt = FormatTime(m.DoneAt)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/usermemory/usermemory/functions/httpapi"
 	"github.com/usermemory/usermemory/internal/httpapitest"
@@ -18,7 +20,22 @@ func seedThreads(t testing.TB, repo memory.Repository) {
 		memory.Operation{Op: memory.OpSet, Key: "pet", Value: "cat", Evidence: "I have a cat"})
 	httpapitest.SeedExtracted(t, repo, httpapitest.Ana, "th-8", "I work as a nurse.",
 		memory.Operation{Op: memory.OpSet, Key: "role", Value: "nurse", Evidence: "I work as a nurse"})
+	// Carol's city, set by th-7 in place of a value that is no longer
+	// kept (her record was full).
+	faro := memory.Fact{Key: "city", Value: "Faro", UpdatedAt: httpapitest.Now, Origin: memory.OriginConversation,
+		SourceThreadID: "th-7", Replaced: true}
+	if _, _, err := repo.Save(context.Background(), carol, memory.Record{Facts: []memory.Fact{faro}, Tombstones: map[string]time.Time{}}); err != nil {
+		t.Fatal(err)
+	}
 }
+
+// carol is a user of Ana's tenant whose city's earlier value is unknown,
+// and carolToken her user token.
+var (
+	carol      = memory.Scope{TenantID: httpapitest.Ana.TenantID, UserID: "carol"}
+	carolToken = &httpapitest.Token{Sub: carol.UserID, Tenant: carol.TenantID, Scope: "memory/user"}
+	carols     = map[string]string{"city": "Faro"}
+)
 
 // Ana's facts: as the conversations left them, with th-9's city undone
 // (Lisbon again), and with th-9's pet undone (removed).
@@ -85,6 +102,13 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler, Function: "ThreadChang
 			Stored: httpapitest.UserFacts{httpapitest.Ana: anas}},
 		{Name: "no token on undo", Route: routeUndoMe, Params: map[string]string{"threadId": "th-9", "key": "city"}, Status: 401,
 			Stored: httpapitest.UserFacts{httpapitest.Ana: anas}},
+		{Name: "a change whose earlier value is unknown", Route: routeMe, Token: carolToken,
+			Params: map[string]string{"threadId": "th-7"}, Status: 200,
+			Answer: `{"threadId":"th-7","changes":[{"key":"city","value":"Faro","previousUnknown":true,"at":"2026-11-29T22:00:00Z"}]}`,
+			Stored: httpapitest.UserFacts{carol: carols}},
+		{Name: "undo of a change whose earlier value is unknown: 409, nothing changes", Route: routeUndoMe, Token: carolToken,
+			Params: map[string]string{"threadId": "th-7", "key": "city"}, Status: 409, Code: memory.CodeEarlierValueUnknown,
+			Stored: httpapitest.UserFacts{carol: carols}},
 		{Name: "route this function does not serve", Route: "DELETE /v1/me/facts", Token: httpapitest.UserToken(), Status: 404},
 	},
 	// On DynamoDB, in order: the changes, the undo of the city, the

@@ -288,11 +288,13 @@ func send(t testing.TB, spec *Spec, h HandlerFunc, repo memory.Repository, c Cas
 }
 
 // refusedUnread reports whether c's answer is a refusal that reads
-// nothing: every 4xx but a 404 CodePendingNotFound or CodeImportNotFound
-// and a 429 CodeImportLimit, which are answered after reading the record.
+// nothing: every 4xx but a 404 CodePendingNotFound or CodeImportNotFound,
+// a 429 CodeImportLimit and a 409 CodeEarlierValueUnknown, which are
+// answered after reading the record.
 func refusedUnread(c Case) bool {
 	afterRead := (c.Status == http.StatusNotFound && (c.Code == memory.CodePendingNotFound || c.Code == memory.CodeImportNotFound)) ||
-		(c.Status == http.StatusTooManyRequests && c.Code == memory.CodeImportLimit)
+		(c.Status == http.StatusTooManyRequests && c.Code == memory.CodeImportLimit) ||
+		(c.Status == http.StatusConflict && c.Code == memory.CodeEarlierValueUnknown)
 	return c.Status >= 400 && c.Status < 500 && !afterRead
 }
 

@@ -77,6 +77,7 @@ func TestRepository(t *testing.T, newRepo func(t *testing.T) memory.Repository) 
 		{"ForgetFenceRoundTrip", testForgetFenceRoundTrip},
 		{"ForgetThread", testForgetThread},
 		{"HistoryRoundTrip", testHistoryRoundTrip},
+		{"StoreHistory", testStoreHistory},
 		{"ImportsRoundTrip", testImportsRoundTrip},
 		{"StoreImport", testStoreImport},
 	}

@@ -438,8 +438,10 @@ const RECENT_DAYS = 7;
 
 // loadChanges reads what each conversation the facts were learned in
 // changed in the last RECENT_DAYS (GET /v1/me/threads/{id}/changes, one
-// read each) and shows it at the top, newest first, each with Undo. A
-// failure hides the list and says nothing more: the facts are shown.
+// read each) and shows it at the top, newest first, each with Undo but a
+// change whose earlier value is no longer kept (previousUnknown: its Undo
+// would be refused, never a removal). A failure hides the list and says
+// nothing more: the facts are shown.
 async function loadChanges() {
   const since = new Date(Date.now() - RECENT_DAYS * 86400000).toISOString();
   const threads = threadsOf(state.facts, []).filter((t) => !t.imported); // An import is no conversation's change.
@@ -457,20 +459,24 @@ async function loadChanges() {
     const li = $("change-item").content.firstElementChild.cloneNode(true);
     li.dataset.key = c.key;
     li.dataset.thread = c.thread.id;
-    li.querySelector(".change-text").textContent = c.previous === undefined
-      ? `${c.key} = ${c.value}` : `${c.key}: ${c.previous} → ${c.value}`;
+    li.querySelector(".change-text").textContent = c.previousUnknown
+      ? `${c.key}: ${c.value} (the earlier value is no longer kept)`
+      : c.previous === undefined ? `${c.key} = ${c.value}` : `${c.key}: ${c.previous} → ${c.value}`;
     const d = new Date(c.at);
     li.querySelector(".change-meta").textContent = "Learned in " + threadName(c.thread) + (isNaN(d) ? "" : " on " + onDayAt(d));
     const button = li.querySelector(".change-undo");
-    button.setAttribute("aria-label", `Undo ${c.key} = ${c.value}`);
-    button.addEventListener("click", () => undoChange(c));
+    if (c.previousUnknown) button.remove();
+    else {
+      button.setAttribute("aria-label", `Undo ${c.key} = ${c.value}`);
+      button.addEventListener("click", () => undoChange(c));
+    }
     return li;
   }));
   show($("changes-card"), changes.length > 0);
 }
 
 // undoChange undoes what a conversation set (POST
-// /v1/me/threads/{id}/changes/{key}/undo): the previous value back, or
+// /v1/me/threads/{id}/changes/{key}/undo): the fact back as it was, or
 // the new fact gone; the status says which.
 async function undoChange(c) {
   try {

@@ -137,6 +137,7 @@ const leftOutWords = {
   ended: (n) => count(n, "plan") + " already over",
   unsupported: (n) => count(n, "fact") + " not found in the text you pasted",
   deletes: (n) => count(n, "request") + " to forget something (an import never forgets)",
+  noRoom: (n) => count(n, "fact") + " with no room left in your memory (remove some facts, then import again)",
 };
 
 // importReasons say why an import failed or was refused.

@@ -66,7 +66,8 @@ export type ForgottenThread = components["schemas"]["ForgottenThread"];
  * ThreadChanges is the answer of threadChanges: the facts one
  * conversation's extractions set after a time, sorted by key, each with
  * previous, the value it replaced, when it replaced one ("Memory updated:
- * home city → Porto").
+ * home city → Porto"), or previousUnknown when that value is no longer kept
+ * (then offer no Undo: it is refused, 409).
  */
 export type ThreadChanges = components["schemas"]["Changes"];
 
@@ -74,8 +75,8 @@ export type ThreadChanges = components["schemas"]["Changes"];
 export type Change = components["schemas"]["Change"];
 
 /**
- * Undone is the answer of undoChange: restored, the value set back by
- * hand, or removed, the thread's new fact removed; neither when nothing
+ * Undone is the answer of undoChange: restored, the value set back as
+ * the fact held it, or removed, the thread's new fact removed; neither when nothing
  * of the thread's was there to undo.
  */
 export type Undone = components["schemas"]["Undone"];
@@ -426,10 +427,11 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
 
   /**
    * undoChange is the user's Undo after "Memory updated": the thread's
-   * setting of key undone (the previous value restored by hand, or the new
-   * fact removed), and no extraction message requested before it sets the
-   * key again. A fact the thread did not set, or that changed since, is
-   * left as it is.
+   * setting of key undone (the fact restored as it was, or the new fact
+   * removed), and no extraction message requested before it sets the key
+   * again. A fact the thread did not set, or that changed since, is left
+   * as it is; a change whose earlier value is no longer kept is refused
+   * (409, code 5380000000118), never a removal.
    */
   async undoChange(args: ThreadKeyArgs): Promise<Undone> {
     this.#forget(args);

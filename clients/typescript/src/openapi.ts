@@ -118,11 +118,16 @@ export interface paths {
         put?: never;
         /**
          * Undo the thread's setting of one fact.
-         * @description When the thread's setting replaced a value, that value is set again
-         *     by hand (restored); when the thread added the fact, it is removed.
-         *     Either way no extraction message requested before the undo sets
-         *     the key again. A fact the thread did not set, or that changed
-         *     since, is left as it is (200 with neither restored nor removed).
+         * @description When the thread's setting replaced a value, the fact is set back as
+         *     it was (restored): the value with its origin, source thread,
+         *     title, evidence and dates, so that forgetting the thread that
+         *     taught it still removes it. When the thread added the fact, it is
+         *     removed. Either way no extraction message requested before the
+         *     undo sets the key again. A fact the thread did not set, or that
+         *     changed since, is left as it is (200 with neither restored nor
+         *     removed). When the setting replaced a value that is no longer kept
+         *     (the change's previousUnknown), nothing changes: 409, code
+         *     5380000000118 (CodeEarlierValueUnknown), with a userMessage.
          */
         post: operations["undoMyChange"];
         delete?: never;
@@ -795,6 +800,8 @@ export interface components {
                 declined: number;
                 /** @description A removal, which an import never applies. */
                 deletes: number;
+                /** @description No room was left for it in the user's record when it was proposed, or later. */
+                noRoom: number;
             };
         };
         ImportStatus: {
@@ -831,6 +838,13 @@ export interface components {
             value: string;
             /** @description The value the thread's setting replaced; absent when it added the fact. */
             previous?: string;
+            /**
+             * @description True when the thread's setting replaced a value that is no
+             *     longer kept (the user's record was full): there is no
+             *     previous, and an Undo is refused (409, code 5380000000118,
+             *     CodeEarlierValueUnknown), never a removal. Absent otherwise.
+             */
+            previousUnknown?: boolean;
             /** @description When the thread set it. */
             at: components["schemas"]["Time"];
         };
@@ -838,7 +852,7 @@ export interface components {
             threadId: components["schemas"]["ID"];
             /** @description The fact's key, canonical. */
             key: string;
-            /** @description The value set back by hand; absent when none was. */
+            /** @description The value set back, as the fact held it; absent when none was. */
             restored?: string;
             /** @description The thread had added the fact, and it is removed. With neither restored nor removed, nothing of the thread's was there to undo. */
             removed: boolean;
