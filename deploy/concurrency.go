@@ -73,7 +73,7 @@ func (p *preflight) concurrency(ctx context.Context, app *samtemplate.App) Resul
 			need, strings.Join(who, ", "), limit, unreserved, minUnreserved, max(avail, 0))
 		fix := fmt.Sprintf("set ReadReservedConcurrency=0 and EditReservedConcurrency=0 (the defaults), or ask Service Quotas for a Lambda concurrency quota of at least %d (docs/scale.md)",
 			limit-unreserved+minUnreserved+need)
-		if p.stackExists(ctx) {
+		if p.stackID != "" {
 			// The stack's own reservations are already counted out of
 			// the unreserved pool: an update may fit where this says no.
 			return Result{Warn, "concurrency", msg + " (the stack exists: its own reservations are counted twice here)", fix}
@@ -89,11 +89,15 @@ func (p *preflight) concurrency(ctx context.Context, app *samtemplate.App) Resul
 	return res
 }
 
-// stackExists reports whether the stack is deployed already.
-func (p *preflight) stackExists(ctx context.Context) bool {
+// existingStack returns the ID of the stack when it is deployed already,
+// or "".
+func (p *preflight) existingStack(ctx context.Context) string {
 	if p.stacks == nil {
-		return false
+		return ""
 	}
 	out, err := p.stacks.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(p.setting.StackName)})
-	return err == nil && len(out.Stacks) == 1
+	if err != nil || len(out.Stacks) != 1 {
+		return ""
+	}
+	return aws.ToString(out.Stacks[0].StackId)
 }

@@ -5,8 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	gotoken "go/token"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +21,7 @@ import (
 
 	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/motoserver"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 )
 
 func mustAWS(t *testing.T) aws.Config {
@@ -266,5 +271,55 @@ func TestTeardownListsTheRetained(t *testing.T) {
 		if k.LogicalID == "Table" && (k.PhysicalID == "" || !strings.Contains(b.String(), "--table-name "+k.PhysicalID)) {
 			t.Errorf("the table's name %q is not in the plan:\n%s", k.PhysicalID, b.String())
 		}
+	}
+}
+
+// TestOutputsReadAreTheTemplates: every stack output the commands read
+// (an index of a map named out with a string literal, as out["PageUrl"])
+// is an output of template.yaml, so that no command falls back on an
+// output the stack does not have.
+func TestOutputsReadAreTheTemplates(t *testing.T) {
+	tmpl, err := samtemplate.Load(filepath.Join("..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := tmpl.Resolve(samtemplate.Options{Region: "us-east-1", AccountID: "123456789012", StackName: "um"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := gotoken.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ix, ok := n.(*ast.IndexExpr)
+			if !ok {
+				return true
+			}
+			m, isIdent := ix.X.(*ast.Ident)
+			lit, isLit := ix.Index.(*ast.BasicLit)
+			if !isIdent || m.Name != "out" || !isLit || lit.Kind != gotoken.STRING {
+				return true
+			}
+			key, _ := strconv.Unquote(lit.Value)
+			read++
+			if _, ok := app.Outputs[key]; !ok {
+				t.Errorf("%s reads the output %s, which template.yaml does not define", fset.Position(ix.Pos()), key)
+			}
+			return true
+		})
+	}
+	if read == 0 {
+		t.Error("found no output read: the test reads nothing")
 	}
 }

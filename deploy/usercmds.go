@@ -63,7 +63,7 @@ func tokenCmd(ctx context.Context, args []string) error {
 	tenant := c.fs.String("tenant", "", "the test user's tenant")
 	user := c.fs.String("user", "", "the test user's user name (made when missing)")
 	admin := c.fs.Bool("admin", false, "with the admin scope (membership of "+adminGroup+")")
-	client := c.fs.String("client-id", "", "the app client to sign in on (default: the stack's ScriptClientId output, else PageClientId)")
+	client := c.fs.String("client-id", "", "the app client to sign in on (default: the stack's PageClientId output, the client that allows ALLOW_ADMIN_USER_PASSWORD_AUTH)")
 	audience := c.fs.String("audience", "", "refused unless empty or the client's ID: Cognito's access tokens carry their client's ID")
 	ttl := c.fs.Duration("ttl", 0, "refused unless 0 or 1h: an access token lives as long as its app client says")
 	if err := c.parse(args); err != nil {
@@ -77,10 +77,8 @@ func tokenCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	id := *client
-	for _, k := range []string{"ScriptClientId", "PageClientId"} {
-		if id == "" {
-			id = out[k]
-		}
+	if id == "" {
+		id = out["PageClientId"]
 	}
 	if *audience != "" && *audience != id {
 		return fmt.Errorf("token: the user pool issues no token for the audience %q, only for its app clients (here %s): leave {audience} out of USERMEMORY_TOKEN_CMD", *audience, id)
