@@ -251,7 +251,7 @@ func TestTeardownListsTheRetained(t *testing.T) {
 	for _, k := range ks {
 		ids = append(ids, k.LogicalID)
 	}
-	for _, want := range []string{"Table", "ExtractionQueue", "ExtractionDeadLetterQueue"} {
+	for _, want := range []string{"Table", "ExtractionQueue", "ExtractionDeadLetterQueue", "UserPool"} {
 		if !strings.Contains(strings.Join(ids, " "), want) {
 			t.Errorf("retained %v, want %s among them", ids, want)
 		}
@@ -270,6 +270,21 @@ func TestTeardownListsTheRetained(t *testing.T) {
 	for _, k := range ks {
 		if k.LogicalID == "Table" && (k.PhysicalID == "" || !strings.Contains(b.String(), "--table-name "+k.PhysicalID)) {
 			t.Errorf("the table's name %q is not in the plan:\n%s", k.PhysicalID, b.String())
+		}
+	}
+}
+
+// TestNoStackSaysSo: teardown's and the user commands' reads of a stack
+// that does not exist (on moto) end in a sentence naming the stack and
+// the way out, not CloudFormation's raw ValidationError.
+func TestNoStackSaysSo(t *testing.T) {
+	cfg := mustAWS(t)
+	ctx := context.Background()
+	_, outErr := stackOutputs(ctx, cfg, "um-nowhere")
+	listErr := noStack(physicalIDs(ctx, cloudformation.NewFromConfig(cfg), "um-nowhere", []kept{{LogicalID: "Table"}}), "um-nowhere", cfg.Region)
+	for name, err := range map[string]error{"outputs": outErr, "resources": listErr} {
+		if err == nil || !strings.Contains(err.Error(), `there is no stack "um-nowhere" in us-east-1`) || strings.Contains(err.Error(), "api error") {
+			t.Errorf("%s: %v, want a sentence naming the stack and the Region", name, err)
 		}
 	}
 }
