@@ -58,8 +58,8 @@ func preflightCmd(ctx context.Context, args []string) error {
 }
 
 // deployCmd runs the preflight (a blocking check stops it; warnings are
-// printed and the deploy goes on), sam build and sam deploy, then the
-// check (runCheck), and prints what the stack's outputs say to do next.
+// printed and the deploy goes on), sam build and sam deploy, prints what
+// the stack's outputs say to do next, then runs the check (runCheck).
 func deployCmd(ctx context.Context, args []string) error {
 	c := newFlags("deploy")
 	s, cfg, err := c.start(ctx, args)
@@ -79,10 +79,10 @@ func deployCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	printNext(os.Stdout, s.StackName, cfg.Region, outputs)
 	if err := runCheck(ctx, os.Stdout, cfg, outputs, defaultCheckWait); err != nil {
 		return fmt.Errorf("the stack is deployed, but %w: `go run ./deploy check` runs the check again", err)
 	}
-	printNext(os.Stdout, s.StackName, cfg.Region, outputs)
 	return nil
 }
 
