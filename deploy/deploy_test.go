@@ -5,8 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	gotoken "go/token"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +21,7 @@ import (
 
 	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/internal/motoserver"
+	"github.com/usermemory/usermemory/internal/samtemplate"
 )
 
 func mustAWS(t *testing.T) aws.Config {
@@ -246,7 +251,7 @@ func TestTeardownListsTheRetained(t *testing.T) {
 	for _, k := range ks {
 		ids = append(ids, k.LogicalID)
 	}
-	for _, want := range []string{"Table", "ExtractionQueue", "ExtractionDeadLetterQueue"} {
+	for _, want := range []string{"Table", "ExtractionQueue", "ExtractionDeadLetterQueue", "UserPool"} {
 		if !strings.Contains(strings.Join(ids, " "), want) {
 			t.Errorf("retained %v, want %s among them", ids, want)
 		}
@@ -266,5 +271,70 @@ func TestTeardownListsTheRetained(t *testing.T) {
 		if k.LogicalID == "Table" && (k.PhysicalID == "" || !strings.Contains(b.String(), "--table-name "+k.PhysicalID)) {
 			t.Errorf("the table's name %q is not in the plan:\n%s", k.PhysicalID, b.String())
 		}
+	}
+}
+
+// TestNoStackSaysSo: teardown's and the user commands' reads of a stack
+// that does not exist (on moto) end in a sentence naming the stack and
+// the way out, not CloudFormation's raw ValidationError.
+func TestNoStackSaysSo(t *testing.T) {
+	cfg := mustAWS(t)
+	ctx := context.Background()
+	_, outErr := stackOutputs(ctx, cfg, "um-nowhere")
+	listErr := noStack(physicalIDs(ctx, cloudformation.NewFromConfig(cfg), "um-nowhere", []kept{{LogicalID: "Table"}}), "um-nowhere", cfg.Region)
+	for name, err := range map[string]error{"outputs": outErr, "resources": listErr} {
+		if err == nil || !strings.Contains(err.Error(), `there is no stack "um-nowhere" in us-east-1`) || strings.Contains(err.Error(), "api error") {
+			t.Errorf("%s: %v, want a sentence naming the stack and the Region", name, err)
+		}
+	}
+}
+
+// TestOutputsReadAreTheTemplates: every stack output the commands read
+// (an index of a map named out with a string literal, as out["PageUrl"])
+// is an output of template.yaml, so that no command falls back on an
+// output the stack does not have.
+func TestOutputsReadAreTheTemplates(t *testing.T) {
+	tmpl, err := samtemplate.Load(filepath.Join("..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := tmpl.Resolve(samtemplate.Options{Region: "us-east-1", AccountID: "123456789012", StackName: "um"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := gotoken.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ix, ok := n.(*ast.IndexExpr)
+			if !ok {
+				return true
+			}
+			m, isIdent := ix.X.(*ast.Ident)
+			lit, isLit := ix.Index.(*ast.BasicLit)
+			if !isIdent || m.Name != "out" || !isLit || lit.Kind != gotoken.STRING {
+				return true
+			}
+			key, _ := strconv.Unquote(lit.Value)
+			read++
+			if _, ok := app.Outputs[key]; !ok {
+				t.Errorf("%s reads the output %s, which template.yaml does not define", fset.Position(ix.Pos()), key)
+			}
+			return true
+		})
+	}
+	if read == 0 {
+		t.Error("found no output read: the test reads nothing")
 	}
 }

@@ -16,8 +16,6 @@ import (
 	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
-
-	"github.com/usermemory/usermemory/internal/awslive"
 )
 
 // loadAWS loads the default AWS configuration in region ("" for the
@@ -60,8 +58,8 @@ func preflightCmd(ctx context.Context, args []string) error {
 }
 
 // deployCmd runs the preflight (a blocking check stops it; warnings are
-// printed and the deploy goes on), sam build and sam deploy, then prints
-// what the stack's outputs say to do next.
+// printed and the deploy goes on), sam build and sam deploy, prints what
+// the stack's outputs say to do next, then runs the check (runCheck).
 func deployCmd(ctx context.Context, args []string) error {
 	c := newFlags("deploy")
 	s, cfg, err := c.start(ctx, args)
@@ -77,11 +75,14 @@ func deployCmd(ctx context.Context, args []string) error {
 	if err := samDeploy(ctx, p.runner, *c.root, s); err != nil {
 		return err
 	}
-	outputs, err := awslive.StackOutputs(ctx, cfg, s.StackName)
+	outputs, err := stackOutputs(ctx, cfg, s.StackName)
 	if err != nil {
 		return err
 	}
 	printNext(os.Stdout, s.StackName, cfg.Region, outputs)
+	if err := runCheck(ctx, os.Stdout, cfg, outputs, defaultCheckWait); err != nil {
+		return fmt.Errorf("the stack is deployed, but %w: `go run ./deploy check` runs the check again", err)
+	}
 	return nil
 }
 

@@ -2,7 +2,8 @@
 // user, from the repository's root:
 //
 //	go run ./deploy preflight   # checks the account and Region, one line a check
-//	go run ./deploy             # preflight, sam build, sam deploy, then the URLs
+//	go run ./deploy             # preflight, sam build, sam deploy, the URLs, then the check
+//	go run ./deploy check       # the page answers, a pool token reads the facts, a chat turn lands a fact
 //	go run ./deploy user --tenant acme --email ana@example.org [--admin]
 //	go run ./deploy token --tenant acme --user bb-1 [--admin]   # for scripts and the black-box suite
 //	go run ./deploy send --email ana@example.org --text "I live in Lisbon."
@@ -49,8 +50,10 @@ func main() {
 const usage = `usage: go run ./deploy [COMMAND] [flags]   (from the repository's root)
 
 commands:
-  deploy     (the default) preflight, sam build, sam deploy, then the API and page URLs
+  deploy     (the default) preflight, sam build, sam deploy, the API and page URLs, then check
   preflight  check the account and Region; exits 1 when anything blocks
+  check      check a deployed stack as its first users would: the page answers, a token of the
+             pool reads the facts, one chat turn becomes a fact; then erase them; exits 1 on a failure
   user       create a user of a tenant in the stack's user pool; prints the sign-in link
   token      print an access token of a test user, for scripts and USERMEMORY_TOKEN_CMD
   send       send one chat turn of a pool user to the stack's queue, as a gateway does
@@ -60,6 +63,7 @@ commands:
 var commands = map[string]func(context.Context, []string) error{
 	"deploy":    deployCmd,
 	"preflight": preflightCmd,
+	"check":     checkCmd,
 	"user":      userCmd,
 	"token":     tokenCmd,
 	"send":      sendCmd,

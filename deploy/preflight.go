@@ -76,6 +76,8 @@ type preflight struct {
 	root    string
 	region  string
 	setting samSettings
+	// stackID is the deployed stack's ID, "" for a new stack.
+	stackID string
 }
 
 // run runs every check and returns the results in order. Without
@@ -90,6 +92,8 @@ func (p *preflight) run(ctx context.Context) []Result {
 	online := creds.Status != Block
 	if !online {
 		account = "000000000000"
+	} else {
+		p.stackID = p.existingStack(ctx)
 	}
 	app, params, res := p.resolve(account)
 	results = append(results, res)
@@ -143,7 +147,13 @@ func (p *preflight) resolve(account string) (*samtemplate.App, map[string]string
 	if err != nil {
 		return nil, nil, Result{Block, "parameters", err.Error(), "run the command from the repository's root, or pass -root"}
 	}
-	o := samtemplate.Options{Region: p.region, AccountID: account, StackName: p.setting.StackName, Parameters: p.setting.Parameters}
+	o := samtemplate.Options{Region: p.region, AccountID: account, StackName: p.setting.StackName, Parameters: p.setting.Parameters,
+		StackID: p.stackID}
+	if o.StackID == "" {
+		// A new stack's ID is made when it is created; its last part is a
+		// UUID, which newStackUUID stands for.
+		o.StackID = fmt.Sprintf("arn:aws:cloudformation:%s:%s:stack/%s/%s", p.region, account, p.setting.StackName, newStackUUID)
+	}
 	if err := t.Check(o); err != nil {
 		return nil, nil, Result{Block, "parameters", "CloudFormation would refuse them: " + err.Error(),
 			"fix samconfig.toml's parameter_overrides or -parameter-overrides"}

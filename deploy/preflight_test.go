@@ -280,3 +280,44 @@ func TestReservedSumsTheTemplate(t *testing.T) {
 		t.Errorf("with both 0: reserved %d (%v), want 0", n, who)
 	}
 }
+
+// TestConcurrencyOfNewAccounts runs the concurrency check on a stubbed
+// GetAccountSettings at the quotas new accounts have been given (10, 50)
+// and the usual 1,000: it blocks where the extractor's two queue sources
+// at ExtractorMaxConcurrency can take more than half the unreserved
+// concurrency, and its fix names the value that fits.
+func TestConcurrencyOfNewAccounts(t *testing.T) {
+	for _, c := range []struct {
+		quota           int
+		extractor, read string
+		want            Status
+		fixSays         string
+	}{
+		{10, "", "", Block, "ExtractorMaxConcurrency=2"},
+		{10, "2", "", Warn, "Service Quotas"},
+		{10, "2", "1", Block, "ReadReservedConcurrency=0"},
+		{50, "", "", Warn, "Service Quotas"},
+		{50, "13", "", Block, "ExtractorMaxConcurrency=12"},
+		{1000, "", "", Pass, ""},
+		{1000, "250", "", Pass, ""},
+		{1000, "251", "", Block, "ExtractorMaxConcurrency=250"},
+		{1000, "220", "150", Block, "ExtractorMaxConcurrency=212"},
+	} {
+		name := fmt.Sprintf("quota %d, ExtractorMaxConcurrency %q, ReadReservedConcurrency %q", c.quota, c.extractor, c.read)
+		p, _ := passing(t)
+		p.lambda = lambdaSettings(t, c.quota, c.quota)
+		for k, v := range map[string]string{"ExtractorMaxConcurrency": c.extractor, "ReadReservedConcurrency": c.read} {
+			if v != "" {
+				p.setting.Parameters[k] = v
+			}
+		}
+		app, _, res := p.resolve("123456789012")
+		if app == nil {
+			t.Fatalf("%s: resolve: %v", name, res)
+		}
+		got := p.concurrency(context.Background(), app)
+		if got.Status != c.want || !strings.Contains(got.Fix, c.fixSays) {
+			t.Errorf("%s: %v\nwant %v with a fix saying %q", name, got, c.want, c.fixSays)
+		}
+	}
+}

@@ -128,7 +128,7 @@ func teardownCmd(ctx context.Context, args []string) error {
 		}
 		region = cfg.Region
 		if err := physicalIDs(ctx, cloudformation.NewFromConfig(cfg), s.StackName, ks); err != nil {
-			return err
+			return noStack(err, s.StackName, region)
 		}
 	}
 	printTeardown(os.Stdout, s.StackName, region, ks)

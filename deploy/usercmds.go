@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
 
 	"github.com/usermemory/usermemory/internal/awslive"
 	"github.com/usermemory/usermemory/producer"
@@ -26,7 +27,7 @@ func stackClients(ctx context.Context, c *common) (aws.Config, map[string]string
 	if err != nil {
 		return aws.Config{}, nil, err
 	}
-	out, err := awslive.StackOutputs(ctx, cfg, s.StackName)
+	out, err := stackOutputs(ctx, cfg, s.StackName)
 	if err != nil {
 		return aws.Config{}, nil, err
 	}
@@ -34,6 +35,26 @@ func stackClients(ctx context.Context, c *common) (aws.Config, map[string]string
 		return aws.Config{}, nil, fmt.Errorf("the stack %s has no user pool (no UserPoolId output): it trusts an external issuer (JwtIssuer), where its users are managed", s.StackName)
 	}
 	return cfg, out, nil
+}
+
+// stackOutputs returns the outputs of the stack, or, when CloudFormation
+// knows no such stack, an error that says so and what to do.
+func stackOutputs(ctx context.Context, cfg aws.Config, stack string) (map[string]string, error) {
+	out, err := awslive.StackOutputs(ctx, cfg, stack)
+	return out, noStack(err, stack, cfg.Region)
+}
+
+// noStack turns CloudFormation's ValidationError for a stack name, which
+// is how it answers for a stack that does not exist, into a sentence that
+// names the stack, the Region and the way out; other errors are returned
+// as they are.
+func noStack(err error, stack, region string) error {
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "ValidationError" {
+		return err
+	}
+	return fmt.Errorf("there is no stack %q in %s (CloudFormation: %s): deploy it with `go run ./deploy`, or name a deployed one with -stack and -region",
+		stack, region, api.ErrorMessage())
 }
 
 func userCmd(ctx context.Context, args []string) error {
@@ -63,7 +84,7 @@ func tokenCmd(ctx context.Context, args []string) error {
 	tenant := c.fs.String("tenant", "", "the test user's tenant")
 	user := c.fs.String("user", "", "the test user's user name (made when missing)")
 	admin := c.fs.Bool("admin", false, "with the admin scope (membership of "+adminGroup+")")
-	client := c.fs.String("client-id", "", "the app client to sign in on (default: the stack's ScriptClientId output, else PageClientId)")
+	client := c.fs.String("client-id", "", "the app client to sign in on (default: the stack's PageClientId output, the client that allows ALLOW_ADMIN_USER_PASSWORD_AUTH)")
 	audience := c.fs.String("audience", "", "refused unless empty or the client's ID: Cognito's access tokens carry their client's ID")
 	ttl := c.fs.Duration("ttl", 0, "refused unless 0 or 1h: an access token lives as long as its app client says")
 	if err := c.parse(args); err != nil {
@@ -77,10 +98,8 @@ func tokenCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	id := *client
-	for _, k := range []string{"ScriptClientId", "PageClientId"} {
-		if id == "" {
-			id = out[k]
-		}
+	if id == "" {
+		id = out["PageClientId"]
 	}
 	if *audience != "" && *audience != id {
 		return fmt.Errorf("token: the user pool issues no token for the audience %q, only for its app clients (here %s): leave {audience} out of USERMEMORY_TOKEN_CMD", *audience, id)

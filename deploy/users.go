@@ -33,6 +33,7 @@ type userPool interface {
 	AdminRemoveUserFromGroup(context.Context, *cip.AdminRemoveUserFromGroupInput, ...func(*cip.Options)) (*cip.AdminRemoveUserFromGroupOutput, error)
 	AdminSetUserPassword(context.Context, *cip.AdminSetUserPasswordInput, ...func(*cip.Options)) (*cip.AdminSetUserPasswordOutput, error)
 	AdminInitiateAuth(context.Context, *cip.AdminInitiateAuthInput, ...func(*cip.Options)) (*cip.AdminInitiateAuthOutput, error)
+	AdminDeleteUser(context.Context, *cip.AdminDeleteUserInput, ...func(*cip.Options)) (*cip.AdminDeleteUserOutput, error)
 }
 
 // checkTenant refuses a tenant ID the API would refuse.

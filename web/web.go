@@ -27,8 +27,9 @@ func Files() fs.FS {
 	return sub
 }
 
-// Path is where the deployed stack serves the page: a route of its HTTP
-// API, so that the page and the fact API share one origin.
+// Path is where the deployed stack serves the page: under the path /app/
+// of the page's own HTTP API (PageApi, whose one route is $default), an
+// origin apart from the fact API's (docs/decisions.md, "The page").
 const Path = "/app/"
 
 // ContentSecurityPolicy is the policy every file of the page is served

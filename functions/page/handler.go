@@ -1,5 +1,5 @@
-// Command page is the Lambda function of GET /app and GET /app/{file}: it
-// serves the memory page ("What I remember about you", package web) under
+// Command page is the Lambda function of the page's HTTP API, its one
+// route $default: it serves the memory page ("What I remember about you", package web) under
 // the /app/ path of the page's HTTP API, with the page's security headers,
 // and at /app/config.json the sign-in settings of the stack (the managed
 // login's URL, the page's client, the scope) and the fact API's URL. It
@@ -22,10 +22,12 @@ import (
 	"github.com/usermemory/usermemory/web"
 )
 
-// routes are the route keys of this function, as in template.yaml: /app
-// (which API Gateway also matches with a trailing slash) and the page's
-// files, which sit in one folder.
-var routes = []string{"GET " + strings.TrimSuffix(web.Path, "/"), "GET " + web.Path + "{file}"}
+// routes are the route keys of this function, as in template.yaml: the
+// page's API has one route, $default, which takes every request. The
+// function answers /app (sent to /app/) and the page's files under /app/
+// itself: API Gateway documents no trailing-slash match for an HTTP API's
+// routes, so no route /app is relied on to take /app/.
+var routes = []string{"$default"}
 
 // handlerFunc is the function's handler, as lambda.Start takes it.
 type handlerFunc func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
@@ -66,8 +68,17 @@ func pageConfig(s setup.PageSettings, vars map[string]string) web.Config {
 }
 
 // serve answers req with h, which serves the page at its root: /app
-// redirects to /app/, /app/<file> is <file>, any other path is 404.
+// redirects to /app/, /app/<file> is <file>, any other path is 404, and
+// any method but GET and HEAD is 405.
 func serve(h http.Handler, req events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+	method := req.RequestContext.HTTP.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	if method != http.MethodGet && method != http.MethodHead {
+		return events.APIGatewayV2HTTPResponse{StatusCode: http.StatusMethodNotAllowed,
+			Headers: withSecurityHeaders(map[string]string{"Allow": "GET, HEAD", "Content-Type": "text/plain; charset=utf-8"}), Body: "405 method not allowed\n"}
+	}
 	root := strings.TrimSuffix(web.Path, "/")
 	if req.RawPath == root {
 		loc := web.Path
@@ -82,10 +93,6 @@ func serve(h http.Handler, req events.APIGatewayV2HTTPRequest) events.APIGateway
 		return notFound()
 	}
 	u.RawQuery = req.RawQueryString
-	method := req.RequestContext.HTTP.Method
-	if method == "" {
-		method = http.MethodGet
-	}
 	r, err := http.NewRequest(method, u.String(), nil)
 	if err != nil {
 		return notFound()

@@ -17,9 +17,11 @@ import (
 // cognito are the settings of a stack that made its own identity.
 var cognito = setup.PageSettings{AuthURL: "https://usermemory-123456789012.auth.eu-west-1.amazoncognito.com", ClientID: "4pageclientexample", Scope: "memory/user"}
 
-// TestServesThePage runs the function on the sample events SAM uses: the
-// page and its files under /app/, with the page's security headers on
-// every answer, /app sent to /app/, and nothing else served.
+// TestServesThePage runs the function on the sample events SAM uses, all
+// of the $default route: the page at /app/ (also the sign-in's callback,
+// with its code and state), its files under /app/, with the page's
+// security headers on every answer, /app sent to /app/, and nothing else
+// served.
 func TestServesThePage(t *testing.T) {
 	h := newHandler(cognito)
 	index, err := fs.ReadFile(web.Files(), "index.html")
@@ -42,6 +44,8 @@ func TestServesThePage(t *testing.T) {
 		{"page-no-slash.json", "", "/app/", http.StatusMovedPermanently, ""},
 		{"page-script.json", "text/javascript", "", http.StatusOK, string(script)},
 		{"page-missing.json", "text/plain", "", http.StatusNotFound, "404 page not found\n"},
+		// $default takes every method; the page answers only GET and HEAD.
+		{"page-post.json", "text/plain", "", http.StatusMethodNotAllowed, "405 method not allowed\n"},
 	} {
 		resp := httpapitest.Invoke(t, h, httpapitest.ReadEvent(t, c.event))
 		if resp.StatusCode != c.status || resp.Body != c.body || resp.IsBase64Encoded {

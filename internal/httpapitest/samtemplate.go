@@ -87,8 +87,12 @@ func (tpl SAMTemplate) Routes() []Route {
 			auth, _ := p["Auth"].(map[string]any)
 			scopes, _ := auth["AuthorizationScopes"].([]any)
 			authorizer, _ := auth["Authorizer"].(string)
+			key := fmt.Sprintf("%s %s", strings.ToUpper(fmt.Sprint(p["Method"])), p["Path"])
+			if p["Method"] == nil && p["Path"] == nil {
+				key = "$default" // SAM's default path: no Path, no Method
+			}
 			out = append(out, Route{
-				Key:      fmt.Sprintf("%s %s", strings.ToUpper(fmt.Sprint(p["Method"])), p["Path"]),
+				Key:      key,
 				Function: id, Scopes: scopes, Authorizer: authorizer,
 			})
 		}

@@ -93,9 +93,9 @@ type CORS struct {
 
 // Route is one route of an HTTP API.
 type Route struct {
-	// Method is upper case, or ANY.
+	// Method is upper case, or ANY; "" for the $default route.
 	Method string
-	// Path is the route path, such as /v1/me/facts/{key}.
+	// Path is the route path, such as /v1/me/facts/{key}, or $default.
 	Path string
 	// Function is the logical ID of the function the route invokes.
 	Function string
@@ -106,8 +106,14 @@ type Route struct {
 	Scopes []string
 }
 
-// Key returns the route key API Gateway reports, e.g. "GET /v1/me/facts".
-func (r Route) Key() string { return r.Method + " " + r.Path }
+// Key returns the route key API Gateway reports, e.g. "GET /v1/me/facts",
+// or "$default".
+func (r Route) Key() string {
+	if r.Path == "$default" {
+		return r.Path
+	}
+	return r.Method + " " + r.Path
+}
 
 // Table is a DynamoDB table.
 type Table struct {
@@ -376,10 +382,18 @@ func (t *Template) httpAPIRoute(app *App, fn string, ep map[string]any) {
 		apiID = t.apiByRef(stringOf(ep["ApiId"]))
 	}
 	a := apiOf(app, apiID)
+	// "If no Path and Method are specified, SAM will create a default API
+	// path that routes any request that doesn't map to a different
+	// endpoint to this Lambda function" (AWS SAM developer guide, HttpApi,
+	// https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/sam-property-function-httpapi.html,
+	// read 2026-12-07): the $default route.
 	route := Route{
 		Method:   strings.ToUpper(or(stringOf(ep["Method"]), "ANY")),
 		Path:     or(stringOf(ep["Path"]), "/"),
 		Function: fn,
+	}
+	if ep["Method"] == nil && ep["Path"] == nil {
+		route.Path = "$default"
 	}
 	if route.Method == "X-AMAZON-APIGATEWAY-ANY-METHOD" {
 		route.Method = "ANY"

@@ -137,8 +137,9 @@ func TestHTTPAPI(t *testing.T) {
 		t.Errorf("CORS (-want +got):\n%s", diff)
 	}
 	implicit := app.APIs[ImplicitHTTPAPI]
-	if implicit == nil || len(implicit.Routes) != 1 || implicit.Routes[0].Key() != "ANY /" {
-		t.Errorf("implicit API = %+v, want one ANY / route", implicit)
+	// An event without Path and Method is SAM's default path: $default.
+	if implicit == nil || len(implicit.Routes) != 1 || implicit.Routes[0].Key() != "$default" {
+		t.Errorf("implicit API = %+v, want one $default route", implicit)
 	}
 }
 

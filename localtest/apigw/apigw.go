@@ -83,12 +83,12 @@ type route struct {
 	segments []string // path split on "/"; "{name}" for a parameter
 }
 
-// New returns a gateway for cfg. It serves what the template uses: routes
-// of one method and a path of literal segments and {name} parameters, a
-// JWT authorizer that reads the token from a header. It fails, saying
-// what, when a route uses more (ANY, $default, a greedy {name+}
-// parameter, an identity source other than a header), when it names an
-// authorizer the API does not have, or one without keys.
+// New returns a gateway for cfg. It serves the routes an HTTP API takes
+// (a method or ANY, literal segments, {name} parameters, a greedy {name+}
+// parameter at the end, and $default) and a JWT authorizer that reads the
+// token from a header. It fails, saying what, when an authorizer reads
+// anything else, when a route names an authorizer the API does not have,
+// or one without keys.
 func New(cfg Config) (*Gateway, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -115,9 +115,24 @@ func New(cfg Config) (*Gateway, error) {
 				return nil, fmt.Errorf("apigw: no JWKS for authorizer %s", r.Authorizer)
 			}
 		}
-		g.routes = append(g.routes, route{Route: r, segments: strings.Split(strings.Trim(r.Path, "/"), "/")})
+		rt := route{Route: r}
+		if r.Path != DefaultRoute {
+			rt.segments = pathSegments(r.Path)
+		}
+		g.routes = append(g.routes, rt)
 	}
 	return g, nil
+}
+
+// DefaultRoute is the path of an HTTP API's catch-all route, whose route
+// key is the path alone.
+const DefaultRoute = "$default"
+
+// pathSegments splits a path after its leading slash: "/app" is ["app"]
+// and "/app/" is ["app", ""], two paths, as API Gateway documents no
+// trailing-slash match for HTTP API routes.
+func pathSegments(p string) []string {
+	return strings.Split(strings.TrimPrefix(p, "/"), "/")
 }
 
 // served returns an error naming what the emulator does not serve of
@@ -125,16 +140,10 @@ func New(cfg Config) (*Gateway, error) {
 func served(r samtemplate.Route, api *samtemplate.HTTPAPI) error {
 	unserved := func(what string) error {
 		return fmt.Errorf("apigw: route %s uses %s, which the local API Gateway does not serve: "+
-			"it serves what the template uses (one method, literal segments and {name} parameters, "+
-			"a JWT read from a header); add it to localtest/apigw with a test if the template needs it", r.Key(), what)
+			"it serves a JWT read from a header; add it to localtest/apigw with a test if the template needs it", r.Key(), what)
 	}
-	switch {
-	case r.Method == "ANY" || r.Method == "":
-		return unserved("any method")
-	case r.Path == "$default":
-		return unserved("the $default route")
-	case strings.Contains(r.Path, "+}"):
-		return unserved("a greedy path parameter")
+	if i := strings.Index(r.Path, "+}"); i >= 0 && i != len(r.Path)-2 {
+		return fmt.Errorf("apigw: route %s has a greedy path variable before the path's end, which API Gateway refuses", r.Key())
 	}
 	if a := api.Authorizers[r.Authorizer]; a != nil && !strings.HasPrefix(a.IdentitySource, "$request.header.") {
 		return unserved("the identity source " + a.IdentitySource)
@@ -233,51 +242,89 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request, reqID string) st
 	return rt.Key()
 }
 
-// match finds the route for method and path: of the routes of that
-// method whose path matches, the one with the most literal segments, as
-// API Gateway prefers the most specific route.
+// match finds the route for method and path as API Gateway documents
+// it ("Routing API requests", Amazon API Gateway developer guide,
+// https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-routes.html,
+// read 2026-12-07): a full match of route and method first, then a match
+// with a greedy path variable, then the $default route. A route of the
+// request's method wins over an ANY route, and of two full matches the
+// one with more literal segments wins. Nothing else matches: "/app/" is
+// not "/app".
 func (g *Gateway) match(method, escapedPath string) (route, map[string]string, bool) {
-	segs := strings.Split(strings.Trim(escapedPath, "/"), "/")
-	best, bestLiteral := -1, -1
+	segs := pathSegments(escapedPath)
+	best, bestRank := -1, -1
 	var bestParams map[string]string
 	for i, rt := range g.routes {
-		if rt.Method != method {
+		if rt.segments == nil || (rt.Method != method && rt.Method != "ANY") {
 			continue
 		}
-		if params, literal, ok := matchPath(rt.segments, segs); ok && literal > bestLiteral {
-			best, bestLiteral, bestParams = i, literal, params
+		params, literal, greedy, ok := matchPath(rt.segments, segs)
+		if !ok {
+			continue
+		}
+		// Full before greedy, the method before ANY, then literals.
+		rank := literal
+		if rt.Method == method {
+			rank += 1 << 10
+		}
+		if !greedy {
+			rank += 1 << 20
+		}
+		if rank > bestRank {
+			best, bestRank, bestParams = i, rank, params
 		}
 	}
-	if best < 0 {
-		return route{}, nil, false
+	if best >= 0 {
+		return g.routes[best], bestParams, true
 	}
-	return g.routes[best], bestParams, true
+	for _, rt := range g.routes {
+		if rt.Path == DefaultRoute {
+			return rt, nil, true
+		}
+	}
+	return route{}, nil, false
 }
 
 // matchPath matches the segments of a path against those of a route's
-// path, and returns the parameters, unescaped, and how many segments were
-// literal.
-func matchPath(pattern, segs []string) (map[string]string, int, bool) {
-	if len(pattern) != len(segs) {
-		return nil, 0, false
-	}
+// path, and returns the parameters, unescaped, how many segments were
+// literal, and whether a greedy parameter took the rest. A parameter
+// takes one segment that is not empty; a greedy one, the rest of the
+// path, one segment or more, not empty.
+func matchPath(pattern, segs []string) (map[string]string, int, bool, bool) {
 	params := map[string]string{}
 	literal := 0
 	for i, p := range pattern {
-		if name, ok := strings.CutPrefix(p, "{"); ok && strings.HasSuffix(name, "}") {
+		name, isParam := strings.CutPrefix(p, "{")
+		isParam = isParam && strings.HasSuffix(name, "}")
+		name = strings.TrimSuffix(name, "}")
+		if rest, greedy := strings.CutSuffix(name, "+"); isParam && greedy {
+			if i >= len(segs) {
+				return nil, 0, false, false
+			}
+			v, err := url.PathUnescape(strings.Join(segs[i:], "/"))
+			if v == "" || err != nil {
+				return nil, 0, false, false
+			}
+			params[rest] = v
+			return params, literal, true, true
+		}
+		if i >= len(segs) {
+			return nil, 0, false, false
+		}
+		if isParam {
 			v, err := url.PathUnescape(segs[i])
 			if segs[i] == "" || err != nil {
-				return nil, 0, false
+				return nil, 0, false, false
 			}
-			params[strings.TrimSuffix(name, "}")] = v
+			params[name] = v
 			continue
 		}
 		if p != segs[i] {
-			return nil, 0, false
+			return nil, 0, false, false
 		}
 		literal++
 	}
-	return params, literal, true
+	return params, literal, false, len(pattern) == len(segs)
 }
 
 // authorize verifies the request's token for rt and returns its claims,

@@ -5,10 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -258,19 +261,17 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
-// TestRefusesWhatTheTemplateDoesNotUse: a route or an authorizer that the
-// emulator does not serve fails New, naming it, rather than being served
-// unlike API Gateway.
-func TestRefusesWhatTheTemplateDoesNotUse(t *testing.T) {
+// TestRefusesWhatItDoesNotServe: an authorizer reading the token from
+// anything but a header, or a greedy variable before the path's end,
+// fails New, naming it, rather than being served unlike API Gateway.
+func TestRefusesWhatItDoesNotServe(t *testing.T) {
 	jwt := map[string]*samtemplate.Authorizer{"Jwt": {Name: "Jwt", Issuer: issuerURL, IdentitySource: "$request.header.Authorization"}}
 	for _, c := range []struct {
 		route samtemplate.Route
 		auth  map[string]*samtemplate.Authorizer
 		want  string
 	}{
-		{samtemplate.Route{Method: "ANY", Path: "/v1/x", Authorizer: "NONE"}, nil, "any method"},
-		{samtemplate.Route{Path: "$default", Authorizer: "NONE"}, nil, "$default"},
-		{samtemplate.Route{Method: "GET", Path: "/files/{p+}", Authorizer: "NONE"}, nil, "greedy"},
+		{samtemplate.Route{Method: "GET", Path: "/files/{p+}/x", Authorizer: "NONE"}, nil, "greedy"},
 		{samtemplate.Route{Method: "GET", Path: "/v1/x", Authorizer: "Jwt"},
 			map[string]*samtemplate.Authorizer{"Jwt": {Name: "Jwt", IdentitySource: "$request.querystring.token"}}, "querystring"},
 	} {
@@ -281,6 +282,72 @@ func TestRefusesWhatTheTemplateDoesNotUse(t *testing.T) {
 		_, err := New(Config{API: api, Keys: map[string]*JWKS{"Jwt": NewJWKS("http://127.0.0.1:1")}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("route %s: %v, want an error naming %q", c.route.Key(), err, c.want)
+		}
+	}
+}
+
+// TestRouteSelection: routes are chosen as API Gateway documents it (a
+// full match of route and method, then a greedy variable, then
+// $default), with no trailing-slash leniency: /app and /app/ are two
+// paths, and a route of one matches only it.
+func TestRouteSelection(t *testing.T) {
+	routes := []samtemplate.Route{
+		{Method: "GET", Path: "/app", Function: "Root"},
+		{Method: "GET", Path: "/app/{file}", Function: "File"},
+		{Method: "GET", Path: "/files/{proxy+}", Function: "Greedy"},
+		{Method: "ANY", Path: "/files/{proxy+}", Function: "AnyGreedy"},
+		{Method: "GET", Path: "/files/exact", Function: "Exact"},
+		{Method: "ANY", Path: "/any", Function: "Any"},
+	}
+	for _, c := range []struct {
+		withDefault          bool
+		method, path, wantFn string
+		wantParams           map[string]string
+	}{
+		{false, "GET", "/app", "Root", nil},
+		{false, "GET", "/app/", "", nil},
+		{false, "GET", "/app/x.js", "File", map[string]string{"file": "x.js"}},
+		{false, "GET", "/app/x.js/", "", nil},
+		{false, "GET", "/files/a/b%2Fc", "Greedy", map[string]string{"proxy": "a/b/c"}},
+		{false, "POST", "/files/a", "AnyGreedy", map[string]string{"proxy": "a"}},
+		{false, "GET", "/files/exact", "Exact", nil},
+		{false, "GET", "/files/", "", nil},
+		{false, "GET", "/files", "", nil},
+		{false, "DELETE", "/any", "Any", nil},
+		{true, "GET", "/app/", "Default", nil},
+		{true, "POST", "/app", "Default", nil},
+		{true, "GET", "/app", "Root", nil},
+		{true, "GET", "/nothing/here", "Default", nil},
+		{true, "GET", "/files/x", "Greedy", map[string]string{"proxy": "x"}},
+	} {
+		api := &samtemplate.HTTPAPI{Routes: routes}
+		if c.withDefault {
+			api.Routes = append(slices.Clone(routes), samtemplate.Route{Path: DefaultRoute, Function: "Default"})
+		}
+		f := &fake{result: lambdapool.Result{Payload: []byte(`{"statusCode":200,"body":"ok"}`)}}
+		gw, err := New(Config{API: api, Invoke: f.invoke})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		gw.ServeHTTP(rec, httptest.NewRequest(c.method, c.path, nil))
+		name := fmt.Sprintf("%s %s ($default %v)", c.method, c.path, c.withDefault)
+		if c.wantFn == "" {
+			if rec.Code != http.StatusNotFound || len(f.fns) != 0 || rec.Body.String() != `{"message":"Not Found"}` {
+				t.Errorf("%s: %d %s, ran %v; want 404 Not Found and no function", name, rec.Code, rec.Body, f.fns)
+			}
+			continue
+		}
+		if len(f.fns) != 1 || f.fns[0] != c.wantFn {
+			t.Errorf("%s ran %v, want %s", name, f.fns, c.wantFn)
+			continue
+		}
+		ev := f.events[0]
+		if !maps.Equal(ev.PathParameters, c.wantParams) || ev.RawPath != c.path && !strings.Contains(c.path, "%") {
+			t.Errorf("%s: path parameters %v, rawPath %q; want %v and the request's path", name, ev.PathParameters, ev.RawPath, c.wantParams)
+		}
+		if c.wantFn == "Default" && ev.RouteKey != DefaultRoute {
+			t.Errorf("%s: routeKey %q, want %s", name, ev.RouteKey, DefaultRoute)
 		}
 	}
 }

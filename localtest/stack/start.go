@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -298,58 +299,85 @@ func factAPIs(app *samtemplate.App) []*samtemplate.HTTPAPI {
 	return out
 }
 
-// servedAPI returns the one API the emulator runs: the fact API, with the
-// routes of the APIs without an authorizer (the memory page's) added as
-// routes that need no token. Deployed, the page has an origin of its own
-// (PageApi); here it shares the fact API's, and the page port serves the
-// page at another origin, where its calls to the API cross origins as
-// they do deployed.
-func servedAPI(app *samtemplate.App) (*samtemplate.HTTPAPI, error) {
+// servedAPIs returns the APIs the emulator runs: the fact API, and the
+// API without an authorizer (the memory page's, PageApi), nil when the
+// template has none. Deployed, the page has an origin of its own; here
+// its API is reached at the fact API's origin under web.Path (pageMux),
+// and the page port serves the page at another origin, where its calls
+// to the API cross origins as they do deployed.
+func servedAPIs(app *samtemplate.App) (*samtemplate.HTTPAPI, *samtemplate.HTTPAPI, error) {
 	apis := factAPIs(app)
 	if len(apis) != 1 {
-		return nil, fmt.Errorf("stack: the template has %d HTTP APIs with a JWT authorizer; the local stack runs exactly one", len(apis))
+		return nil, nil, fmt.Errorf("stack: the template has %d HTTP APIs with a JWT authorizer; the local stack runs exactly one", len(apis))
 	}
-	api := *apis[0]
-	api.Routes = slices.Clone(api.Routes)
+	var page *samtemplate.HTTPAPI
 	for _, id := range slices.Sorted(maps.Keys(app.APIs)) {
 		if len(app.APIs[id].Authorizers) > 0 {
 			continue
 		}
-		for _, r := range app.APIs[id].Routes {
-			r.Authorizer = "NONE"
-			api.Routes = append(api.Routes, r)
+		if page != nil {
+			return nil, nil, fmt.Errorf("stack: the template has HTTP APIs %s and %s without an authorizer; the local stack runs one, the page's", page.LogicalID, id)
 		}
+		a := *app.APIs[id]
+		a.Routes = slices.Clone(a.Routes)
+		for i := range a.Routes {
+			a.Routes[i].Authorizer = "NONE"
+		}
+		page = &a
 	}
-	slices.SortFunc(api.Routes, func(a, b samtemplate.Route) int { return strings.Compare(a.Key(), b.Key()) })
-	return &api, nil
+	return apis[0], page, nil
+}
+
+// pageMux sends the requests of /app and under /app/ (web.Path) to page,
+// the page's API, and every other to api: the fact API's routes, and its
+// {"message":"Not Found"}, stay as deployed.
+func pageMux(api, page http.Handler) http.Handler {
+	root := strings.TrimSuffix(web.Path, "/")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if page != nil && (r.URL.Path == root || strings.HasPrefix(r.URL.Path, web.Path)) {
+			page.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// newGateway returns the emulator of api, its authorizers' keys from the
+// stack's issuer.
+func (s *Stack) newGateway(api *samtemplate.HTTPAPI, issuerURL string) (*apigw.Gateway, error) {
+	keys := map[string]*apigw.JWKS{}
+	for name, a := range api.Authorizers {
+		if a.Issuer != issuerURL {
+			return nil, fmt.Errorf("stack: authorizer %s: issuer %q is not a parameter the local stack can point at its issuer", name, a.Issuer)
+		}
+		keys[name] = apigw.NewJWKS(s.Info.JWKSURL)
+	}
+	return apigw.New(apigw.Config{
+		API: api, Keys: keys, Invoke: s.invokeFunc, AccountID: DefaultAccountID,
+		APIID: strings.ToLower(api.LogicalID), Log: s.log.With("part", "apigw", "api", api.LogicalID),
+	})
 }
 
 // serveHTTP serves the template's HTTP APIs behind the API Gateway
-// emulator (servedAPI), the memory page at its own origin, and Lambda's
+// emulator (servedAPIs), the memory page at its own origin, and Lambda's
 // Invoke API (with the fault controls) for the invoke command.
 func (s *Stack) serveHTTP(_ context.Context, st *starting) error {
-	api, err := servedAPI(s.App)
+	api, page, err := servedAPIs(s.App)
 	if err != nil {
 		return err
 	}
-	{
-		keys := map[string]*apigw.JWKS{}
-		for name, a := range api.Authorizers {
-			if a.Issuer != st.issuerURL {
-				return fmt.Errorf("stack: authorizer %s: issuer %q is not a parameter the local stack can point at its issuer", name, a.Issuer)
-			}
-			keys[name] = apigw.NewJWKS(s.Info.JWKSURL)
-		}
-		gw, err := apigw.New(apigw.Config{
-			API: api, Keys: keys, Invoke: s.invokeFunc, AccountID: DefaultAccountID,
-			APIID: strings.ToLower(api.LogicalID), Log: s.log.With("part", "apigw"),
-		})
-		if err != nil {
+	gw, err := s.newGateway(api, st.issuerURL)
+	if err != nil {
+		return err
+	}
+	var pageGW http.Handler
+	if page != nil {
+		if pageGW, err = s.newGateway(page, st.issuerURL); err != nil {
 			return err
 		}
-		s.Info.APIURL = "http://" + st.apiLn.Addr().String()
-		s.serve(st.apiLn, gw)
 	}
+	s.Info.APIURL = "http://" + st.apiLn.Addr().String()
+	s.serve(st.apiLn, pageMux(gw, pageGW))
 	s.Info.PageURL = st.pageURL
 	s.configureSignIn()
 	s.serve(st.pageLn, web.NewHandler(web.Config{APIURL: s.Info.APIURL, TokenCommand: tokenCommand(st.o.StateDir)}))

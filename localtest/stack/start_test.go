@@ -2,7 +2,6 @@ package stack
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/usermemory/usermemory/internal/samtemplate"
@@ -39,23 +38,13 @@ func TestFactAPIOfTheTemplate(t *testing.T) {
 			t.Errorf("authorizer %s = %+v: want the local issuer and audience", name, a)
 		}
 	}
-	served, err := servedAPI(app)
+	fact, page, err := servedAPIs(app)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var page []string
-	for _, r := range served.Routes {
-		if r.Function == "PageFunction" {
-			page = append(page, r.Key()+" "+r.Authorizer)
-		}
-	}
-	if len(page) == 0 || len(served.Routes) != len(apis[0].Routes)+len(page) {
-		t.Errorf("served routes %d, the fact API's %d, the page's %q: want the fact API's and the page's", len(served.Routes), len(apis[0].Routes), page)
-	}
-	for _, r := range page {
-		if !strings.HasSuffix(r, " NONE") {
-			t.Errorf("page route %s: want no authorizer", r)
-		}
+	if fact != apis[0] || page == nil || len(page.Routes) != 1 || page.Routes[0].Key() != "$default" ||
+		page.Routes[0].Function != "PageFunction" || page.Routes[0].Authorizer != "NONE" {
+		t.Errorf("served: the fact API %v, the page's %+v; want the fact API and the page's one $default route, without an authorizer", fact.LogicalID, page)
 	}
 	if _, ok := app.Properties["UserPool"]; ok {
 		t.Error("the local stack's template makes a user pool: its issuer did not reach JwtIssuer")

@@ -68,8 +68,8 @@ const (
 )
 
 // report writes docs/cost.md's measured part: the measured figures, a
-// month of one active user priced, what the idle read adds to it, the
-// same profile on two other services, and what the whole stack costs
+// month of one active user priced, what the idle read adds to it, what
+// the identity costs, the same profile on two other services, and what the whole stack costs
 // whatever its users.
 func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) error {
 	m := priceMonth(p, r)
@@ -78,6 +78,7 @@ func report(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack) 
 	if err := writeIdleRead(w, p, cfg, r, m); err != nil {
 		return err
 	}
+	writeIdentity(w, p, st)
 	writeElsewhere(w, p, r, m)
 	writeImport(w, p, r.imports)
 	writeStack(w, p, st)

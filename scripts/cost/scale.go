@@ -38,8 +38,9 @@ type quota struct {
 	source, url string
 }
 
-// Quotas, defaults of a new account, read on quotasRead. Bedrock's differ
-// by account and Region: check Service Quotas.
+// Quotas, AWS's defaults, read on quotasRead; a new account may have less
+// (Lambda's concurrency). Bedrock's differ by account and Region: check
+// Service Quotas.
 var (
 	// Bedrock no longer enforces requests a minute on bedrock-runtime:
 	// throttling is by tokens a minute alone (Bedrock user guide, "Quotas
@@ -48,7 +49,7 @@ var (
 	bedrockTPM = quota{"Bedrock, Nova Micro, cross-Region tokens a minute", 4_000_000, 200_000, "tokens/min",
 		"AWS General Reference, Amazon Bedrock service quotas: us-east-1, us-east-2 and us-west-2 4,000,000, each of the other supported Regions 200,000 (the newest copy of the table readable on the date read was published in June 2025: check Service Quotas). In Service Quotas the quota is now called \"Cross-Region InvokeModel tokens per minute for Amazon Nova Micro\", formerly \"Cross-region model inference tokens per minute\"; it counts Converse calls too (Bedrock user guide, Quotas for the bedrock-runtime endpoint, https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-runtime.html, read 2026-12-03); input + maxTokens are reserved when a call starts (Bedrock user guide, How tokens are counted)", "https://docs.aws.amazon.com/general/latest/gr/bedrock.html#limits_bedrock"}
 	lambdaAccount = quota{"Lambda concurrent executions, account", 1000, 1000, "environments",
-		"Lambda quotas", "https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html"}
+		"Lambda quotas, read 2026-12-07: 1,000 is the default; \"New AWS accounts have reduced concurrency and memory quotas. AWS raises these quotas automatically based on your usage\" (what a new account may get: docs/scale.md, Reserved concurrency)", "https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html"}
 	eventSourceMax = quota{"SQS event source maximum concurrency", 1000, 1000, "invocations",
 		"Lambda: SQS scaling", "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html"}
 	apiAccount = quota{"API Gateway throttle, account and Region", 10000, 10000, "requests/s",
@@ -72,6 +73,8 @@ type stack struct {
 	// idleConcurrency is the MaximumConcurrency of the idle queue's event
 	// source, 0 when the template has none.
 	idleConcurrency int
+	// gateway is the app client of the gateway's machine tokens.
+	gateway gatewayClient
 }
 
 // loadStack reads template.yaml's numeric parameter defaults and counts
@@ -83,6 +86,9 @@ func loadStack(root string) (stack, error) {
 	}
 	st := stack{params: map[string]float64{}}
 	if st.userPoolTier, err = userPoolTier(root); err != nil {
+		return stack{}, err
+	}
+	if st.gateway, err = gatewayClients(root); err != nil {
 		return stack{}, err
 	}
 	for _, name := range []string{"ExtractorMaxConcurrency", "ReadRateLimit", "ReadBurstLimit", "EditRateLimit", "ReadReservedConcurrency", "ExtractEveryTurns"} {
@@ -257,7 +263,7 @@ func scaleDoc(w io.Writer, p profile, cfg memory.Config, r reportInput, st stack
 		}
 		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s |\n", i+1, src, l.figure, human(l.us), human(l.nonUS), l.remedy)
 	}
-	fmt.Fprintf(w, "\nQuotas used (new accounts' defaults, read %s; an account's own are in Service Quotas):\n\n", quotasRead)
+	fmt.Fprintf(w, "\nQuotas used (AWS's defaults, read %s; a new account may have less, an account's own are in Service Quotas):\n\n", quotasRead)
 	fmt.Fprintf(w, "| quota | US | outside the US | source |\n|---|---:|---:|---|\n")
 	for _, q := range []quota{bedrockTPM, lambdaAccount, eventSourceMax, apiAccount, tableFirstWrites, tableQuota, sqsFIFO} {
 		fmt.Fprintf(w, "| %s | %s | %s | [%s](%s) |\n", q.name, human(q.us), human(q.nonUS), q.source, q.url)
