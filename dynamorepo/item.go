@@ -94,9 +94,11 @@ type item struct {
 }
 
 // importItem is a stored import mark (memory.ImportMark): its ID, source,
-// request and done times (unix ms), status, reason, parts, proposed facts,
+// request and done times (unix ms), status, reason, parts, statements,
+// proposed facts,
 // and the counts of what it left out, "secrets,instructions,unsupported,
-// ended,known,declined,deletes", omitted when all are 0.
+// ended,known,declined,deletes,skipped,overcap" (a mark written before
+// the last two has 7), omitted when all are 0.
 type importItem struct {
 	ID        *text   `dynamodbav:"i"`
 	Source    text    `dynamodbav:"s,omitempty"`
@@ -105,6 +107,7 @@ type importItem struct {
 	Status    *text   `dynamodbav:"st"`
 	Reason    text    `dynamodbav:"why,omitempty"`
 	Parts     integer `dynamodbav:"p,omitempty"`
+	Stmts     integer `dynamodbav:"m,omitempty"`
 	Proposed  integer `dynamodbav:"n,omitempty"`
 	LeftOut   text    `dynamodbav:"l,omitempty"`
 }
@@ -112,7 +115,7 @@ type importItem struct {
 // importValue returns the stored form of m.
 func importValue(m memory.ImportMark) importItem {
 	it := importItem{ID: ptr(text(m.ID)), Source: text(m.Source), Status: ptr(text(m.Status)), Reason: text(m.Reason),
-		Parts: integer(m.Parts), Proposed: integer(m.Proposed)}
+		Parts: integer(m.Parts), Stmts: integer(m.Statements), Proposed: integer(m.Proposed)}
 	if !m.RequestedAt.IsZero() {
 		it.Requested = integer(m.RequestedAt.UnixMilli())
 	}
@@ -121,7 +124,7 @@ func importValue(m memory.ImportMark) importItem {
 	}
 	l := m.LeftOut
 	if l != (memory.ImportLeftOut{}) {
-		counts := []int{l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Declined, l.Deletes}
+		counts := []int{l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Declined, l.Deletes, l.Skipped, l.OverCap}
 		parts := make([]string, len(counts))
 		for i, n := range counts {
 			parts[i] = strconv.Itoa(n)
@@ -138,7 +141,7 @@ func (it importItem) mark() (memory.ImportMark, error) {
 		return memory.ImportMark{}, corrupt(attrImports, "holds an entry without i or st")
 	}
 	m := memory.ImportMark{ID: string(*it.ID), Source: string(it.Source), Status: memory.ImportStatus(*it.Status),
-		Reason: string(it.Reason), Parts: int(it.Parts), Proposed: int(it.Proposed)}
+		Reason: string(it.Reason), Parts: int(it.Parts), Statements: int(it.Stmts), Proposed: int(it.Proposed)}
 	if it.Requested != 0 {
 		m.RequestedAt = it.Requested.time()
 	}
@@ -150,14 +153,14 @@ func (it importItem) mark() (memory.ImportMark, error) {
 	}
 	fields := strings.Split(string(it.LeftOut), ",")
 	l := &m.LeftOut
-	dst := []*int{&l.Secrets, &l.Instructions, &l.Unsupported, &l.Ended, &l.Known, &l.Declined, &l.Deletes}
-	if len(fields) != len(dst) {
-		return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 numbers")
+	dst := []*int{&l.Secrets, &l.Instructions, &l.Unsupported, &l.Ended, &l.Known, &l.Declined, &l.Deletes, &l.Skipped, &l.OverCap}
+	if len(fields) != len(dst) && len(fields) != 7 {
+		return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 or 9 numbers")
 	}
 	for i, f := range fields {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 0 {
-			return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 numbers")
+			return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 or 9 numbers")
 		}
 		*dst[i] = n
 	}

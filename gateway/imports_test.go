@@ -123,8 +123,7 @@ func TestImportRefusals(t *testing.T) {
 	if len(q.bodies) != 0 {
 		t.Errorf("%d messages sent for refused imports", len(q.bodies))
 	}
-	old := memory.NewImportID(time.Now().Add(-2 * memory.ImportQueuedWindow))
-	if _, err := g.ImportReview(ctx, ana, old); memory.ErrorCode(err) != memory.CodeImportNotFound {
+	if _, err := g.ImportReview(ctx, ana, memory.NewImportID(time.Now())); memory.ErrorCode(err) != memory.CodeImportNotFound {
 		t.Errorf("an unknown import: %v, want CodeImportNotFound", err)
 	}
 	cfg.Imports = nil

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -18,6 +20,9 @@ const (
 	// ImportReasonExtractionOff: extraction is switched off
 	// (Config.ExtractionDisabled), so no model reads the list.
 	ImportReasonExtractionOff = "extraction_off"
+	// ImportReasonCleared: the user cleared their facts after asking for
+	// the import, before it was read.
+	ImportReasonCleared = "cleared"
 )
 
 // importDay is the window of [MaxImportsPerDay].
@@ -58,7 +63,7 @@ func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, er
 		return ImportResult{}, repoError(err)
 	}
 	if o, stop := importSkip(rec, req); stop {
-		return ImportResult{Outcome: o}, nil
+		return s.skipImport(ctx, rec, req, o)
 	}
 	now := s.now()
 	mark := ImportMark{ID: req.ImportID, Source: req.Source, RequestedAt: req.requestedAt(now), Status: ImportDone}
@@ -66,7 +71,7 @@ func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, er
 		mark.Status, mark.Reason = ImportRefused, ImportReasonExtractionOff
 		return s.writeImport(ctx, rec, req, mark, nil, ImportResult{Outcome: OutcomeDisabled})
 	}
-	if importsSince(rec.Imports, mark.RequestedAt.Add(-importDay)) >= MaxImportsPerDay {
+	if importsSince(othersThan(rec.Imports, req.ImportID), mark.RequestedAt.Add(-importDay)) >= MaxImportsPerDay {
 		mark.Status, mark.Reason = ImportRefused, ImportReasonDailyImports
 		return s.writeImport(ctx, rec, req, mark, nil, ImportResult{Outcome: OutcomeRefused})
 	}
@@ -74,15 +79,23 @@ func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, er
 	mark.Parts = len(parts)
 	res := ImportResult{}
 	var changes []change
-	for _, part := range parts {
-		ops, stop := s.readPart(ctx, rec, req, part, &res, &mark)
-		if stop {
+	reads := s.readParts(ctx, rec, req, parts)
+	for _, read := range reads {
+		res.ModelCalls += read.calls
+		res.Usage = res.Usage.plus(read.usage)
+	}
+	for i, read := range reads {
+		if read.stop {
+			s.stopImport(req, read.err, &res, &mark)
 			if mark.Status == ImportDone { // a transient failure, retried
 				return res, nil
 			}
 			return s.writeImport(ctx, rec, req, mark, nil, res)
 		}
-		changes = append(changes, s.screenImport(ops, part, now, &mark.LeftOut)...)
+		stmts := strings.Split(parts[i], "\n")
+		mark.Statements += len(stmts)
+		mark.LeftOut.add(s.unread(read.ops, stmts))
+		changes = append(changes, s.screenImport(read.ops, parts[i], now, &mark.LeftOut)...)
 	}
 	return s.writeImport(ctx, rec, req, mark, changes, res)
 }
@@ -99,7 +112,7 @@ func (req ImportRequest) check() error {
 	if req.Source == "" || strings.TrimSpace(req.Text) == "" {
 		return badRequest(CodeInvalidImport, "an import needs a source and a text", "")
 	}
-	if utf8.RuneCountInString(req.Text) > MaxImportChars || len(SplitImport(req.Text)) > MaxImportParts {
+	if utf8.RuneCountInString(req.Text) > MaxImportChars || len(ImportStatements(req.Text)) > MaxImportStatements {
 		return badRequest(CodeImportTooLong, "the import's text is over the limits of one import", "")
 	}
 	return nil
@@ -116,17 +129,48 @@ func (req ImportRequest) requestedAt(now time.Time) time.Time {
 
 // importSkip reports whether rec makes the import req moot: the user was
 // erased or cleared their facts at or after the time req was made, or
-// the record holds req's mark already.
+// the record holds req's mark already, read (not queued).
 func importSkip(rec Record, req ImportRequest) (Outcome, bool) {
 	switch {
 	case fences(rec.ErasedAt, req.SentAt):
 		return OutcomeFenced, true
 	case fences(rec.ClearedAt, req.SentAt):
 		return OutcomeCleared, true
-	case slices.ContainsFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID }):
+	case slices.ContainsFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID && m.Status != ImportQueued }):
 		return OutcomeDuplicate, true
 	}
 	return "", false
+}
+
+// skipImport returns the result of an import that rec makes moot
+// (outcome o, [importSkip]). The queued mark of an import fenced by a
+// clear is marked refused (ImportReasonCleared), so that it does not
+// read as queued for ever; an erasure leaves no mark to update.
+func (s *Store) skipImport(ctx context.Context, rec Record, req ImportRequest, o Outcome) (ImportResult, error) {
+	i := slices.IndexFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID && m.Status == ImportQueued })
+	if o != OutcomeCleared || i < 0 {
+		return ImportResult{Outcome: o}, nil
+	}
+	mark := rec.Imports[i]
+	mark.Status, mark.Reason, mark.DoneAt = ImportRefused, ImportReasonCleared, s.now()
+	err := s.saveLoop(ctx, req.Scope, rec, func(rec Record) (Record, bool) {
+		j := slices.IndexFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID && m.Status == ImportQueued })
+		if j < 0 {
+			return rec, false
+		}
+		rec.Imports = slices.Clone(rec.Imports)
+		rec.Imports[j] = mark
+		return rec, true
+	})
+	if err != nil {
+		return ImportResult{}, err
+	}
+	return ImportResult{Outcome: o, Mark: mark}, nil
+}
+
+// othersThan returns the marks but that of the import id.
+func othersThan(marks []ImportMark, id string) []ImportMark {
+	return slices.DeleteFunc(slices.Clone(marks), func(m ImportMark) bool { return m.ID == id })
 }
 
 // importsSince counts the marks of imports requested after since.
@@ -140,27 +184,68 @@ func importsSince(marks []ImportMark, since time.Time) int {
 	return n
 }
 
-// readPart asks the gate and makes the model call of one part, adding to
-// res its call and usage. It returns the validated operations, or true
-// when the import stops: mark then says why (refused, or failed), or is
-// still ImportDone for a transient failure left to a retry, and res has
-// the outcome.
-func (s *Store) readPart(ctx context.Context, rec Record, req ImportRequest, part string, res *ImportResult, mark *ImportMark) ([]Operation, bool) {
+// partRead is what the model call of one part of an import gave: its
+// validated operations, or stop with the call's error (nil when the gate
+// refused it), and the calls made and their usage.
+type partRead struct {
+	ops   []Operation
+	stop  bool
+	err   error
+	calls int
+	usage Usage
+}
+
+// readParts reads the parts of an import, at most s.importCalls at once,
+// and returns what each gave, in the order of parts. Once a part stops
+// the import, the parts not started yet are not read.
+func (s *Store) readParts(ctx context.Context, rec Record, req ImportRequest, parts []string) []partRead {
+	reads := make([]partRead, len(parts))
+	sem := make(chan struct{}, max(s.importCalls, 1))
+	var wg sync.WaitGroup
+	var stopped atomic.Bool
+	for i, part := range parts {
+		sem <- struct{}{}
+		if stopped.Load() {
+			reads[i] = partRead{stop: true, err: context.Canceled}
+			<-sem
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			reads[i] = s.readPart(ctx, rec, req, part)
+			if reads[i].stop {
+				stopped.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return reads
+}
+
+// readPart asks the gate and makes the model call of one part.
+func (s *Store) readPart(ctx context.Context, rec Record, req ImportRequest, part string) partRead {
 	meta := s.importMeta(req)
 	if s.gate != nil && !s.gate.Allow(ctx, meta) {
-		mark.Status, mark.Reason = ImportRefused, ImportReasonTenantBudget
-		res.Outcome = OutcomeRefused
-		return nil, true
+		return partRead{stop: true}
 	}
-	res.ModelCalls++
 	var used Usage
 	ops, err := s.callImportModel(ctx, meta, rec, part, &used)
-	res.Usage = res.Usage.plus(used)
 	if s.gate != nil {
 		s.gate.Record(ctx, meta, used)
 	}
+	return partRead{ops: ops, stop: err != nil, err: err, calls: 1, usage: used}
+}
+
+// stopImport records in res and mark why the read of a part stopped the
+// import: the gate refused a call (err nil), or the model failed. mark
+// says why (refused, or failed), or is still ImportDone for a transient
+// failure left to a retry.
+func (s *Store) stopImport(req ImportRequest, err error, res *ImportResult, mark *ImportMark) {
 	if err == nil {
-		return ops, false
+		mark.Status, mark.Reason = ImportRefused, ImportReasonTenantBudget
+		res.Outcome = OutcomeRefused
+		return
 	}
 	var er ExtractResult
 	er.reportModelFailure(err)
@@ -171,7 +256,57 @@ func (s *Store) readPart(ctx context.Context, rec Record, req ImportRequest, par
 	case req.FinalAttempt:
 		mark.Status, mark.Reason = ImportFailed, ImportReasonModelFailed
 	}
-	return nil, true
+}
+
+// ImportOperations returns the most operations the answer of one import
+// call that reads statements statements may carry:
+// ImportOperationsPerStatement a statement, at most ImportMaxOperations.
+func ImportOperations(statements int) int {
+	return min(max(statements, 1)*ImportOperationsPerStatement, ImportMaxOperations)
+}
+
+// unread returns the left-out counts of the statements of a part that no
+// operation of ops came from: an operation comes from the first statement
+// its evidence is found in, as the evidence check finds it in the part. A
+// statement no operation came from holds a secret, an instruction to the
+// assistant, or nothing the model read as a fact about the user
+// (Skipped).
+func (s *Store) unread(ops []Operation, stmts []string) ImportLeftOut {
+	read := make([]bool, len(stmts))
+	for _, op := range ops {
+		for i, st := range stmts {
+			if evidenceFound(op.Evidence, []Turn{{Role: RoleUser, Text: st}}, s.normalize) {
+				read[i] = true
+				break
+			}
+		}
+	}
+	var l ImportLeftOut
+	for i, st := range stmts {
+		switch {
+		case read[i]:
+		case SecretKind("", st, st) != "":
+			l.Secrets++
+		case LooksLikeInstruction(st):
+			l.Instructions++
+		default:
+			l.Skipped++
+		}
+	}
+	return l
+}
+
+// add adds the counts of o to l.
+func (l *ImportLeftOut) add(o ImportLeftOut) {
+	l.Secrets += o.Secrets
+	l.Instructions += o.Instructions
+	l.Unsupported += o.Unsupported
+	l.Ended += o.Ended
+	l.Known += o.Known
+	l.Declined += o.Declined
+	l.Deletes += o.Deletes
+	l.Skipped += o.Skipped
+	l.OverCap += o.OverCap
 }
 
 // plus returns the sum of two usages.
@@ -210,10 +345,12 @@ func ImportTranscript(part string) string {
 }
 
 // callImportModel renders the import prompt, calls the model on part and
-// validates its answer as [Store.callModel] does.
+// validates its answer as [Store.callModel] does, with the import's own
+// bound: [ImportOperations] of the part's statements.
 func (s *Store) callImportModel(ctx context.Context, meta CallMeta, rec Record, part string, usage *Usage) ([]Operation, error) {
-	system := strings.ReplaceAll(s.cfg.ImportPrompt, "{maxOperations}", strconv.Itoa(s.cfg.MaxOperations))
-	return s.callWith(ctx, meta, RenderPrompt(system, s.facts(rec), s.now()), ImportTranscript(part), usage)
+	maxOps := ImportOperations(strings.Count(part, "\n") + 1)
+	system := strings.ReplaceAll(s.cfg.ImportPrompt, "{maxOperations}", strconv.Itoa(maxOps))
+	return s.callWith(ctx, meta, RenderPrompt(system, s.facts(rec), s.now()), ImportTranscript(part), maxOps, usage)
 }
 
 // screenImport returns the changes an import proposes of the operations
@@ -285,8 +422,10 @@ func (s *Store) writeImport(ctx context.Context, rec Record, req ImportRequest, 
 
 // propose returns rec with the changes of an import proposed as pending
 // facts of OriginImported from it, leaving out, and counting in m, a SET
-// whose key holds its value already (Known) or that the user declined
-// (Declined), and a SET of a key removed after the import was requested.
+// whose key holds its value already or that a later SET of the import
+// sets again (Known), one that the user declined, or of a key removed
+// after the import was requested (Declined), and those past
+// Config.MaxImportedPending (OverCap).
 // m.Proposed is the number of the import's pending facts after the caps.
 func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes []change, m *ImportMark, now time.Time) Record {
 	held := make(map[string]string, len(rec.Facts))
@@ -305,7 +444,13 @@ func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes [
 		}
 		kept = append(kept, c)
 	}
-	kept, _ = forgetRemoved(kept, rec.Tombstones, req.SentAt)
+	kept, removed := forgetRemoved(kept, rec.Tombstones, req.SentAt)
+	m.LeftOut.Declined += removed
+	keys := map[string]bool{}
+	for _, c := range kept {
+		keys[c.Key] = true
+	}
+	m.LeftOut.Known += len(kept) - len(keys) // set again by a later statement
 	source := Fact{Origin: OriginImported, SourceThreadID: req.ImportID, SourceThreadTitle: req.Source, SaidAt: said}
 	rec.Facts, rec.Pending, _ = mergeOperations(rec.Facts, rec.Pending, kept, source, now, s.cfg.MaxFacts)
 	rec.Pending = s.capPending(s.liveFacts(rec.Pending, true, now))
@@ -315,11 +460,13 @@ func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes [
 			m.Proposed++
 		}
 	}
+	m.LeftOut.OverCap += max(len(keys)-m.Proposed, 0)
 	return rec
 }
 
-// addImport returns marks with m first, at most MaxImports.
+// addImport returns marks with m first in place of any mark of its ID (its
+// queued mark), at most MaxImports.
 func addImport(marks []ImportMark, m ImportMark) []ImportMark {
-	out := append([]ImportMark{m}, marks...)
+	out := append([]ImportMark{m}, othersThan(marks, m.ID)...)
 	return out[:min(len(out), MaxImports)]
 }
