@@ -137,6 +137,8 @@ const leftOutWords = {
   ended: (n) => count(n, "plan") + " already over",
   unsupported: (n) => count(n, "fact") + " not found in the text you pasted",
   deletes: (n) => count(n, "request") + " to forget something (an import never forgets)",
+  skipped: (n) => count(n, "line") + " not read as a fact about you",
+  overCap: (n) => count(n, "fact") + " over the most that can wait for review (keep or discard these, then import again)",
 };
 
 // importReasons say why an import failed or was refused.
@@ -145,6 +147,7 @@ const importReasons = {
   daily_imports: "you have imported too many lists in the last 24 hours. Try again tomorrow",
   bad_answer: "the model's answer could not be used. Try again",
   model_failed: "the model could not be reached. Try again later",
+  cleared: "you cleared your facts before it was read",
 };
 
 // importSummary says what import v (an ImportView) did: how many facts it
