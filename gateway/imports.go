@@ -201,7 +201,6 @@ var importReasons = map[string]string{
 	"daily_imports": "too many lists imported in the last 24 hours; try again tomorrow",
 	"bad_answer":    "the model's answer could not be used; try again",
 	"model_failed":  "the model could not be reached; try again later",
-	"cleared":       "you cleared your facts before it was read",
 }
 
 // leftOutWords say, by reason, what an import found and did not propose,

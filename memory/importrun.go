@@ -20,9 +20,6 @@ const (
 	// ImportReasonExtractionOff: extraction is switched off
 	// (Config.ExtractionDisabled), so no model reads the list.
 	ImportReasonExtractionOff = "extraction_off"
-	// ImportReasonCleared: the user cleared their facts after asking for
-	// the import, before it was read.
-	ImportReasonCleared = "cleared"
 )
 
 // importDay is the window of [MaxImportsPerDay].
@@ -63,7 +60,7 @@ func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, er
 		return ImportResult{}, repoError(err)
 	}
 	if o, stop := importSkip(rec, req); stop {
-		return s.skipImport(ctx, rec, req, o)
+		return ImportResult{Outcome: o}, nil
 	}
 	now := s.now()
 	mark := ImportMark{ID: req.ImportID, Source: req.Source, RequestedAt: req.requestedAt(now), Status: ImportDone}
@@ -140,32 +137,6 @@ func importSkip(rec Record, req ImportRequest) (Outcome, bool) {
 		return OutcomeDuplicate, true
 	}
 	return "", false
-}
-
-// skipImport returns the result of an import that rec makes moot
-// (outcome o, [importSkip]). The queued mark of an import fenced by a
-// clear is marked refused (ImportReasonCleared), so that it does not
-// read as queued for ever; an erasure leaves no mark to update.
-func (s *Store) skipImport(ctx context.Context, rec Record, req ImportRequest, o Outcome) (ImportResult, error) {
-	i := slices.IndexFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID && m.Status == ImportQueued })
-	if o != OutcomeCleared || i < 0 {
-		return ImportResult{Outcome: o}, nil
-	}
-	mark := rec.Imports[i]
-	mark.Status, mark.Reason, mark.DoneAt = ImportRefused, ImportReasonCleared, s.now()
-	err := s.saveLoop(ctx, req.Scope, rec, func(rec Record) (Record, bool) {
-		j := slices.IndexFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID && m.Status == ImportQueued })
-		if j < 0 {
-			return rec, false
-		}
-		rec.Imports = slices.Clone(rec.Imports)
-		rec.Imports[j] = mark
-		return rec, true
-	})
-	if err != nil {
-		return ImportResult{}, err
-	}
-	return ImportResult{Outcome: o, Mark: mark}, nil
 }
 
 // othersThan returns the marks but that of the import id.

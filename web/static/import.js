@@ -147,7 +147,6 @@ const importReasons = {
   daily_imports: "you have imported too many lists in the last 24 hours. Try again tomorrow",
   bad_answer: "the model's answer could not be used. Try again",
   model_failed: "the model could not be reached. Try again later",
-  cleared: "you cleared your facts before it was read",
 };
 
 // importSummary says what import v (an ImportView) did: how many facts it
