@@ -1,6 +1,7 @@
 package blackbox
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -146,21 +147,32 @@ func TestImportRefusals(t *testing.T) {
 }
 
 // TestImportProposesEveryFact: a 30-line memory list, a fact a line
-// (fakebedrock.FactList), is read whole at the defaults: 30 facts wait
-// for review, every statement counted, nothing left out; its ID is the
-// owner's alone: another user's GET, keep and discard are 404 at once.
+// (fakebedrock.FactList), is read whole: 30 facts wait for review at the
+// defaults (the target's maxFacts of them, when it is under 30, the rest
+// counted over the cap), every statement counted; its ID is the owner's
+// alone: another user's GET, keep and discard are 404 at once.
 func TestImportProposesEveryFact(t *testing.T) {
 	tg := need(t)
 	t.Parallel()
 	_, tok := tg.newUser(t, "import30")
+	var list struct {
+		Limits struct {
+			MaxFacts int `json:"maxFacts"`
+		} `json:"limits"`
+	}
+	if r := tg.api.Call(t, http.MethodGet, "/v1/me/facts", tok, nil); r.Status != http.StatusOK || json.Unmarshal(r.Body, &list) != nil {
+		t.Fatalf("GET /v1/me/facts = %d %s", r.Status, r.Body)
+	}
+	// An import may leave MaxFacts facts waiting: the rest is over the cap.
+	want := min(30, list.Limits.MaxFacts)
 	v := tg.api.Import(t, tok, "ChatGPT", fakebedrock.FactList(30))
 	st := tg.api.WaitImport(t, tok, v.ImportID, tg.modelDeadline)
 	left := 0
 	for _, n := range st.Import.LeftOut {
 		left += n
 	}
-	if st.Import.Status != "done" || st.Import.Proposed != 30 || len(st.Pending) != 30 || left != 0 {
-		t.Errorf("import = %+v, %d pending; want done, 30 proposed, nothing left out", st.Import, len(st.Pending))
+	if st.Import.Status != "done" || st.Import.Proposed != want || len(st.Pending) != want || left != 30-want || st.Import.LeftOut["overCap"] != 30-want {
+		t.Errorf("import = %+v, %d pending; want done, %d proposed, %d over the cap, nothing else left out", st.Import, len(st.Pending), want, 30-want)
 	}
 	_, other := tg.newUser(t, "import30-other")
 	for _, path := range []struct{ method, path string }{
