@@ -32,20 +32,28 @@ const importDay = 24 * time.Hour
 //
 // The text is split ([SplitImport]); each part is one model call, asked
 // of the usage gate first (Kind KindMemoryImport), with the known facts in
-// the prompt and the part as the one user turn. Its operations are
-// validated as an extraction's are; every SET is screened as an
+// the prompt and the part as the one user turn, up to [WithImportCalls]
+// at once. Its operations, at most [ImportOperations] of the part's
+// statements, are validated as an extraction's are. A statement no
+// operation came from (by its evidence) is counted in the mark's LeftOut
+// as a secret, an instruction or Skipped. Every SET is screened as an
 // extraction screens it, the part being the user's words (secrets, past
 // end dates and evidence not in the part are left out), then an
 // instruction to the assistant ([LooksLikeInstruction]) is left out, and
 // every DELETE. What stays is proposed pending, whatever its category,
 // unless its key holds that value already (Known) or the user declined it
-// from an earlier import ([Record.Declined]). The counts go in the mark.
+// from an earlier import ([Record.Declined]), up to
+// Config.MaxImportedPending (the rest is OverCap). The counts go in the
+// mark.
 //
-// A request whose ID the record holds is a duplicate, and one made at or
-// before the user's erasure or last clear is fenced: no call, no write.
-// When extraction is switched off, past MaxImportsPerDay imports in 24
-// hours, or when the gate refuses a call, the import is marked refused
-// and nothing is proposed. A failed
+// A request whose ID the record holds marked other than queued (the
+// route's [Store.QueueImport]) is a duplicate; the queued mark is
+// replaced by the read's, and a request without a mark is read all the
+// same. One made at or before the user's erasure or last clear is
+// fenced: no call, no write. When extraction is switched off, past
+// MaxImportsPerDay imports in 24 hours (its own mark aside), or when the
+// gate refuses a call, the import is marked refused and nothing is
+// proposed. A failed
 // call writes nothing (the queue retries) unless req.FinalAttempt, when
 // the import is marked failed, as it is at once for an answer that is not
 // the expected structure. Errors: CodeInvalidID, CodeInvalidImport,
@@ -83,6 +91,7 @@ func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, er
 	}
 	for i, read := range reads {
 		if read.stop {
+			mark.LeftOut = ImportLeftOut{} // nothing is proposed: the status says why
 			s.stopImport(req, read.err, &res, &mark)
 			if mark.Status == ImportDone { // a transient failure, retried
 				return res, nil
