@@ -218,7 +218,8 @@ func TestStoreRefusesWhatTheSchemaRefuses(t *testing.T) {
 // tool's schema and read by memory.ParseOperations; MaxTokensFor gives it
 // its tokens at 4 bytes a token with the margin, under MaxTokensUpperBound, while
 // one operation more would not fit: DefaultMaxOperations is the most that
-// do. Through the stand-in, which stops an answer at maxTokens as Bedrock
+// do, and the largest import answer (memory.ImportOperations of a full
+// part) fits as well. Through the stand-in, which stops an answer at maxTokens as Bedrock
 // does, that answer stops at FirstMaxTokens, is asked for once more and
 // arrives whole, with no max_tokens stop. docs/extractor.md says the same
 // figures.
@@ -266,6 +267,13 @@ func TestLargestAnswerFits(t *testing.T) {
 		t.Errorf("stop reason %q, maxTokens asked %v; want tool_use after [%d %d]", c.StopReason, asked, bedrock.FirstMaxTokens, got)
 	}
 	t.Logf("the largest answer: %d operations, %d bytes; maxTokens %d (first request %d)", maxOps, len(largest), got, bedrock.FirstMaxTokens)
+	// An import call's answer has its own bound, memory.ImportOperations of
+	// the statements it reads: its largest, for a full part, fits too.
+	importOps := memory.ImportOperations(memory.ImportPartStatements)
+	if n := need(len(memory.LargestAnswer(importOps, maxChars))); importOps != memory.ImportMaxOperations || n > bedrock.MaxTokensUpperBound {
+		t.Errorf("an import call of %d statements may answer %d operations, %d tokens: over MaxTokensUpperBound %d, or not ImportMaxOperations",
+			memory.ImportPartStatements, importOps, n, bedrock.MaxTokensUpperBound)
+	}
 
 	th := docblock.Thousands
 	perOp := len(memory.LargestAnswer(2, maxChars)) - len(memory.LargestAnswer(1, maxChars))

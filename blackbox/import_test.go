@@ -1,11 +1,13 @@
 package blackbox
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/usermemory/usermemory/internal/factapi"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -141,5 +143,46 @@ func TestImportRefusals(t *testing.T) {
 	r = tg.api.Call(t, http.MethodPost, "/v1/me/imports", tok, map[string]string{"source": "Gemini", "text": "- Lives in Lisbon.\n"})
 	if code, _ := problemOf(t, r.Status, r.Header, r.Body); r.Status != http.StatusTooManyRequests || code != "5380000000117" {
 		t.Errorf("an import past the day's: %d code %s, want 429 code 5380000000117", r.Status, code)
+	}
+}
+
+// TestImportProposesEveryFact: a 30-line memory list, a fact a line
+// (fakebedrock.FactList), is read whole: 30 facts wait for review at the
+// defaults (the target's maxFacts of them, when it is under 30, the rest
+// counted over the cap), every statement counted; its ID is the owner's
+// alone: another user's GET, keep and discard are 404 at once.
+func TestImportProposesEveryFact(t *testing.T) {
+	tg := need(t)
+	t.Parallel()
+	_, tok := tg.newUser(t, "import30")
+	var list struct {
+		Limits struct {
+			MaxFacts int `json:"maxFacts"`
+		} `json:"limits"`
+	}
+	if r := tg.api.Call(t, http.MethodGet, "/v1/me/facts", tok, nil); r.Status != http.StatusOK || json.Unmarshal(r.Body, &list) != nil {
+		t.Fatalf("GET /v1/me/facts = %d %s", r.Status, r.Body)
+	}
+	// An import may leave MaxFacts facts waiting: the rest is over the cap.
+	want := min(30, list.Limits.MaxFacts)
+	v := tg.api.Import(t, tok, "ChatGPT", fakebedrock.FactList(30))
+	st := tg.api.WaitImport(t, tok, v.ImportID, tg.modelDeadline)
+	left := 0
+	for _, n := range st.Import.LeftOut {
+		left += n
+	}
+	if st.Import.Status != "done" || st.Import.Proposed != want || len(st.Pending) != want || left != 30-want || st.Import.LeftOut["overCap"] != 30-want {
+		t.Errorf("import = %+v, %d pending; want done, %d proposed, %d over the cap, nothing else left out", st.Import, len(st.Pending), want, 30-want)
+	}
+	_, other := tg.newUser(t, "import30-other")
+	for _, path := range []struct{ method, path string }{
+		{http.MethodGet, "/v1/me/imports/" + v.ImportID},
+		{http.MethodPost, "/v1/me/imports/" + v.ImportID + "/keep"},
+		{http.MethodDelete, "/v1/me/imports/" + v.ImportID + "/pending"},
+	} {
+		r := tg.api.Call(t, path.method, path.path, other, nil)
+		if code, _ := problemOf(t, r.Status, r.Header, r.Body); r.Status != http.StatusNotFound || code != "5380000000116" {
+			t.Errorf("another user's %s %s: %d code %s, want 404 code 5380000000116", path.method, path.path, r.Status, code)
+		}
 	}
 }

@@ -94,10 +94,12 @@ type item struct {
 }
 
 // importItem is a stored import mark (memory.ImportMark): its ID, source,
-// request and done times (unix ms), status, reason, parts, proposed facts,
+// request and done times (unix ms), status, reason, parts, statements,
+// proposed facts,
 // and the counts of what it left out, "secrets,instructions,unsupported,
-// ended,known,declined,deletes,noRoom", omitted when all are 0 (marks
-// stored before noRoom have the first seven: [leftOutCountsBefore]).
+// ended,known,declined,deletes,skipped,overCap,noRoom", omitted when all
+// are 0 (marks stored before the last three have the first seven:
+// [leftOutCountsBefore]).
 type importItem struct {
 	ID        *text   `dynamodbav:"i"`
 	Source    text    `dynamodbav:"s,omitempty"`
@@ -106,6 +108,7 @@ type importItem struct {
 	Status    *text   `dynamodbav:"st"`
 	Reason    text    `dynamodbav:"why,omitempty"`
 	Parts     integer `dynamodbav:"p,omitempty"`
+	Stmts     integer `dynamodbav:"m,omitempty"`
 	Proposed  integer `dynamodbav:"n,omitempty"`
 	LeftOut   text    `dynamodbav:"l,omitempty"`
 }
@@ -113,7 +116,7 @@ type importItem struct {
 // importValue returns the stored form of m.
 func importValue(m memory.ImportMark) importItem {
 	it := importItem{ID: ptr(text(m.ID)), Source: text(m.Source), Status: ptr(text(m.Status)), Reason: text(m.Reason),
-		Parts: integer(m.Parts), Proposed: integer(m.Proposed)}
+		Parts: integer(m.Parts), Stmts: integer(m.Statements), Proposed: integer(m.Proposed)}
 	if !m.RequestedAt.IsZero() {
 		it.Requested = integer(m.RequestedAt.UnixMilli())
 	}
@@ -122,7 +125,7 @@ func importValue(m memory.ImportMark) importItem {
 	}
 	l := m.LeftOut
 	if l != (memory.ImportLeftOut{}) {
-		counts := []int{l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Declined, l.Deletes, l.NoRoom}
+		counts := []int{l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Declined, l.Deletes, l.Skipped, l.OverCap, l.NoRoom}
 		parts := make([]string, len(counts))
 		for i, n := range counts {
 			parts[i] = strconv.Itoa(n)
@@ -133,7 +136,8 @@ func importValue(m memory.ImportMark) importItem {
 }
 
 // leftOutCountsBefore is the number of left-out counts of a mark stored
-// before NoRoom was counted; it still reads, with NoRoom 0.
+// before Skipped, OverCap and NoRoom were counted; it still reads, with
+// those 0.
 const leftOutCountsBefore = 7
 
 // mark returns the import mark stored as it, or an error for an entry
@@ -143,7 +147,7 @@ func (it importItem) mark() (memory.ImportMark, error) {
 		return memory.ImportMark{}, corrupt(attrImports, "holds an entry without i or st")
 	}
 	m := memory.ImportMark{ID: string(*it.ID), Source: string(it.Source), Status: memory.ImportStatus(*it.Status),
-		Reason: string(it.Reason), Parts: int(it.Parts), Proposed: int(it.Proposed)}
+		Reason: string(it.Reason), Parts: int(it.Parts), Statements: int(it.Stmts), Proposed: int(it.Proposed)}
 	if it.Requested != 0 {
 		m.RequestedAt = it.Requested.time()
 	}
@@ -155,14 +159,14 @@ func (it importItem) mark() (memory.ImportMark, error) {
 	}
 	fields := strings.Split(string(it.LeftOut), ",")
 	l := &m.LeftOut
-	dst := []*int{&l.Secrets, &l.Instructions, &l.Unsupported, &l.Ended, &l.Known, &l.Declined, &l.Deletes, &l.NoRoom}
+	dst := []*int{&l.Secrets, &l.Instructions, &l.Unsupported, &l.Ended, &l.Known, &l.Declined, &l.Deletes, &l.Skipped, &l.OverCap, &l.NoRoom}
 	if len(fields) != len(dst) && len(fields) != leftOutCountsBefore {
-		return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 or 8 numbers")
+		return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 or 10 numbers")
 	}
 	for i, f := range fields {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 0 {
-			return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 or 8 numbers")
+			return memory.ImportMark{}, corrupt(attrImports, "holds counts that are not 7 or 10 numbers")
 		}
 		*dst[i] = n
 	}

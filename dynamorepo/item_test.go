@@ -559,8 +559,9 @@ func fullImports(rec *memory.Record, at time.Time, id func(string, int) string) 
 	most := math.MaxInt64 / 2 // 19 digits, with room to count more
 	for i := range memory.MaxImports {
 		rec.Imports = append(rec.Imports, memory.ImportMark{ID: id("imp", i), Source: strings.Repeat("𝒮", memory.MaxImportSourceChars),
-			RequestedAt: at, DoneAt: at, Status: memory.ImportRefused, Reason: memory.ImportReasonTenantBudget, Parts: most, Proposed: most,
-			LeftOut: memory.ImportLeftOut{Secrets: most, Instructions: most, Unsupported: most, Ended: most, Known: most, Declined: most, Deletes: most, NoRoom: most}})
+			RequestedAt: at, DoneAt: at, Status: memory.ImportRefused, Reason: memory.ImportReasonTenantBudget, Parts: most, Statements: most, Proposed: most,
+			LeftOut: memory.ImportLeftOut{Secrets: most, Instructions: most, Unsupported: most, Ended: most, Known: most, Declined: most, Deletes: most,
+				Skipped: most, OverCap: most, NoRoom: most}})
 	}
 	rec.Declined = map[string]time.Time{}
 	for i := range memory.MaxDeclined {

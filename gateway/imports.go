@@ -59,9 +59,10 @@ var ErrNoImportQueue = errors.New("gateway: Config.Imports is not set: imports c
 
 // Import asks for the facts of a memory list the user pasted from another
 // assistant (in.Source names it; exactly one of in.Text and
-// in.Statements): it checks the list (memory.CheckImport), refuses a user
-// who made memory.MaxImportsPerDay imports in 24 hours, and sends the
-// import to the queue (Config.Imports). It returns the import's mark,
+// in.Statements): it checks the list (memory.CheckImport), leaves the
+// import's mark queued in the user's record (memory.Store.QueueImport,
+// which refuses a user who made memory.MaxImportsPerDay imports in 24
+// hours), and sends the import to the queue (Config.Imports). It returns the import's mark,
 // with its new ID and the status memory.ImportQueued: follow it with
 // [Gateway.ImportReview]. Nothing imported is kept without the user's
 // yes. Errors: *memory.Error CodeInvalidImport, CodeImportTooLong and
@@ -78,28 +79,27 @@ func (g *Gateway) Import(ctx context.Context, sc memory.Scope, in memory.ImportT
 	if err != nil {
 		return memory.ImportMark{}, err
 	}
-	var today int
+	now := g.cfg.Imports.now().UTC()
+	var mark memory.ImportMark
+	id := memory.NewImportID(now)
 	err = g.retry.do(ctx, func(ctx context.Context) error {
 		var err error
-		today, err = g.cfg.Store.ImportsToday(ctx, sc)
+		mark, err = g.cfg.Store.QueueImport(ctx, sc, id, source, now)
 		return err
 	})
 	if err != nil {
 		return memory.ImportMark{}, err
 	}
-	if today >= memory.MaxImportsPerDay {
-		return memory.ImportMark{}, &memory.Error{Code: memory.CodeImportLimit,
-			Message:     fmt.Sprintf("%d imports in the last 24 hours", today),
-			UserMessage: fmt.Sprintf("You imported %d lists in the last 24 hours, the most allowed. Try again tomorrow.", today)}
-	}
-	now := g.cfg.Imports.now().UTC()
 	m := schema.ImportMessage{Version: 1, Kind: schema.ImportKind, TenantID: sc.TenantID, UserID: sc.UserID,
-		ImportID: memory.NewImportID(now), Source: source, Text: text, SentAt: now}
+		ImportID: id, Source: source, Text: text, SentAt: mark.RequestedAt}
 	// The FIFO queue drops a copy of the same import: sending again is safe.
 	if err := g.retry.do(ctx, func(ctx context.Context) error { return g.cfg.Imports.send(ctx, m) }); err != nil {
+		// Not sent: the queued mark goes (best effort), so that it does
+		// not read as queued for ever.
+		_ = g.cfg.Store.UnqueueImport(context.WithoutCancel(ctx), sc, id)
 		return memory.ImportMark{}, err
 	}
-	return memory.ImportMark{ID: m.ImportID, Source: source, RequestedAt: now, Status: memory.ImportQueued}, nil
+	return mark, nil
 }
 
 // ImportReview is where an import stands and what of it waits for the
@@ -117,9 +117,10 @@ type ImportReview struct {
 }
 
 // ImportReview returns where the import id stands and its facts that
-// wait for the user's review. An import without a mark whose ID was made
-// within memory.ImportQueuedWindow is queued. Errors: *memory.Error
-// CodeImportNotFound for an unknown import; those of the store's reads.
+// wait for the user's review; the mark is queued from the moment
+// [Gateway.Import] returned. Errors: *memory.Error CodeImportNotFound, at
+// once, for an ID the user's record holds no mark of; those of the
+// store's reads.
 func (g *Gateway) ImportReview(ctx context.Context, sc memory.Scope, id string) (ImportReview, error) {
 	var out ImportReview
 	err := g.retry.do(ctx, func(ctx context.Context) error {
@@ -128,12 +129,7 @@ func (g *Gateway) ImportReview(ctx context.Context, sc memory.Scope, id string) 
 			return err
 		}
 		if !ok {
-			at, made := memory.ImportIDTime(id)
-			if !made || time.Since(at) > memory.ImportQueuedWindow {
-				return &memory.Error{Code: memory.CodeImportNotFound, Message: "no such import",
-					UserMessage: "This import is not known: it may have failed to start. Import the list again."}
-			}
-			mark = memory.ImportMark{ID: id, RequestedAt: at, Status: memory.ImportQueued}
+			return memory.ErrImportNotFound
 		}
 		m, err := g.cfg.Store.GetFactsAndPending(ctx, sc)
 		if err != nil {
@@ -223,6 +219,8 @@ func leftOutWords(l memory.ImportLeftOut) []string {
 	add(l.Ended, plural(l.Ended, "plan", "plans")+" already over")
 	add(l.Unsupported, plural(l.Unsupported, "fact", "facts")+" not found in the pasted text")
 	add(l.Deletes, plural(l.Deletes, "request", "requests")+" to forget something (an import never forgets)")
+	add(l.Skipped, plural(l.Skipped, "line", "lines")+" not read as a fact about you")
+	add(l.OverCap, plural(l.OverCap, "fact", "facts")+" over the most that can wait for review (keep or discard these, then import again)")
 	add(l.NoRoom, plural(l.NoRoom, "fact", "facts")+" with no room left in the memory (remove some facts, then import again)")
 	return out
 }

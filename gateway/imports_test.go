@@ -123,8 +123,7 @@ func TestImportRefusals(t *testing.T) {
 	if len(q.bodies) != 0 {
 		t.Errorf("%d messages sent for refused imports", len(q.bodies))
 	}
-	old := memory.NewImportID(time.Now().Add(-2 * memory.ImportQueuedWindow))
-	if _, err := g.ImportReview(ctx, ana, old); memory.ErrorCode(err) != memory.CodeImportNotFound {
+	if _, err := g.ImportReview(ctx, ana, memory.NewImportID(time.Now())); memory.ErrorCode(err) != memory.CodeImportNotFound {
 		t.Errorf("an unknown import: %v, want CodeImportNotFound", err)
 	}
 	cfg.Imports = nil
@@ -180,6 +179,9 @@ func TestImportSummary(t *testing.T) {
 			"The list from Gemini was not imported: the service's reading budget for today is spent; try again tomorrow. Nothing was proposed."},
 		{memory.ImportMark{Source: "Claude", Status: memory.ImportDone, Parts: 1, LeftOut: memory.ImportLeftOut{Known: 2, Secrets: 1}},
 			"Read the list from Claude (1 part): nothing new to propose. Left out: 1 secret (never kept), 2 facts already remembered."},
+		{memory.ImportMark{Source: "ChatGPT", Status: memory.ImportDone, Parts: 3, Proposed: 1, LeftOut: memory.ImportLeftOut{Skipped: 1, OverCap: 29}},
+			"Read the list from ChatGPT (3 parts): 1 fact to review. Left out: 1 line not read as a fact about you, " +
+				"29 facts over the most that can wait for review (keep or discard these, then import again)."},
 		{memory.ImportMark{Status: memory.ImportQueued}, "The list is being read."},
 	} {
 		if got := gateway.ImportSummary(c.mark); got != c.want {

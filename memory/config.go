@@ -96,12 +96,12 @@ const (
 
 // Bounds of the import marks and declined digests of a record, in bytes,
 // counted by [Config.MaxRecordBytes]: a mark is a list entry of a map of
-// nine short attributes, an ID of MaxIDLen bytes, a source of
-// MaxImportSourceChars runes of 4 bytes, four numbers and eight counts of
+// ten short attributes, an ID of MaxIDLen bytes, a source of
+// MaxImportSourceChars runes of 4 bytes, five numbers and ten counts of
 // at most 20 digits, a status and a reason of at most 16 bytes; a declined
 // digest is a map entry of DeclinedDigestLen bytes and a number.
 const (
-	importMarkBytes    = 1 + 3 + 9*(1+3) + MaxIDLen + 4*MaxImportSourceChars + 4*11 + 8*21 + 2*16
+	importMarkBytes    = 1 + 3 + 10*(1+3) + MaxIDLen + 4*MaxImportSourceChars + 5*11 + 10*21 + 2*16
 	declinedEntryBytes = 1 + DeclinedDigestLen + 11
 	importsBytes       = 2*(3+len("declined")) + MaxImports*importMarkBytes + MaxDeclined*declinedEntryBytes
 )

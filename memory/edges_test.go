@@ -143,7 +143,8 @@ func TestUndoOfAnUnknownEarlierValue(t *testing.T) {
 // by its own thread an hour after the one before, replacing two values of
 // the same size that its history holds; with MaxTombstones tombstones as
 // large, and the pending facts of an import as large, as many as the
-// record leaves room for without its history (as an import proposes).
+// record leaves room for without its history but for one previous value
+// at its largest.
 func fullRecord(cfg memory.Config) memory.Record {
 	long := func(prefix string, i, n int) string {
 		s := prefix + strconv.Itoa(i)
@@ -162,13 +163,16 @@ func fullRecord(cfg memory.Config) memory.Record {
 			UpdatedAt: at, Origin: memory.OriginConversation, SourceThreadID: long("th", i, memory.MaxIDLen), Replaced: true,
 			SourceThreadTitle: wide(memory.MaxThreadTitleChars, ""), Evidence: wide(memory.MaxEvidenceChars, "")})
 	}
+	// The import leaves room for one previous value at its largest: the
+	// newest change's, which the budget keeps before any older one.
+	newestPrevious := 4*(cfg.MaxFactChars+memory.MaxThreadTitleChars+memory.MaxEvidenceChars) + 2*memory.MaxIDLen + 256
 	for i := range cfg.MaxImportedPending() {
 		q := memory.Fact{Key: key("q", i), Value: wide(cfg.MaxFactChars, "q"), UpdatedAt: t0.Add(-time.Hour),
 			Origin: memory.OriginImported, SourceThreadID: "imp-1", SourceThreadTitle: "ChatGPT",
 			Evidence: wide(memory.MaxEvidenceChars, ""), SaidAt: t0.Add(-time.Hour)}
 		next := rec
 		next.Pending = append(slices.Clone(rec.Pending), q)
-		if memory.RecordBytes(next) > memory.ItemBudget {
+		if memory.RecordBytes(next)+newestPrevious > memory.ItemBudget {
 			break
 		}
 		rec = next

@@ -59,11 +59,11 @@ const (
 	// ([CheckImport]).
 	CodeInvalidImport int64 = 5380000000114
 	// CodeImportTooLong: an import's text is over MaxImportChars
-	// characters, or its lines are so long that it makes more than
-	// MaxImportParts parts ([CheckImport]).
+	// characters, or makes more than MaxImportStatements statements
+	// ([CheckImport]).
 	CodeImportTooLong int64 = 5380000000115
-	// CodeImportNotFound: no import with this ID is known to the user's
-	// record, and it was not requested recently enough to be queued.
+	// CodeImportNotFound: the user's record holds no import with this ID:
+	// it is made up, another user's, or forgotten ([MaxImports]).
 	CodeImportNotFound int64 = 5380000000116
 	// CodeImportLimit: the user requested MaxImportsPerDay imports in the
 	// last 24 hours.

@@ -361,13 +361,15 @@ func forgetRemoved(ops []change, tombs map[string]time.Time, sentAt time.Time) (
 // wrapping ErrMalformedAnswer, or the model's error.
 func (s *Store) callModel(ctx context.Context, meta CallMeta, rec Record, er ExtractRequest, usage *Usage) ([]Operation, error) {
 	return s.callWith(ctx, meta, RenderPrompt(s.cfg.Prompt, s.facts(rec), s.now()),
-		ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars), usage)
+		ExtractionTranscript(er.ContextTurns, er.Turns, s.cfg.ContextChars, s.cfg.TranscriptChars), s.cfg.MaxOperations, usage)
 }
 
 // callWith calls the model with the system prompt and the transcript
-// given, the operations tool and the config's bounds, and validates its
-// answer ([Store.validateOperations]); extraction and import share it.
-func (s *Store) callWith(ctx context.Context, meta CallMeta, system, transcript string, usage *Usage) ([]Operation, error) {
+// given, the operations tool of at most maxOps operations and the
+// config's caps, and validates its answer ([Store.validateOperations]);
+// extraction (maxOps Config.MaxOperations) and import
+// ([ImportOperations]) share it.
+func (s *Store) callWith(ctx context.Context, meta CallMeta, system, transcript string, maxOps int, usage *Usage) ([]Operation, error) {
 	if s.model == nil {
 		return nil, errors.New("memory: no model configured")
 	}
@@ -375,9 +377,9 @@ func (s *Store) callWith(ctx context.Context, meta CallMeta, system, transcript 
 		ModelID:        meta.ModelID,
 		System:         system,
 		Transcript:     transcript,
-		Tool:           OperationsTool(s.cfg.MaxOperations, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
-		MaxOperations:  s.cfg.MaxOperations,
-		MaxAnswerBytes: len(LargestAnswer(s.cfg.MaxOperations, s.cfg.MaxFactChars)),
+		Tool:           OperationsTool(maxOps, s.cfg.MaxFactChars, !s.cfg.EvidenceCheckOff),
+		MaxOperations:  maxOps,
+		MaxAnswerBytes: len(LargestAnswer(maxOps, s.cfg.MaxFactChars)),
 		Meta:           meta,
 	}
 	ans, err := s.model.Extract(ctx, req)
@@ -385,19 +387,19 @@ func (s *Store) callWith(ctx context.Context, meta CallMeta, system, transcript 
 	if err != nil {
 		return nil, err
 	}
-	return s.validateOperations(ans.Operations)
+	return s.validateOperations(ans.Operations, maxOps)
 }
 
 // validateOperations checks an answer as untrusted input: at most
-// MaxOperations operations, each SET or DELETE with a key that has a
+// maxOps operations, each SET or DELETE with a key that has a
 // letter or digit, each SET with a value and, if it has one, an end date
 // that is a date. Keys are made canonical and cut; values and evidence are
 // cleaned and cut at a rune boundary; an end date is written YYYY-MM-DD.
 // Any invalid operation refuses the whole answer. Whether a SET is kept
 // is [Store.screen]'s call.
-func (s *Store) validateOperations(ops []Operation) ([]Operation, error) {
-	if len(ops) > s.cfg.MaxOperations {
-		return nil, malformed("%d operations, over the limit of %d", len(ops), s.cfg.MaxOperations)
+func (s *Store) validateOperations(ops []Operation, maxOps int) ([]Operation, error) {
+	if len(ops) > maxOps {
+		return nil, malformed("%d operations, over the limit of %d", len(ops), maxOps)
 	}
 	out := make([]Operation, 0, len(ops))
 	for i, op := range ops {

@@ -23,13 +23,38 @@ const (
 	// MaxImportChars is the longest pasted text an import takes, in
 	// characters (runes), statements joined by newlines included.
 	MaxImportChars = 24000
+	// ImportStatementChars is the longest statement one model call reads,
+	// in characters: a longer line is cut into statements, at a sentence's
+	// end when one is close enough, else at a space ([SplitImport]).
+	ImportStatementChars = 250
+	// ImportOperationsPerStatement is how many operations an import's
+	// answer may carry per statement it reads ("Lives in Porto and works
+	// at Acme" is two facts).
+	ImportOperationsPerStatement = 2
+	// ImportMaxOperations bounds the operations of one import call's
+	// answer: DefaultMaxOperations, the most whose largest answer at the
+	// template's largest caps the bedrock adapter can ask for in one
+	// request (bedrock's TestLargestAnswerFits holds it). A conversation's
+	// Config.MaxOperations plays no part in an import.
+	ImportMaxOperations = DefaultMaxOperations
+	// ImportPartStatements is the most statements one model call reads, so
+	// that [ImportOperationsPerStatement] operations each stay within
+	// ImportMaxOperations.
+	ImportPartStatements = ImportMaxOperations / ImportOperationsPerStatement
 	// ImportPartChars is the most characters of the pasted text one model
-	// call reads; the text is split at line ends ([SplitImport]).
-	ImportPartChars = 8000
-	// MaxImportParts is the most model calls one import makes.
-	MaxImportParts = 4
-	// MaxImportStatements is the most statements of a JSON list.
+	// call reads: ImportPartStatements statements at their longest.
+	ImportPartChars = ImportPartStatements * ImportStatementChars
+	// MaxImportStatements is the most statements an import reads: of a
+	// JSON list, or lines (and pieces of long lines) of a text.
 	MaxImportStatements = 300
+	// MaxImportParts is the most model calls one import makes: its
+	// statements, ImportPartStatements a call. Each call is asked of the
+	// tenant's daily budget ([UsageGate]) as one call.
+	MaxImportParts = MaxImportStatements / ImportPartStatements
+	// ImportParallelCalls is how many model calls of one import the
+	// extractor makes at once ([WithImportCalls]), so that MaxImportParts
+	// calls of a few seconds each end within its Lambda timeout.
+	ImportParallelCalls = 8
 	// MaxImportSourceChars is the longest source name, in characters.
 	MaxImportSourceChars = 40
 	// MaxImports is how many imports a record remembers ([Record.Imports]),
@@ -38,10 +63,6 @@ const (
 	// MaxImportsPerDay is how many imports one user may request in 24
 	// hours; the next one is refused (CodeImportLimit).
 	MaxImportsPerDay = 5
-	// ImportQueuedWindow is how long after its request an import without a
-	// mark counts as queued ([ImportQueued]); later, it is unknown
-	// (CodeImportNotFound): its message did not finish.
-	ImportQueuedWindow = time.Hour
 	// MaxDeclined is how many declined imported facts a record remembers
 	// ([Record.Declined]), the newest.
 	MaxDeclined = 200
@@ -62,9 +83,9 @@ const OriginImported Origin = "imported"
 // ImportStatus is where an import stands.
 type ImportStatus string
 
-// The statuses of an import. An import whose message is still queued or
-// being read has no mark yet: its status is ImportQueued, which the
-// record never holds.
+// The statuses of an import. The route that accepts an import writes its
+// mark ImportQueued ([Store.QueueImport]) before it sends the message;
+// the read of the message makes it done, failed or refused.
 const (
 	ImportQueued  ImportStatus = "queued"  // requested, not read yet
 	ImportDone    ImportStatus = "done"    // read: its facts wait for review
@@ -82,32 +103,49 @@ type ImportMark struct {
 	RequestedAt time.Time
 	// DoneAt is when it was read (or failed, or was refused).
 	DoneAt time.Time
-	// Status is ImportDone, ImportFailed or ImportRefused.
+	// Status is ImportQueued, ImportDone, ImportFailed or ImportRefused.
 	Status ImportStatus
 	// Reason is, for ImportFailed and ImportRefused, a short code of why
 	// ("model_failed", "bad_answer", "tenant_budget", "daily_imports").
 	Reason string
-	// Parts is how many model calls read the text.
-	Parts int
+	// Parts is how many model calls read the text; Statements how many
+	// statements they read ([SplitImport]).
+	Parts      int
+	Statements int
 	// Proposed counts the facts that now wait for the user's review.
 	Proposed int
 	// LeftOut counts what the import found and did not propose, by reason.
 	LeftOut ImportLeftOut
 }
 
-// ImportLeftOut counts what an import found and did not propose.
+// ImportLeftOut counts what an import read and did not propose, by
+// reason. Every statement is accounted for: an operation's fate is
+// counted by the reason it was left out, and a statement no operation
+// came from (the operations name it by their evidence) is counted as a
+// secret, an instruction, or Skipped.
 type ImportLeftOut struct {
 	Secrets      int // held a secret ([SecretKind])
 	Instructions int // an instruction to the assistant ([LooksLikeInstruction])
 	Unsupported  int // evidence not found in the pasted text
 	Ended        int // a plan whose end date is past
-	Known        int // already a fact with the same value
-	Declined     int // the user declined this fact from an earlier import
+	Known        int // already a fact with the same value, or set again by a later statement
+	Declined     int // the user declined this fact from an earlier import, or removed its key since
 	Deletes      int // DELETE operations, which an import never applies
+	// Skipped counts the statements no operation came from: not a fact
+	// about the user, or not understood.
+	Skipped int
+	// OverCap counts the facts past the most an import may leave waiting
+	// (Config.MaxImportedPending).
+	OverCap int
 	// NoRoom counts the facts that did not fit the record's room
 	// ([ItemBudget]) when they were proposed, or were dropped from the
 	// pending facts later for want of room ([RecordBytes]).
 	NoRoom int
+}
+
+// Total returns how many the counts of l add up to.
+func (l ImportLeftOut) Total() int {
+	return l.Secrets + l.Instructions + l.Unsupported + l.Ended + l.Known + l.Declined + l.Deletes + l.Skipped + l.OverCap + l.NoRoom
 }
 
 // ImportRequest asks for the facts of a memory list pasted from another

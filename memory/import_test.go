@@ -2,8 +2,10 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,8 +61,9 @@ func TestImportProposesPendingImportedFacts(t *testing.T) {
 	if res.Outcome != memory.OutcomeChanged || res.ModelCalls != 1 || res.Usage.InputTokens != 900 || len(g.used) != 1 {
 		t.Errorf("result = %+v, gate recorded %d", res, len(g.used))
 	}
-	want := memory.ImportLeftOut{Secrets: 1, Instructions: 1, Unsupported: 1, Known: 1, Deletes: 1}
-	if res.Mark.LeftOut != want || res.Mark.Proposed != 3 || res.Mark.Status != memory.ImportDone || res.Mark.Parts != 1 {
+	// The husband's line: no operation came from it.
+	want := memory.ImportLeftOut{Secrets: 1, Instructions: 1, Unsupported: 1, Known: 1, Deletes: 1, Skipped: 1}
+	if res.Mark.LeftOut != want || res.Mark.Proposed != 3 || res.Mark.Status != memory.ImportDone || res.Mark.Parts != 1 || res.Mark.Statements != 7 {
 		t.Errorf("mark = %+v, want 3 proposed and left out %+v", res.Mark, want)
 	}
 	req := model.Requests()[0]
@@ -218,7 +221,7 @@ func TestImportFailures(t *testing.T) {
 			t.Errorf("%+v, %v, %d calls", res, err, model.Calls())
 		}
 	})
-	long := strings.Repeat("Lives in Porto and likes long walks by the river.\n", 400) // 3 parts
+	long := strings.Repeat("Lives in Porto and likes long walks by the river.\n", 2*memory.ImportPartStatements+1) // 3 parts
 	t.Run("gate refusal proposes nothing", func(t *testing.T) {
 		model := memorytest.NewModel(memorytest.Answer{Operations: []memory.Operation{ev("home_city", "Porto", "Lives in Porto")}})
 		s, _ := newStore(t, memory.Config{}, memory.WithModel(model), memory.WithUsageGate(&gate{allow: false}))
@@ -435,7 +438,7 @@ func TestReviewImport(t *testing.T) {
 	}
 	saves := repo.Calls("Save") + repo.Calls("SetFact")
 	got, err := s.ReviewImport(ctx, memorytest.Ana, "imp-1")
-	if err != nil || !got.Marked || got.Mark.Proposed != 2 {
+	if err != nil || got.Mark.Proposed != 2 {
 		t.Fatalf("ReviewImport = %+v, %v", got, err)
 	}
 	if diff := cmp.Diff([]string{"home_city", "role"}, keys(got.Pending)); diff != "" {
@@ -447,7 +450,172 @@ func TestReviewImport(t *testing.T) {
 	if repo.Calls("Save")+repo.Calls("SetFact") != saves {
 		t.Error("a review wrote")
 	}
-	if other, err := s.ReviewImport(ctx, memorytest.Ana, "imp-2"); err != nil || other.Marked || len(other.Pending) != 0 {
-		t.Errorf("review of an unknown import = %+v, %v", other, err)
+	if other, err := s.ReviewImport(ctx, memorytest.Ana, "imp-2"); memory.ErrorCode(err) != memory.CodeImportNotFound {
+		t.Errorf("review of an unknown import = %+v, %v; want CodeImportNotFound", other, err)
+	}
+}
+
+// lineModel answers an import call as a model that obeys the prompt: one
+// SET for each line of the list that reads "Label N: value", quoting the
+// line, within the request's MaxOperations. It is safe for concurrent
+// use.
+type lineModel struct{ calls atomic.Int32 }
+
+func (m *lineModel) Extract(_ context.Context, req memory.ModelRequest) (memory.ModelAnswer, error) {
+	m.calls.Add(1)
+	var ops []memory.Operation
+	for _, line := range strings.Split(req.Transcript, "\n") {
+		label, value, ok := strings.Cut(strings.TrimPrefix(line, "- "), ": ")
+		if ok && len(ops) < req.MaxOperations {
+			ops = append(ops, ev(strings.ReplaceAll(strings.ToLower(label), " ", "_"), value, line))
+		}
+	}
+	return memory.ModelAnswer{Operations: ops}, nil
+}
+
+// factList returns a memory list of n facts, one a line.
+func factList(n int) string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("- Fact %d: value number %d", i+1, i+1)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestImportProposesEveryFact: a 30-fact list is read in as many calls
+// as its statements need, each bounded by memory.ImportOperations of its
+// statements (not the conversation's MaxOperations), and every fact is
+// proposed up to Config.MaxImportedPending; the rest is counted as
+// OverCap. Proposed and left out account for every statement, at every
+// MaxFacts the template allows.
+func TestImportProposesEveryFact(t *testing.T) {
+	const n = 30
+	for _, maxFacts := range []int{1, memory.DefaultMaxFacts, 75} {
+		t.Run(fmt.Sprint("MaxFacts ", maxFacts), func(t *testing.T) {
+			model := &lineModel{}
+			cfg := memory.Config{MaxFacts: maxFacts}
+			s, _ := newStore(t, cfg, memory.WithModel(model), memory.WithImportCalls(memory.ImportParallelCalls))
+			res, err := s.Import(context.Background(), importReq(memorytest.Ana, "imp-1", factList(n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := (n + memory.ImportPartStatements - 1) / memory.ImportPartStatements
+			m := res.Mark
+			if int(model.calls.Load()) != calls || m.Parts != calls || m.Statements != n || res.ModelCalls != calls {
+				t.Errorf("%d calls, %d parts, %d statements; want %d calls of %d statements", model.calls.Load(), m.Parts, m.Statements, calls, n)
+			}
+			want := min(n, cfg.MaxImportedPending())
+			if m.Proposed != want || m.LeftOut != (memory.ImportLeftOut{OverCap: n - want}) {
+				t.Errorf("proposed %d, left out %+v; want %d proposed and %d over the cap", m.Proposed, m.LeftOut, want, n-want)
+			}
+			if m.Proposed+m.LeftOut.Total() != n {
+				t.Errorf("%d proposed + %d left out, want every one of %d statements", m.Proposed, m.LeftOut.Total(), n)
+			}
+			if maxFacts == 1 && m.Proposed != 1 {
+				t.Errorf("at MaxFacts 1: %d proposed, want 1", m.Proposed)
+			}
+		})
+	}
+}
+
+// TestImportOperations: an import call may answer
+// ImportOperationsPerStatement operations a statement, at most
+// ImportMaxOperations, whatever the conversation's MaxOperations.
+func TestImportOperations(t *testing.T) {
+	for _, c := range []struct{ statements, want int }{{0, 2}, {1, 2}, {7, 14}, {memory.ImportPartStatements, memory.ImportMaxOperations}, {50, memory.ImportMaxOperations}} {
+		if got := memory.ImportOperations(c.statements); got != c.want {
+			t.Errorf("ImportOperations(%d) = %d, want %d", c.statements, got, c.want)
+		}
+	}
+	model := memorytest.NewModel()
+	s, _ := newStore(t, memory.Config{MaxFacts: 1}, memory.WithModel(model)) // MaxOperations 2
+	if _, err := s.Import(context.Background(), importReq(memorytest.Ana, "imp-1", factList(3))); err != nil {
+		t.Fatal(err)
+	}
+	if req := model.Requests()[0]; req.MaxOperations != 6 || !strings.Contains(req.System, "at most 6 operations") {
+		t.Errorf("MaxOperations %d, want 6 for 3 statements", req.MaxOperations)
+	}
+}
+
+// TestImportMarkIsTheOwners: QueueImport leaves a queued mark at once;
+// its review is the owner's alone (another user's, another tenant's or a
+// made-up ID is CodeImportNotFound at once, for review, keep and
+// discard); the read of the import replaces the mark; an import whose
+// mark is gone is read all the same, unless a clear fences it; queued
+// marks count against the day.
+func TestImportMarkIsTheOwners(t *testing.T) {
+	ctx := context.Background()
+	model := &lineModel{}
+	s, _ := newStore(t, memory.Config{}, memory.WithModel(model))
+	id := memory.NewImportID(t0)
+	mark, err := s.QueueImport(ctx, memorytest.Ana, id, "ChatGPT", t0)
+	if err != nil || mark.Status != memory.ImportQueued {
+		t.Fatalf("QueueImport = %+v, %v", mark, err)
+	}
+	if rv, err := s.ReviewImport(ctx, memorytest.Ana, id); err != nil || rv.Mark.Status != memory.ImportQueued || rv.Mark.Source != "ChatGPT" {
+		t.Errorf("review of the queued import = %+v, %v", rv.Mark, err)
+	}
+	other := memory.Scope{TenantID: memorytest.Ana.TenantID, UserID: "bruno"}
+	otherTenant := memory.Scope{TenantID: "other", UserID: memorytest.Ana.UserID}
+	for _, c := range []struct {
+		sc memory.Scope
+		id string
+	}{{other, id}, {otherTenant, id}, {memorytest.Ana, memory.NewImportID(t0)}} {
+		if _, err := s.ReviewImport(ctx, c.sc, c.id); memory.ErrorCode(err) != memory.CodeImportNotFound {
+			t.Errorf("review by %v of %s: %v, want CodeImportNotFound", c.sc, c.id, err)
+		}
+		if _, err := s.KeepImport(ctx, c.sc, c.id); memory.ErrorCode(err) != memory.CodeImportNotFound {
+			t.Errorf("keep by %v of %s: %v, want CodeImportNotFound", c.sc, c.id, err)
+		}
+		if _, err := s.DiscardImport(ctx, c.sc, c.id); memory.ErrorCode(err) != memory.CodeImportNotFound {
+			t.Errorf("discard by %v of %s: %v, want CodeImportNotFound", c.sc, c.id, err)
+		}
+	}
+	res, err := s.Import(ctx, importReq(memorytest.Ana, id, factList(2)))
+	if err != nil || res.Mark.Status != memory.ImportDone || res.Mark.Proposed != 2 {
+		t.Fatalf("import of the queued mark = %+v, %v", res, err)
+	}
+	rec, _ := s.Export(ctx, memorytest.Ana)
+	if len(rec.Imports) != 1 || rec.Imports[0].Status != memory.ImportDone {
+		t.Errorf("marks %+v, want the one mark, done", rec.Imports)
+	}
+	if again, _ := s.Import(ctx, importReq(memorytest.Ana, id, factList(2))); again.Outcome != memory.OutcomeDuplicate {
+		t.Errorf("read again: %v, want duplicate", again.Outcome)
+	}
+	// No mark (sent before marks, or forgotten): read all the same.
+	if res, err := s.Import(ctx, importReq(memorytest.Ana, "imp-old", factList(1))); err != nil || res.Mark.Status != memory.ImportDone {
+		t.Errorf("an import without a mark: %+v, %v", res.Mark, err)
+	}
+	// A clear after the request: the queued mark is refused, nothing read.
+	late := memory.NewImportID(t0)
+	if _, err := s.QueueImport(ctx, memorytest.Ana, late, "Claude", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Clear(ctx, memorytest.Ana); err != nil {
+		t.Fatal(err)
+	}
+	calls := model.calls.Load()
+	res, err = s.Import(ctx, importReq(memorytest.Ana, late, factList(1)))
+	if err != nil || res.Outcome != memory.OutcomeCleared || model.calls.Load() != calls {
+		t.Errorf("import after a clear: %+v, %v", res, err)
+	}
+	if _, err := s.ReviewImport(ctx, memorytest.Ana, late); memory.ErrorCode(err) != memory.CodeImportNotFound {
+		t.Errorf("the cleared import: %v, want CodeImportNotFound (a clear forgets the marks)", err)
+	}
+	// Queued marks count against the day.
+	for i := 0; ; i++ {
+		_, err := s.QueueImport(ctx, other, memory.NewImportID(t0), "Gemini", t0)
+		if i < memory.MaxImportsPerDay && err != nil {
+			t.Fatalf("import %d: %v", i+1, err)
+		}
+		if i == memory.MaxImportsPerDay {
+			if memory.ErrorCode(err) != memory.CodeImportLimit {
+				t.Errorf("import %d: %v, want CodeImportLimit", i+1, err)
+			}
+			break
+		}
+	}
+	if err := s.UnqueueImport(ctx, other, memory.NewImportID(t0)); memory.ErrorCode(err) != memory.CodeImportNotFound {
+		t.Errorf("unqueue of an unknown import: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -9,8 +10,9 @@ import (
 )
 
 // ImportStatusOf returns the mark of the import id in the user's record,
-// and false when the record holds none (the import is queued, being read,
-// or unknown). Errors: CodeInvalidID; a repository failure.
+// and false when the record holds none: the ID is not the user's, or the
+// import was forgotten ([MaxImports]). Errors: CodeInvalidID; a
+// repository failure.
 func (s *Store) ImportStatusOf(ctx context.Context, sc Scope, id string) (ImportMark, bool, error) {
 	if !ValidID(id) {
 		return ImportMark{}, false, badRequest(CodeInvalidID, "invalid import ID", "")
@@ -24,6 +26,72 @@ func (s *Store) ImportStatusOf(ctx context.Context, sc Scope, id string) (Import
 		return ImportMark{}, false, nil
 	}
 	return rec.Imports[i], true, nil
+}
+
+// QueueImport leaves the mark of a new import in the user's record, its
+// status ImportQueued, requested at, in one conditional write: the route
+// that accepts an import calls it before it sends the import's message,
+// so that the ID is the user's at once. It refuses a user who requested
+// MaxImportsPerDay imports in the 24 hours before at. Errors:
+// CodeInvalidID; CodeInvalidImport (an empty source); CodeImportLimit;
+// CodeConflict; a repository failure.
+func (s *Store) QueueImport(ctx context.Context, sc Scope, id, source string, at time.Time) (ImportMark, error) {
+	if err := sc.Validate(); err != nil {
+		return ImportMark{}, err
+	}
+	mark := ImportMark{ID: id, Source: CleanImportSource(source), RequestedAt: at.UTC().Truncate(time.Millisecond), Status: ImportQueued}
+	if !ValidID(id) {
+		return ImportMark{}, badRequest(CodeInvalidID, "invalid import ID", "")
+	}
+	if mark.Source == "" {
+		return ImportMark{}, badRequest(CodeInvalidImport, "an import needs a source", "")
+	}
+	rec, err := s.read(ctx, sc)
+	if err != nil {
+		return ImportMark{}, err
+	}
+	var limit error
+	err = s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
+		if n := importsSince(othersThan(rec.Imports, id), mark.RequestedAt.Add(-importDay)); n >= MaxImportsPerDay {
+			limit = errImportLimit(n)
+			return rec, false
+		}
+		rec.Imports = addImport(rec.Imports, mark)
+		return rec, true
+	})
+	if err == nil {
+		err = limit
+	}
+	if err != nil {
+		return ImportMark{}, err
+	}
+	return mark, nil
+}
+
+// errImportLimit returns the CodeImportLimit error of a user who
+// requested n imports in the last 24 hours.
+func errImportLimit(n int) error {
+	return &Error{Code: CodeImportLimit, Message: fmt.Sprintf("the user requested %d imports in the last 24 hours", n),
+		UserMessage: "You have imported as often as a day allows. Please try again tomorrow."}
+}
+
+// UnqueueImport removes the mark of the import id while it is still
+// queued: the route calls it when the import's message could not be
+// sent, so that the import neither reads as queued for ever nor counts
+// against the user's daily imports. Errors: CodeInvalidID; CodeConflict;
+// a repository failure.
+func (s *Store) UnqueueImport(ctx context.Context, sc Scope, id string) error {
+	rec, err := s.readForImport(ctx, sc, id)
+	if err != nil {
+		return err
+	}
+	return s.saveLoop(ctx, sc, rec, func(rec Record) (Record, bool) {
+		if !slices.ContainsFunc(rec.Imports, func(m ImportMark) bool { return m.ID == id && m.Status == ImportQueued }) {
+			return rec, false
+		}
+		rec.Imports = othersThan(rec.Imports, id)
+		return rec, true
+	})
 }
 
 // ImportsToday counts the imports of the user requested in the 24 hours
@@ -41,10 +109,8 @@ func (s *Store) ImportsToday(ctx context.Context, sc Scope) (int, error) {
 // pending facts and, for those whose key holds a stored fact, that fact's
 // value, so that a conflict shows both values.
 type ImportReview struct {
-	// Mark is the import's mark; Marked is false when the record holds
-	// none (the import is queued, being read, or unknown).
-	Mark   ImportMark
-	Marked bool
+	// Mark is the import's mark.
+	Mark ImportMark
 	// Pending are the import's pending facts a reader sees now, sorted by
 	// key ([ImportPending]).
 	Pending []Fact
@@ -54,17 +120,16 @@ type ImportReview struct {
 }
 
 // ReviewImport returns the review of the import id in one repository
-// read: no model call, no write. Errors: CodeInvalidID; a repository
-// failure.
+// read: no model call, no write. Errors: CodeInvalidID;
+// CodeImportNotFound when the user's record holds no mark of id; a
+// repository failure.
 func (s *Store) ReviewImport(ctx context.Context, sc Scope, id string) (ImportReview, error) {
 	rec, err := s.readForImport(ctx, sc, id)
 	if err != nil {
 		return ImportReview{}, err
 	}
 	out := ImportReview{Pending: ImportPending(s.pending(rec), id), Replaces: map[string]string{}}
-	if i := slices.IndexFunc(rec.Imports, func(m ImportMark) bool { return m.ID == id }); i >= 0 {
-		out.Mark, out.Marked = rec.Imports[i], true
-	}
+	out.Mark = rec.Imports[slices.IndexFunc(rec.Imports, func(m ImportMark) bool { return m.ID == id })]
 	held := map[string]string{}
 	for _, f := range s.facts(rec) {
 		held[f.Key] = f.Value
@@ -98,7 +163,7 @@ func ImportPending(pending []Fact, id string) []Fact {
 // there is room: keeping all never drops a stored fact, so that the new
 // keys past MaxFacts stay pending (a single [Store.KeepPending] replaces
 // the fact updated longest ago, as the user's one choice). Errors:
-// CodeInvalidID; CodeConflict; a repository failure.
+// CodeInvalidID; CodeImportNotFound; CodeConflict; a repository failure.
 func (s *Store) KeepImport(ctx context.Context, sc Scope, id string) ([]Fact, error) {
 	rec, err := s.readForImport(ctx, sc, id)
 	if err != nil {
@@ -152,7 +217,7 @@ func fitting(pending, facts []Fact, max int) []Fact {
 // each as declined ([Record.Declined]) so that a re-import does not
 // propose it again, in one conditional write, and returns how many it
 // discarded (0 when the import has no pending fact). Errors:
-// CodeInvalidID; CodeConflict; a repository failure.
+// CodeInvalidID; CodeImportNotFound; CodeConflict; a repository failure.
 func (s *Store) DiscardImport(ctx context.Context, sc Scope, id string) (int, error) {
 	rec, err := s.readForImport(ctx, sc, id)
 	if err != nil {
@@ -178,13 +243,27 @@ func (s *Store) DiscardImport(ctx context.Context, sc Scope, id string) (int, er
 }
 
 // readForImport validates the scope and an import ID and reads the
-// record.
+// record, or returns CodeImportNotFound when it holds no mark of id: the
+// ID is not the user's (made up, another user's or tenant's), or was
+// forgotten.
 func (s *Store) readForImport(ctx context.Context, sc Scope, id string) (Record, error) {
 	if !ValidID(id) {
 		return Record{}, badRequest(CodeInvalidID, "invalid import ID", "")
 	}
-	return s.read(ctx, sc)
+	rec, err := s.read(ctx, sc)
+	if err != nil {
+		return Record{}, err
+	}
+	if !slices.ContainsFunc(rec.Imports, func(m ImportMark) bool { return m.ID == id }) {
+		return Record{}, ErrImportNotFound
+	}
+	return rec, nil
 }
+
+// ErrImportNotFound is the CodeImportNotFound error of an import ID the
+// user's record holds no mark of.
+var ErrImportNotFound = &Error{Code: CodeImportNotFound, Message: "no such import",
+	UserMessage: "This import is not known: it is not yours, or it is too old to show."}
 
 // addDeclined returns a copy of declined with the digest of f at now, at
 // most MaxDeclined digests, the newest (ties by digest).

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -30,20 +32,28 @@ const importDay = 24 * time.Hour
 //
 // The text is split ([SplitImport]); each part is one model call, asked
 // of the usage gate first (Kind KindMemoryImport), with the known facts in
-// the prompt and the part as the one user turn. Its operations are
-// validated as an extraction's are; every SET is screened as an
+// the prompt and the part as the one user turn, up to [WithImportCalls]
+// at once. Its operations, at most [ImportOperations] of the part's
+// statements, are validated as an extraction's are. A statement no
+// operation came from (by its evidence) is counted in the mark's LeftOut
+// as a secret, an instruction or Skipped. Every SET is screened as an
 // extraction screens it, the part being the user's words (secrets, past
 // end dates and evidence not in the part are left out), then an
 // instruction to the assistant ([LooksLikeInstruction]) is left out, and
 // every DELETE. What stays is proposed pending, whatever its category,
 // unless its key holds that value already (Known) or the user declined it
-// from an earlier import ([Record.Declined]). The counts go in the mark.
+// from an earlier import ([Record.Declined]), up to
+// Config.MaxImportedPending (the rest is OverCap). The counts go in the
+// mark.
 //
-// A request whose ID the record holds is a duplicate, and one made at or
-// before the user's erasure or last clear is fenced: no call, no write.
-// When extraction is switched off, past MaxImportsPerDay imports in 24
-// hours, or when the gate refuses a call, the import is marked refused
-// and nothing is proposed. A failed
+// A request whose ID the record holds marked other than queued (the
+// route's [Store.QueueImport]) is a duplicate; the queued mark is
+// replaced by the read's, and a request without a mark is read all the
+// same. One made at or before the user's erasure or last clear is
+// fenced: no call, no write. When extraction is switched off, past
+// MaxImportsPerDay imports in 24 hours (its own mark aside), or when the
+// gate refuses a call, the import is marked refused and nothing is
+// proposed. A failed
 // call writes nothing (the queue retries) unless req.FinalAttempt, when
 // the import is marked failed, as it is at once for an answer that is not
 // the expected structure. Errors: CodeInvalidID, CodeInvalidImport,
@@ -66,7 +76,7 @@ func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, er
 		mark.Status, mark.Reason = ImportRefused, ImportReasonExtractionOff
 		return s.writeImport(ctx, rec, req, mark, nil, ImportResult{Outcome: OutcomeDisabled})
 	}
-	if importsSince(rec.Imports, mark.RequestedAt.Add(-importDay)) >= MaxImportsPerDay {
+	if importsSince(othersThan(rec.Imports, req.ImportID), mark.RequestedAt.Add(-importDay)) >= MaxImportsPerDay {
 		mark.Status, mark.Reason = ImportRefused, ImportReasonDailyImports
 		return s.writeImport(ctx, rec, req, mark, nil, ImportResult{Outcome: OutcomeRefused})
 	}
@@ -74,15 +84,24 @@ func (s *Store) Import(ctx context.Context, req ImportRequest) (ImportResult, er
 	mark.Parts = len(parts)
 	res := ImportResult{}
 	var changes []change
-	for _, part := range parts {
-		ops, stop := s.readPart(ctx, rec, req, part, &res, &mark)
-		if stop {
+	reads := s.readParts(ctx, rec, req, parts)
+	for _, read := range reads {
+		res.ModelCalls += read.calls
+		res.Usage = res.Usage.plus(read.usage)
+	}
+	for i, read := range reads {
+		if read.stop {
+			mark.LeftOut = ImportLeftOut{} // nothing is proposed: the status says why
+			s.stopImport(req, read.err, &res, &mark)
 			if mark.Status == ImportDone { // a transient failure, retried
 				return res, nil
 			}
 			return s.writeImport(ctx, rec, req, mark, nil, res)
 		}
-		changes = append(changes, s.screenImport(ops, part, now, &mark.LeftOut)...)
+		stmts := strings.Split(parts[i], "\n")
+		mark.Statements += len(stmts)
+		mark.LeftOut.add(s.unread(read.ops, stmts))
+		changes = append(changes, s.screenImport(read.ops, parts[i], now, &mark.LeftOut)...)
 	}
 	return s.writeImport(ctx, rec, req, mark, changes, res)
 }
@@ -99,7 +118,7 @@ func (req ImportRequest) check() error {
 	if req.Source == "" || strings.TrimSpace(req.Text) == "" {
 		return badRequest(CodeInvalidImport, "an import needs a source and a text", "")
 	}
-	if utf8.RuneCountInString(req.Text) > MaxImportChars || len(SplitImport(req.Text)) > MaxImportParts {
+	if utf8.RuneCountInString(req.Text) > MaxImportChars || len(ImportStatements(req.Text)) > MaxImportStatements {
 		return badRequest(CodeImportTooLong, "the import's text is over the limits of one import", "")
 	}
 	return nil
@@ -116,17 +135,22 @@ func (req ImportRequest) requestedAt(now time.Time) time.Time {
 
 // importSkip reports whether rec makes the import req moot: the user was
 // erased or cleared their facts at or after the time req was made, or
-// the record holds req's mark already.
+// the record holds req's mark already, read (not queued).
 func importSkip(rec Record, req ImportRequest) (Outcome, bool) {
 	switch {
 	case fences(rec.ErasedAt, req.SentAt):
 		return OutcomeFenced, true
 	case fences(rec.ClearedAt, req.SentAt):
 		return OutcomeCleared, true
-	case slices.ContainsFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID }):
+	case slices.ContainsFunc(rec.Imports, func(m ImportMark) bool { return m.ID == req.ImportID && m.Status != ImportQueued }):
 		return OutcomeDuplicate, true
 	}
 	return "", false
+}
+
+// othersThan returns the marks but that of the import id.
+func othersThan(marks []ImportMark, id string) []ImportMark {
+	return slices.DeleteFunc(slices.Clone(marks), func(m ImportMark) bool { return m.ID == id })
 }
 
 // importsSince counts the marks of imports requested after since.
@@ -140,27 +164,68 @@ func importsSince(marks []ImportMark, since time.Time) int {
 	return n
 }
 
-// readPart asks the gate and makes the model call of one part, adding to
-// res its call and usage. It returns the validated operations, or true
-// when the import stops: mark then says why (refused, or failed), or is
-// still ImportDone for a transient failure left to a retry, and res has
-// the outcome.
-func (s *Store) readPart(ctx context.Context, rec Record, req ImportRequest, part string, res *ImportResult, mark *ImportMark) ([]Operation, bool) {
+// partRead is what the model call of one part of an import gave: its
+// validated operations, or stop with the call's error (nil when the gate
+// refused it), and the calls made and their usage.
+type partRead struct {
+	ops   []Operation
+	stop  bool
+	err   error
+	calls int
+	usage Usage
+}
+
+// readParts reads the parts of an import, at most s.importCalls at once,
+// and returns what each gave, in the order of parts. Once a part stops
+// the import, the parts not started yet are not read.
+func (s *Store) readParts(ctx context.Context, rec Record, req ImportRequest, parts []string) []partRead {
+	reads := make([]partRead, len(parts))
+	sem := make(chan struct{}, max(s.importCalls, 1))
+	var wg sync.WaitGroup
+	var stopped atomic.Bool
+	for i, part := range parts {
+		sem <- struct{}{}
+		if stopped.Load() {
+			reads[i] = partRead{stop: true, err: context.Canceled}
+			<-sem
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			reads[i] = s.readPart(ctx, rec, req, part)
+			if reads[i].stop {
+				stopped.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return reads
+}
+
+// readPart asks the gate and makes the model call of one part.
+func (s *Store) readPart(ctx context.Context, rec Record, req ImportRequest, part string) partRead {
 	meta := s.importMeta(req)
 	if s.gate != nil && !s.gate.Allow(ctx, meta) {
-		mark.Status, mark.Reason = ImportRefused, ImportReasonTenantBudget
-		res.Outcome = OutcomeRefused
-		return nil, true
+		return partRead{stop: true}
 	}
-	res.ModelCalls++
 	var used Usage
 	ops, err := s.callImportModel(ctx, meta, rec, part, &used)
-	res.Usage = res.Usage.plus(used)
 	if s.gate != nil {
 		s.gate.Record(ctx, meta, used)
 	}
+	return partRead{ops: ops, stop: err != nil, err: err, calls: 1, usage: used}
+}
+
+// stopImport records in res and mark why the read of a part stopped the
+// import: the gate refused a call (err nil), or the model failed. mark
+// says why (refused, or failed), or is still ImportDone for a transient
+// failure left to a retry.
+func (s *Store) stopImport(req ImportRequest, err error, res *ImportResult, mark *ImportMark) {
 	if err == nil {
-		return ops, false
+		mark.Status, mark.Reason = ImportRefused, ImportReasonTenantBudget
+		res.Outcome = OutcomeRefused
+		return
 	}
 	var er ExtractResult
 	er.reportModelFailure(err)
@@ -171,7 +236,57 @@ func (s *Store) readPart(ctx context.Context, rec Record, req ImportRequest, par
 	case req.FinalAttempt:
 		mark.Status, mark.Reason = ImportFailed, ImportReasonModelFailed
 	}
-	return nil, true
+}
+
+// ImportOperations returns the most operations the answer of one import
+// call that reads statements statements may carry:
+// ImportOperationsPerStatement a statement, at most ImportMaxOperations.
+func ImportOperations(statements int) int {
+	return min(max(statements, 1)*ImportOperationsPerStatement, ImportMaxOperations)
+}
+
+// unread returns the left-out counts of the statements of a part that no
+// operation of ops came from: an operation comes from the first statement
+// its evidence is found in, as the evidence check finds it in the part. A
+// statement no operation came from holds a secret, an instruction to the
+// assistant, or nothing the model read as a fact about the user
+// (Skipped).
+func (s *Store) unread(ops []Operation, stmts []string) ImportLeftOut {
+	read := make([]bool, len(stmts))
+	for _, op := range ops {
+		for i, st := range stmts {
+			if evidenceFound(op.Evidence, []Turn{{Role: RoleUser, Text: st}}, s.normalize) {
+				read[i] = true
+				break
+			}
+		}
+	}
+	var l ImportLeftOut
+	for i, st := range stmts {
+		switch {
+		case read[i]:
+		case SecretKind("", st, st) != "":
+			l.Secrets++
+		case LooksLikeInstruction(st):
+			l.Instructions++
+		default:
+			l.Skipped++
+		}
+	}
+	return l
+}
+
+// add adds the counts of o to l.
+func (l *ImportLeftOut) add(o ImportLeftOut) {
+	l.Secrets += o.Secrets
+	l.Instructions += o.Instructions
+	l.Unsupported += o.Unsupported
+	l.Ended += o.Ended
+	l.Known += o.Known
+	l.Declined += o.Declined
+	l.Deletes += o.Deletes
+	l.Skipped += o.Skipped
+	l.OverCap += o.OverCap
 }
 
 // plus returns the sum of two usages.
@@ -210,10 +325,12 @@ func ImportTranscript(part string) string {
 }
 
 // callImportModel renders the import prompt, calls the model on part and
-// validates its answer as [Store.callModel] does.
+// validates its answer as [Store.callModel] does, with the import's own
+// bound: [ImportOperations] of the part's statements.
 func (s *Store) callImportModel(ctx context.Context, meta CallMeta, rec Record, part string, usage *Usage) ([]Operation, error) {
-	system := strings.ReplaceAll(s.cfg.ImportPrompt, "{maxOperations}", strconv.Itoa(s.cfg.MaxOperations))
-	return s.callWith(ctx, meta, RenderPrompt(system, s.facts(rec), s.now()), ImportTranscript(part), usage)
+	maxOps := ImportOperations(strings.Count(part, "\n") + 1)
+	system := strings.ReplaceAll(s.cfg.ImportPrompt, "{maxOperations}", strconv.Itoa(maxOps))
+	return s.callWith(ctx, meta, RenderPrompt(system, s.facts(rec), s.now()), ImportTranscript(part), maxOps, usage)
 }
 
 // screenImport returns the changes an import proposes of the operations
@@ -285,9 +402,11 @@ func (s *Store) writeImport(ctx context.Context, rec Record, req ImportRequest, 
 
 // propose returns rec with the changes of an import proposed as pending
 // facts of OriginImported from it, leaving out, and counting in m, a SET
-// whose key holds its value already (Known) or that the user declined
-// (Declined), a SET of a key removed after the import was requested, and
-// a SET that does not fit the record's room (NoRoom, [leaveOutNoRoom]).
+// whose key holds its value already or that a later SET of the import
+// sets again (Known), one that the user declined, or of a key removed
+// after the import was requested (Declined), those past
+// Config.MaxImportedPending (OverCap), and those that do not fit the
+// record's room (NoRoom, [Store.leaveOutNoRoom]).
 // m.Proposed is the number of the import's pending facts after the caps.
 func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes []change, m *ImportMark, now time.Time) Record {
 	held := make(map[string]string, len(rec.Facts))
@@ -306,18 +425,31 @@ func (s *Store) propose(rec Record, req ImportRequest, said time.Time, changes [
 		}
 		kept = append(kept, c)
 	}
-	kept, _ = forgetRemoved(kept, rec.Tombstones, req.SentAt)
+	kept, removed := forgetRemoved(kept, rec.Tombstones, req.SentAt)
+	m.LeftOut.Declined += removed
+	keys := map[string]bool{}
+	for _, c := range kept {
+		keys[c.Key] = true
+	}
+	m.LeftOut.Known += len(kept) - len(keys) // set again by a later statement
 	source := Fact{Origin: OriginImported, SourceThreadID: req.ImportID, SourceThreadTitle: req.Source, SaidAt: said}
 	rec.Facts, rec.Pending, _ = mergeOperations(rec.Facts, rec.Pending, kept, source, now, s.cfg.MaxFacts)
 	rec.Pending = s.capPending(s.liveFacts(rec.Pending, true, now))
+	m.LeftOut.OverCap += max(len(keys)-countImported(rec.Pending, req.ImportID), 0)
 	rec.Pending = s.leaveOutNoRoom(rec, req.ImportID, &m.LeftOut)
-	m.Proposed = 0
-	for _, f := range rec.Pending {
-		if f.Origin == OriginImported && f.SourceThreadID == req.ImportID {
-			m.Proposed++
+	m.Proposed = countImported(rec.Pending, req.ImportID)
+	return rec
+}
+
+// countImported returns how many of pending the import id proposed.
+func countImported(pending []Fact, id string) int {
+	n := 0
+	for _, f := range pending {
+		if f.Origin == OriginImported && f.SourceThreadID == id {
+			n++
 		}
 	}
-	return rec
+	return n
 }
 
 // leaveOutNoRoom returns the pending facts of rec without those of the
@@ -342,8 +474,9 @@ func (s *Store) leaveOutNoRoom(rec Record, id string, left *ImportLeftOut) []Fac
 	return out
 }
 
-// addImport returns marks with m first, at most MaxImports.
+// addImport returns marks with m first in place of any mark of its ID (its
+// queued mark), at most MaxImports.
 func addImport(marks []ImportMark, m ImportMark) []ImportMark {
-	out := append([]ImportMark{m}, marks...)
+	out := append([]ImportMark{m}, othersThan(marks, m.ID)...)
 	return out[:min(len(out), MaxImports)]
 }

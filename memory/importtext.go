@@ -71,7 +71,7 @@ func CleanImportSource(source string) string {
 // MaxImportSourceChars, neither or both of text and statements, an empty
 // text or statement, over MaxImportStatements statements);
 // CodeImportTooLong (over MaxImportChars characters, or more than
-// MaxImportParts parts).
+// MaxImportStatements statements once long lines are cut).
 func CheckImport(in ImportText) (source, text string, err error) {
 	invalid := func(msg, user string) error { return badRequest(CodeInvalidImport, msg, user) }
 	source = cleanValue(in.Source)
@@ -100,9 +100,9 @@ func CheckImport(in ImportText) (source, text string, err error) {
 		return "", "", &Error{Code: CodeImportTooLong, Message: fmt.Sprintf("the text has %d characters, over %d", n, MaxImportChars),
 			UserMessage: fmt.Sprintf("This is too long to import at once: at most %d characters (it has %d). Import it in pieces.", MaxImportChars, n)}
 	}
-	if n := len(SplitImport(text)); n > MaxImportParts {
-		return "", "", &Error{Code: CodeImportTooLong, Message: fmt.Sprintf("the text makes %d parts, over %d: its lines are too long", n, MaxImportParts),
-			UserMessage: "This is too long to import at once. Import it in pieces."}
+	if n := len(ImportStatements(text)); n > MaxImportStatements {
+		return "", "", &Error{Code: CodeImportTooLong, Message: fmt.Sprintf("the text makes %d statements, over %d", n, MaxImportStatements),
+			UserMessage: fmt.Sprintf("This is too long to import at once: at most %d lines. Import it in pieces.", MaxImportStatements)}
 	}
 	return source, text, nil
 }
@@ -148,40 +148,39 @@ func cleanImportText(text string) string {
 	return strings.Trim(strings.Join(lines, "\n"), "\n")
 }
 
-// SplitImport splits text into the parts one model call reads each: at
-// most ImportPartChars characters, cut at line ends (a longer line at a
-// space, or hard).
-func SplitImport(text string) []string {
-	var parts []string
-	var cur strings.Builder
-	n := 0 // runes in cur
-	flush := func() {
-		if s := strings.TrimSpace(cur.String()); s != "" {
-			parts = append(parts, s)
-		}
-		cur.Reset()
-		n = 0
-	}
+// ImportStatements returns the statements of text, in order: each
+// non-blank line, trimmed, a line over ImportStatementChars characters
+// cut into pieces of at most that many, after the last sentence end
+// (". ", "! ", "? ", "; ") in the second half of a piece, else after its
+// last space, else hard.
+func ImportStatements(text string) []string {
+	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		for _, piece := range cutLine(line, ImportPartChars) {
-			c := utf8.RuneCountInString(piece)
-			if n > 0 && n+1+c > ImportPartChars {
-				flush()
+		for _, piece := range cutLine(strings.TrimSpace(line), ImportStatementChars) {
+			if piece = strings.TrimSpace(piece); piece != "" {
+				out = append(out, piece)
 			}
-			if n > 0 {
-				cur.WriteByte('\n')
-				n++
-			}
-			cur.WriteString(piece)
-			n += c
 		}
 	}
-	flush()
+	return out
+}
+
+// SplitImport splits text into the parts one model call reads each: its
+// statements ([ImportStatements]), ImportPartStatements a part (the last
+// may hold fewer), joined by newlines.
+func SplitImport(text string) []string {
+	stmts := ImportStatements(text)
+	var parts []string
+	for len(stmts) > 0 {
+		n := min(len(stmts), ImportPartStatements)
+		parts = append(parts, strings.Join(stmts[:n], "\n"))
+		stmts = stmts[n:]
+	}
 	return parts
 }
 
-// cutLine returns line in pieces of at most max runes, each cut after the
-// last space that keeps it within max, or hard at max when there is none.
+// cutLine returns line in pieces of at most max runes, each cut as
+// [ImportStatements] says.
 func cutLine(line string, max int) []string {
 	var out []string
 	for utf8.RuneCountInString(line) > max {
@@ -191,12 +190,26 @@ func cutLine(line string, max int) []string {
 			end += size
 			runes++
 		}
-		cut := end
-		if i := strings.LastIndexByte(line[:end], ' '); i > 0 {
-			cut = i + 1
-		}
+		cut := cutAt(line[:end])
 		out = append(out, strings.TrimRight(line[:cut], " "))
-		line = line[cut:]
+		line = strings.TrimLeft(line[cut:], " ")
 	}
 	return append(out, line)
+}
+
+// cutAt returns the byte index after which the piece head of a long line
+// ends: after its last sentence end in its second half, else after its
+// last space, else len(head).
+func cutAt(head string) int {
+	best := -1
+	for _, end := range []string{". ", "! ", "? ", "; "} {
+		best = max(best, strings.LastIndex(head, end))
+	}
+	if best >= len(head)/2 {
+		return best + 2
+	}
+	if i := strings.LastIndexByte(head, ' '); i > 0 {
+		return i + 1
+	}
+	return len(head)
 }

@@ -96,7 +96,8 @@ func TestLooksLikeInstruction(t *testing.T) {
 
 func TestCheckImport(t *testing.T) {
 	long := strings.Repeat("é", memory.MaxImportChars+1)
-	longLines := strings.Repeat(strings.Repeat("word ", 820)+"\n", 5) // 5 lines of 4,100: 5 parts
+	// 300 short lines and one long one, cut in two.
+	longLines := strings.Repeat("ab\n", memory.MaxImportStatements) + strings.Repeat("word ", memory.ImportStatementChars/3)
 	many := make([]string, memory.MaxImportStatements+1)
 	for i := range many {
 		many[i] = "Lives in Porto"
@@ -115,7 +116,7 @@ func TestCheckImport(t *testing.T) {
 		{"empty statement", memory.ImportText{Source: "ChatGPT", Statements: []string{"a", " "}}, memory.CodeInvalidImport},
 		{"too many statements", memory.ImportText{Source: "ChatGPT", Statements: many}, memory.CodeInvalidImport},
 		{"too long", memory.ImportText{Source: "ChatGPT", Text: long}, memory.CodeImportTooLong},
-		{"too many parts", memory.ImportText{Source: "ChatGPT", Text: longLines}, memory.CodeImportTooLong},
+		{"too many statements once cut", memory.ImportText{Source: "ChatGPT", Text: longLines}, memory.CodeImportTooLong},
 	}
 	for _, c := range cases {
 		if _, _, err := memory.CheckImport(c.in); memory.ErrorCode(err) != c.code {
@@ -132,12 +133,16 @@ func TestCheckImport(t *testing.T) {
 	}
 }
 
+// TestSplitImport: a part holds at most memory.ImportPartStatements
+// statements, each at most memory.ImportStatementChars characters, a long
+// line cut at a sentence end, else at a space, else hard; the parts
+// joined by line ends are the text's statements.
 func TestSplitImport(t *testing.T) {
 	line := strings.Repeat("a", 99)
-	text := strings.Repeat(line+"\n", 200) // 20,000 characters
+	text := strings.Repeat(line+"\n", 2*memory.ImportPartStatements+3)
 	parts := memory.SplitImport(text)
-	if len(parts) != 3 {
-		t.Errorf("%d parts, want 3", len(parts))
+	if len(parts) != 3 || strings.Count(parts[2], "\n") != 2 {
+		t.Errorf("%d parts, want 3, the last of 3 statements", len(parts))
 	}
 	if got := strings.Join(parts, "\n"); got != strings.TrimSpace(text) {
 		t.Error("the parts joined by line ends are not the text")
@@ -147,16 +152,22 @@ func TestSplitImport(t *testing.T) {
 			t.Errorf("a part of %d characters", n)
 		}
 	}
-	// A line longer than a part is cut at a space, or hard.
-	words := strings.Repeat("wörd ", 2000)
-	for _, p := range memory.SplitImport(words) {
-		if n := utf8.RuneCountInString(p); n > memory.ImportPartChars || strings.HasSuffix(p, "wö") {
-			t.Errorf("a cut part of %d characters ends %q", n, p[len(p)-4:])
+	// A long line is cut at a space...
+	for _, st := range memory.ImportStatements(strings.Repeat("wörd ", 200)) {
+		if n := utf8.RuneCountInString(st); n > memory.ImportStatementChars || !strings.HasSuffix(st, "wörd") {
+			t.Errorf("a cut statement of %d characters ends %q", n, st[max(len(st)-4, 0):])
 		}
 	}
-	hard := memory.SplitImport(strings.Repeat("é", memory.ImportPartChars+5))
-	if len(hard) != 2 || utf8.RuneCountInString(hard[0]) != memory.ImportPartChars || hard[1] != "ééééé" {
-		t.Errorf("a hard cut: %d parts", len(hard))
+	// ...after a sentence in its second half when there is one...
+	sentence := strings.Repeat("x", memory.ImportStatementChars*2/3) + ". "
+	got := memory.ImportStatements(sentence + strings.Repeat("y ", memory.ImportStatementChars))
+	if len(got) < 2 || got[0] != strings.TrimSpace(sentence) {
+		t.Errorf("cut at %q, want after the sentence", got[0][max(len(got[0])-6, 0):])
+	}
+	// ...or hard.
+	hard := memory.ImportStatements(strings.Repeat("é", memory.ImportStatementChars+5))
+	if len(hard) != 2 || utf8.RuneCountInString(hard[0]) != memory.ImportStatementChars || hard[1] != "ééééé" {
+		t.Errorf("a hard cut: %d statements", len(hard))
 	}
 	if memory.SplitImport("  \n ") != nil {
 		t.Error("a blank text has parts")

@@ -18,6 +18,8 @@ type Store struct {
 	now       Clock
 	normalize func(string) string
 	cfg       Config
+	// importCalls is how many parts of an import are read at once.
+	importCalls int
 }
 
 // Option configures a [Store].
@@ -36,6 +38,12 @@ func WithUsageGate(g UsageGate) Option { return func(s *Store) { s.gate = g } }
 // them ([EvidenceFound]), so that a quote the model wrote in another
 // normal form than the user's is still found. The functions set NFKC.
 func WithNormalizer(f func(string) string) Option { return func(s *Store) { s.normalize = f } }
+
+// WithImportCalls has an import read up to n of its parts at once
+// ([Store.Import]); the model and the usage gate must then be safe for
+// concurrent use. The default, 1, reads them one after another. The
+// extractor passes [ImportParallelCalls].
+func WithImportCalls(n int) Option { return func(s *Store) { s.importCalls = n } }
 
 // WithClock sets the clock; the default is time.Now. The store keeps times
 // in UTC to the millisecond, the precision the repository stores.

@@ -166,6 +166,8 @@ func SumImports(imports []Import) ImportTotals {
 		l.Known += i.LeftOut.Known
 		l.Declined += i.LeftOut.Declined
 		l.Deletes += i.LeftOut.Deletes
+		l.Skipped += i.LeftOut.Skipped
+		l.OverCap += i.LeftOut.OverCap
 	}
 	t.Precision = ratio(t.Correct, t.Proposed)
 	t.Recall = ratio(t.Satisfied, t.Expected)
@@ -198,9 +200,9 @@ func ImportsHeadline(imports []Import) string {
 	b.WriteString("\n" + sep + "\n" + cells + "\n\n")
 	l := t.LeftOut
 	fmt.Fprintf(&b, "The store left out %d secrets, %d instructions, %d SETs whose evidence is not in the paste, %d ended plans, "+
-		"%d known values and %d DELETEs. Known facts the imports changed: %d (an import only proposes). "+
+		"%d known values, %d DELETEs, %d statements no fact came from and %d facts over the cap. Known facts the imports changed: %d (an import only proposes). "+
 		"Proposals whose evidence is not a span of the paste (the harness's own check): %d.\n",
-		l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Deletes, t.StoredChanged, t.BadQuotes)
+		l.Secrets, l.Instructions, l.Unsupported, l.Ended, l.Known, l.Deletes, l.Skipped, l.OverCap, t.StoredChanged, t.BadQuotes)
 	return b.String()
 }
 

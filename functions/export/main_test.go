@@ -153,10 +153,10 @@ func TestExportShowsImports(t *testing.T) {
 	rec, _ := repo.Record(httpapitest.Ana)
 	at := httpapitest.Now.Add(-time.Hour)
 	rec.Imports = []memory.ImportMark{{ID: "imp-1795986000000-ab", Source: "ChatGPT", RequestedAt: at, DoneAt: at.Add(time.Minute),
-		Status: memory.ImportDone, Parts: 1, Proposed: 2, LeftOut: memory.ImportLeftOut{Secrets: 1}}}
+		Status: memory.ImportDone, Parts: 1, Statements: 4, Proposed: 2, LeftOut: memory.ImportLeftOut{Secrets: 1, Skipped: 1}}}
 	repo.Put(httpapitest.Ana, rec)
 	httpapitest.Send(t, fixture.Handler(t, repo), repo, httpapitest.Case{Event: "export-me.json", Status: 200,
 		Answer: strings.Replace(anas, `"imports":[]`, `"imports":[{"importId":"imp-1795986000000-ab","source":"ChatGPT","status":"done",`+
-			`"requestedAt":"2026-11-29T21:00:00Z","doneAt":"2026-11-29T21:01:00Z","parts":1,"proposed":2,`+
-			`"leftOut":{"secrets":1,"instructions":0,"unsupported":0,"ended":0,"known":0,"declined":0,"deletes":0,"noRoom":0}}]`, 1)})
+			`"requestedAt":"2026-11-29T21:00:00Z","doneAt":"2026-11-29T21:01:00Z","parts":1,"statements":4,"proposed":2,`+
+			`"leftOut":{"secrets":1,"instructions":0,"unsupported":0,"ended":0,"known":0,"declined":0,"deletes":0,"skipped":1,"overCap":0,"noRoom":0}}]`, 1)})
 }

@@ -61,7 +61,7 @@ func fromEnv(ctx context.Context, getenv func(string) string, logger *slog.Logge
 		bedrock.WithAttemptTimeout(env.Settings.ModelAttemptTimeout),
 		bedrock.WithAllowedModels(env.Settings.AllowedModelIDs...),
 		bedrock.WithObserver(modelCallLogger(logger)))
-	opts := []memory.Option{memory.WithModel(model)}
+	opts := []memory.Option{memory.WithModel(model), memory.WithImportCalls(memory.ImportParallelCalls)}
 	if n := env.Settings.TenantDailyModelCalls; n > 0 {
 		budget := dynamorepo.NewBudget(env.DynamoDB, env.Settings.TableName, n,
 			dynamorepo.WithErrorHandler(func(err error) {

@@ -96,3 +96,33 @@ func TestStackImportThroughSQS(t *testing.T) {
 		t.Errorf("redelivery: version %s after %s, %d model calls; want no write, 1 call", after.Version, rec.Version, s.modelCalls())
 	}
 }
+
+// TestStackImportOfThirtyFacts runs an import message of a 30-line memory
+// list (fakebedrock.FactList) through the function as main wires it, the
+// Converse stand-in reading the list by its rules (30 SETs): at the
+// defaults, its parts of memory.ImportPartStatements lines each make one
+// call, and all 30 facts wait for review, none left out.
+func TestStackImportOfThirtyFacts(t *testing.T) {
+	s := newStack(t, nil)
+	ctx := context.Background()
+	const id = "imp-1795989600000-stack30"
+	m := schema.ImportMessage{Version: schema.ImportMessageVersion, Kind: schema.ImportKind, TenantID: "acme", UserID: "u-123",
+		ImportID: id, Source: "ChatGPT", Text: fakebedrock.FactList(30), SentAt: time.Now().UTC().Truncate(time.Millisecond)}
+	body, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := sqstypes.Message{MessageId: aws.String("m-30"), Body: aws.String(string(body)),
+		Attributes: map[string]string{"MessageGroupId": schema.GroupID(m.TenantID, m.UserID), "ApproximateReceiveCount": "1"}}
+	if got := failedIDs(s.invoke(t, ctx, sqsEvent(t, []sqstypes.Message{msg}))); len(got) != 0 {
+		t.Fatalf("failures = %v, want none", got)
+	}
+	rec := s.record(t, ana)
+	calls := (30 + memory.ImportPartStatements - 1) / memory.ImportPartStatements
+	if len(rec.Pending) != 30 || s.modelCalls() != calls {
+		t.Errorf("%d pending after %d model calls, want 30 after %d", len(rec.Pending), s.modelCalls(), calls)
+	}
+	if len(rec.Imports) != 1 || rec.Imports[0].Proposed != 30 || rec.Imports[0].Statements != 30 || rec.Imports[0].LeftOut != (memory.ImportLeftOut{}) {
+		t.Errorf("marks = %+v, want one of 30 statements, 30 proposed, nothing left out", rec.Imports)
+	}
+}

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"time"
-
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -18,9 +16,7 @@ type Located struct {
 // it found ([memory.ImportMark]).
 type ImportView struct {
 	ImportID string `json:"importId"`
-	// Source is the assistant the list comes from, as the user named it;
-	// "" for an import still queued whose request this answer did not
-	// make.
+	// Source is the assistant the list comes from, as the user named it.
 	Source string `json:"source"`
 	// Status is queued, done, failed or refused; Reason says why an import
 	// failed or was refused.
@@ -30,11 +26,13 @@ type ImportView struct {
 	// queued.
 	RequestedAt string `json:"requestedAt"`
 	DoneAt      string `json:"doneAt,omitempty"`
-	// Parts counts the model calls that read the text; Proposed the facts
-	// that wait for the user's review.
-	Parts    int         `json:"parts"`
-	Proposed int         `json:"proposed"`
-	LeftOut  LeftOutView `json:"leftOut"`
+	// Parts counts the model calls that read the text, Statements the
+	// statements they read; Proposed the facts that wait for the user's
+	// review.
+	Parts      int         `json:"parts"`
+	Statements int         `json:"statements"`
+	Proposed   int         `json:"proposed"`
+	LeftOut    LeftOutView `json:"leftOut"`
 }
 
 // LeftOutView counts what an import found and did not propose, by reason
@@ -47,6 +45,8 @@ type LeftOutView struct {
 	Known        int `json:"known"`
 	Declined     int `json:"declined"`
 	Deletes      int `json:"deletes"`
+	Skipped      int `json:"skipped"`
+	OverCap      int `json:"overCap"`
 	NoRoom       int `json:"noRoom"`
 }
 
@@ -54,19 +54,13 @@ type LeftOutView struct {
 func ImportViewOf(m memory.ImportMark) ImportView {
 	lo := m.LeftOut
 	v := ImportView{ImportID: m.ID, Source: m.Source, Status: string(m.Status), Reason: m.Reason,
-		RequestedAt: FormatTime(m.RequestedAt), Parts: m.Parts, Proposed: m.Proposed,
+		RequestedAt: FormatTime(m.RequestedAt), Parts: m.Parts, Statements: m.Statements, Proposed: m.Proposed,
 		LeftOut: LeftOutView{Secrets: lo.Secrets, Instructions: lo.Instructions, Unsupported: lo.Unsupported,
-			Ended: lo.Ended, Known: lo.Known, Declined: lo.Declined, Deletes: lo.Deletes, NoRoom: lo.NoRoom}}
+			Ended: lo.Ended, Known: lo.Known, Declined: lo.Declined, Deletes: lo.Deletes, Skipped: lo.Skipped, OverCap: lo.OverCap, NoRoom: lo.NoRoom}}
 	if !m.DoneAt.IsZero() {
 		v.DoneAt = FormatTime(m.DoneAt)
 	}
 	return v
-}
-
-// QueuedView returns the view of an import requested at requestedAt
-// whose message is not read yet: status queued, nothing counted.
-func QueuedView(id, source string, requestedAt time.Time) ImportView {
-	return ImportViewOf(memory.ImportMark{ID: id, Source: source, Status: memory.ImportQueued, RequestedAt: requestedAt})
 }
 
 // ImportBody is the body of a 202 to POST /v1/me/imports.

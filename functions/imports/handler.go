@@ -1,7 +1,8 @@
 // Command imports is the Lambda function of the routes of an import: POST
 // /v1/me/imports, a memory list pasted from another assistant (or a JSON
 // list of statements), checked (memory.CheckImport), counted against the
-// user's daily imports and sent to the extraction queue as an import
+// user's daily imports, marked queued in the user's record and sent to
+// the extraction queue as an import
 // message (schema/import-message.v1.json), answered 202 with the
 // import's ID; GET /v1/me/imports/{importId}, where it stands and the
 // facts it proposes for review; POST /v1/me/imports/{importId}/keep and
@@ -88,9 +89,10 @@ func (im *importer) serve(ctx context.Context, r httpapi.Request) (int, any, err
 	}
 }
 
-// create checks the import r asks for, refuses it when the user's daily
-// imports ran out, and sends its message: the answer is the import,
-// queued, at its Location.
+// create checks the import r asks for, leaves its mark queued in the
+// user's record (memory.Store.QueueImport, which refuses it when the
+// user's daily imports ran out) and sends its message: the answer is the
+// import, queued, at its Location.
 func (im *importer) create(ctx context.Context, r httpapi.Request) (any, error) {
 	in, err := decodeImport(r.Body)
 	if err != nil {
@@ -100,26 +102,25 @@ func (im *importer) create(ctx context.Context, r httpapi.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	n, err := im.store.ImportsToday(ctx, r.Scope)
+	now := im.now().UTC()
+	id := memory.NewImportID(now)
+	mark, err := im.store.QueueImport(ctx, r.Scope, id, source, now)
 	if err != nil {
 		return nil, err
 	}
-	if n >= memory.MaxImportsPerDay {
-		return nil, &memory.Error{Code: memory.CodeImportLimit,
-			Message:     fmt.Sprintf("the user requested %d imports in the last 24 hours", n),
-			UserMessage: "You have imported as often as a day allows. Please try again tomorrow."}
-	}
-	now := im.now().UTC()
-	id := memory.NewImportID(now)
 	m := schema.ImportMessage{Version: schema.ImportMessageVersion, Kind: schema.ImportKind,
-		TenantID: r.Scope.TenantID, UserID: r.Scope.UserID, ImportID: id, Source: source, Text: text, SentAt: now}
+		TenantID: r.Scope.TenantID, UserID: r.Scope.UserID, ImportID: id, Source: source, Text: text, SentAt: mark.RequestedAt}
 	if r.RequestID != "" {
 		m.Meta = &schema.Meta{RequestID: r.RequestID}
 	}
 	if err := im.send(ctx, m); err != nil {
+		// Not sent: the mark goes, so that it neither reads as queued for
+		// ever nor counts against the user's day. A failure here leaves
+		// it queued; the send's error is the answer either way.
+		_ = im.store.UnqueueImport(context.WithoutCancel(ctx), r.Scope, id)
 		return nil, err
 	}
-	return httpapi.Located{Body: httpapi.ImportBody{Import: httpapi.QueuedView(id, source, now)},
+	return httpapi.Located{Body: httpapi.ImportBody{Import: httpapi.ImportViewOf(mark)},
 		Location: "/v1/me/imports/" + id}, nil
 }
 
@@ -146,34 +147,17 @@ func (im *importer) send(ctx context.Context, m schema.ImportMessage) error {
 }
 
 // status returns where the import r names stands, in one read
-// (memory.Store.ReviewImport): its mark, or queued when it has none and
-// was requested within memory.ImportQueuedWindow, else
-// CodeImportNotFound; its pending facts and the values they would
-// replace.
+// (memory.Store.ReviewImport): its mark, queued from the moment POST
+// accepted it, its pending facts and the values they would replace; 404
+// (CodeImportNotFound) at once for an ID the user's record holds no mark
+// of.
 func (im *importer) status(ctx context.Context, r httpapi.Request) (any, error) {
-	at, valid := memory.ImportIDTime(r.ImportID)
-	if !valid {
-		// Not an ID the route makes: no record holds its mark.
-		return nil, errImportNotFound
-	}
 	rv, err := im.store.ReviewImport(ctx, r.Scope, r.ImportID)
 	if err != nil {
 		return nil, err
 	}
-	view := httpapi.ImportViewOf(rv.Mark)
-	if !rv.Marked {
-		if age := im.now().Sub(at); age >= memory.ImportQueuedWindow || age < -time.Minute {
-			return nil, errImportNotFound
-		}
-		view = httpapi.QueuedView(r.ImportID, "", at)
-	}
-	return httpapi.NewImportStatusBody(im.store, view, rv), nil
+	return httpapi.NewImportStatusBody(im.store, httpapi.ImportViewOf(rv.Mark), rv), nil
 }
-
-// errImportNotFound is the 404 of an import the user's record does not
-// know and that cannot be queued any more.
-var errImportNotFound = &memory.Error{Code: memory.CodeImportNotFound, Message: "no such import",
-	UserMessage: "This import is not known, or it is too old to show."}
 
 // importJSON is the JSON form of an import body. Its members stay raw, so
 // that each is read with its own error; every other member lands in

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -135,12 +136,20 @@ var fixture = httpapitest.Fixture{NewHandler: newHandler(&queue{}, queueURL, clo
 			Status: 404, Code: memory.CodeImportNotFound},
 		{Name: "an invalid ID", Route: routeStatus, Token: user(), Params: map[string]string{"importId": "a/b"},
 			Status: 400, Code: memory.CodeInvalidID},
-		{Name: "Bob sees nothing of Ana's import", Route: routeStatus,
+		{Name: "Bob sees nothing of Ana's import: 404 at once", Route: routeStatus,
 			Token:  &httpapitest.Token{Sub: httpapitest.Bob.UserID, Tenant: httpapitest.Bob.TenantID, Scope: "memory/user"},
-			Params: imp, Status: 200, Stored: httpapitest.SeededFacts()},
+			Params: imp, Status: 404, Code: memory.CodeImportNotFound, Stored: httpapitest.SeededFacts()},
 		{Name: "Bob keeps nothing of Ana's", Route: routeKeep,
 			Token:  &httpapitest.Token{Sub: httpapitest.Bob.UserID, Tenant: httpapitest.Bob.TenantID, Scope: "memory/user"},
-			Params: imp, Status: 200, Stored: httpapitest.SeededFacts()},
+			Params: imp, Status: 404, Code: memory.CodeImportNotFound, Stored: httpapitest.SeededFacts()},
+		{Name: "Bob discards nothing of Ana's", Route: routeDiscard,
+			Token:  &httpapitest.Token{Sub: httpapitest.Bob.UserID, Tenant: httpapitest.Bob.TenantID, Scope: "memory/user"},
+			Params: imp, Status: 404, Code: memory.CodeImportNotFound, Stored: httpapitest.SeededFacts()},
+		{Name: "Ana's import ID in another tenant", Route: routeStatus,
+			Token:  &httpapitest.Token{Sub: httpapitest.Ana.UserID, Tenant: "other-tenant", Scope: "memory/user"},
+			Params: imp, Status: 404, Code: memory.CodeImportNotFound},
+		{Name: "a made-up import ID of the route's form, made now", Route: routeStatus, Token: user(),
+			Params: map[string]string{"importId": memory.NewImportID(clock())}, Status: 404, Code: memory.CodeImportNotFound},
 		{Name: "an admin token may not import for the user", Route: routeImport, Token: httpapitest.AdminToken("acme"),
 			Body: body(`"source":"Claude","text":"a"`), Status: 403, Code: httpapi.CodeForbidden, Stored: httpapitest.SeededFacts()},
 		{Name: "an admin token may not answer for the user", Route: routeKeep, Token: httpapitest.AdminToken("acme"),
@@ -252,12 +261,56 @@ func TestDailyImportsRunOut(t *testing.T) {
 }
 
 // TestQueueFailureIsA500 checks that a message the queue did not take is
-// a 500 that names no cause, and that nothing says it was queued.
+// a 500 that names no cause, and that nothing says it was queued: the
+// mark the POST left is removed.
 func TestQueueFailureIsA500(t *testing.T) {
 	q := &queue{err: errors.New("sqs: throttled, text: Porto")}
-	resp := httpapitest.Exchange(t, httpapitest.LoadSpec(t), handler(t, fixture.Repo(t), q).Handle, httpapitest.ReadEvent(t, "imports-post.json"))
+	repo := fixture.Repo(t)
+	resp := httpapitest.Exchange(t, httpapitest.LoadSpec(t), handler(t, repo, q).Handle, httpapitest.ReadEvent(t, "imports-post.json"))
 	if resp.StatusCode != http.StatusInternalServerError || strings.Contains(resp.Body, "Porto") || resp.Headers["location"] != "" {
 		t.Errorf("POST answered %d %v %s, want a 500 without cause or Location", resp.StatusCode, resp.Headers, resp.Body)
+	}
+	rec, err := repo.Get(context.Background(), httpapitest.Ana)
+	if err != nil || len(rec.Imports) != 1 || rec.Imports[0].ID != seededImport {
+		t.Errorf("marks after a failed send: %+v, %v; want the seeded import's alone", rec.Imports, err)
+	}
+}
+
+// markQueue is a Sender that records, at each send, whether the user's
+// record already holds the import's mark, queued.
+type markQueue struct {
+	repo   memory.Repository
+	marked []bool
+}
+
+func (q *markQueue) SendMessage(ctx context.Context, in *sqs.SendMessageInput, _ ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	m, err := schema.DecodeImportMessageV1([]byte(aws.ToString(in.MessageBody)))
+	if err != nil {
+		return nil, err
+	}
+	rec, err := q.repo.Get(ctx, memory.Scope{TenantID: m.TenantID, UserID: m.UserID})
+	if err != nil {
+		return nil, err
+	}
+	q.marked = append(q.marked, slices.ContainsFunc(rec.Imports, func(k memory.ImportMark) bool {
+		return k.ID == m.ImportID && k.Status == memory.ImportQueued
+	}))
+	return &sqs.SendMessageOutput{MessageId: aws.String("m-1")}, nil
+}
+
+// TestImportIsMarkedBeforeItIsSent: the POST leaves the import's mark,
+// queued, in the user's record before it sends the message, so that a GET
+// of its ID is the user's at once.
+func TestImportIsMarkedBeforeItIsSent(t *testing.T) {
+	repo := fixture.Repo(t)
+	q := &markQueue{repo: repo}
+	h, err := newHandler(q, queueURL, clock)(httpapitest.NewStore(t, repo), httpapi.RequestConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := httpapitest.Exchange(t, httpapitest.LoadSpec(t), h.Handle, httpapitest.ReadEvent(t, "imports-post.json"))
+	if resp.StatusCode != http.StatusAccepted || len(q.marked) != 1 || !q.marked[0] {
+		t.Errorf("POST answered %d; marked at send: %v, want the queued mark before the one send", resp.StatusCode, q.marked)
 	}
 }
 

@@ -436,3 +436,35 @@ func monthEnd(s string) (string, bool) {
 	}
 	return time.Date(year, month+1, 0, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), true
 }
+
+// listLabels are the labels of [FactList]: thirty subjects of the user,
+// none a secret, an instruction or another person, no two starting with
+// one word (the stand-in would take a word that starts two statements
+// for the user's name).
+var listLabels = []string{
+	"Name", "City", "Occupation", "Employer", "Time zone", "Language", "Diet", "Pet", "Birthday",
+	"Colour", "Food", "Sport", "Band", "Book", "Film",
+	"Hobby", "Instrument", "Car", "Phone model", "Coffee order", "Tea", "Shoe size", "Height", "Native country",
+	"University", "Degree", "Team", "Garden", "Editor", "Keyboard layout",
+}
+
+// listValues are the values of [FactList], one a label.
+var listValues = []string{
+	"Ana", "Porto", "nurse", "Hospital São João", "Europe/Lisbon", "Portuguese", "vegetarian", "a cat named Miso", "14 March",
+	"green", "bacalhau", "padel", "Radiohead", "Ensaio sobre a Cegueira", "Amélie",
+	"pottery", "cello", "a blue Fiat 500", "Fairphone 5", "a flat white", "green tea", "38", "1.68 m", "Portugal",
+	"Universidade do Porto", "nursing", "FC Porto", "a balcony of herbs", "Vim", "Portuguese ISO",
+}
+
+// FactList returns a memory list of n "Label: value" lines (n at most
+// len(listLabels), 30), each a fact of its own about the user: the
+// stand-in reads n SETs from it ([ImportOperations]), each quoting its
+// line. Tests import it to show that an import proposes every fact of a
+// list.
+func FactList(n int) string {
+	lines := make([]string, min(n, len(listLabels)))
+	for i := range lines {
+		lines[i] = "- " + listLabels[i] + ": " + listValues[i]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -124,3 +124,19 @@ func TestImportPromptIsRecognised(t *testing.T) {
 		t.Errorf("an extraction call read a memory list: %s", raw)
 	}
 }
+
+// TestFactListReadsWhole: the stand-in reads the 30 lines of FactList as
+// 30 SETs, each of its own key, each quoting its line, whole and in the
+// parts an import reads (memory.SplitImport), one SET a line.
+func TestFactListReadsWhole(t *testing.T) {
+	list := fakebedrock.FactList(30)
+	got := opsOf(t, list)
+	if lines := strings.Count(list, "\n") + 1; lines != 30 || len(got) != 30 || got["name"] != "Ana" {
+		t.Errorf("%d lines read as %d facts, want 30 and 30, the name Ana: %v", lines, len(got), got)
+	}
+	for _, part := range memory.SplitImport(list) {
+		if n, lines := len(opsOf(t, part)), strings.Count(part, "\n")+1; n != lines {
+			t.Errorf("a part of %d lines read as %d facts", lines, n)
+		}
+	}
+}

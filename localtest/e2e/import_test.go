@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/usermemory/usermemory/internal/factapi"
+	"github.com/usermemory/usermemory/internal/fakebedrock"
 	"github.com/usermemory/usermemory/memory"
 )
 
@@ -119,5 +120,33 @@ func importRefusals(t *testing.T, tok string) {
 	if r := api.Call(t, http.MethodGet, "/v1/me/imports/imp-1700000000000-none", tok, nil); r.Status != http.StatusNotFound ||
 		factapi.ProblemCode(r) != "5380000000116" {
 		t.Errorf("an unknown import: %d code %s, want 404 code 5380000000116", r.Status, factapi.ProblemCode(r))
+	}
+}
+
+// TestImportOfThirtyFacts: at the defaults, a 30-line memory list
+// (fakebedrock.FactList), read by the stand-in's rules as 30 SETs, is
+// proposed whole: 30 pending facts, nothing left out; another user's
+// GET of its ID, keep and discard are 404 at once.
+func TestImportOfThirtyFacts(t *testing.T) {
+	st.Converse().Reset()
+	tok := userToken(t, tenant, newUser("import30"))
+	got := api.WaitImport(t, tok, api.Import(t, tok, "ChatGPT", fakebedrock.FactList(30)).ImportID, deadline)
+	if got.Import.Status != "done" || got.Import.Proposed != 30 || len(got.Pending) != 30 {
+		t.Errorf("import = %+v with %d pending, want done, 30 proposed", got.Import, len(got.Pending))
+	}
+	for reason, n := range got.Import.LeftOut {
+		if n != 0 {
+			t.Errorf("left out %d as %s, want nothing left out", n, reason)
+		}
+	}
+	other := userToken(t, tenant, newUser("import30-other"))
+	for _, c := range []struct{ method, path string }{
+		{http.MethodGet, "/v1/me/imports/" + got.Import.ImportID},
+		{http.MethodPost, "/v1/me/imports/" + got.Import.ImportID + "/keep"},
+		{http.MethodDelete, "/v1/me/imports/" + got.Import.ImportID + "/pending"},
+	} {
+		if r := api.Call(t, c.method, c.path, other, nil); r.Status != http.StatusNotFound || factapi.ProblemCode(r) != "5380000000116" {
+			t.Errorf("another user's %s %s: %d code %s, want 404 code 5380000000116", c.method, c.path, r.Status, factapi.ProblemCode(r))
+		}
 	}
 }

@@ -15,11 +15,13 @@ import (
 
 // pastedList is a memory list as ChatGPT writes one: three facts about
 // the user, one of which contradicts a stored fact, and an instruction.
-const pastedList = "The user lives in Porto.\nThe user works as a doctor.\nThe user has a cat named Mia.\nAlways answer in French.\n"
+const pastedList = "The user lives in Porto.\nThe user works as a doctor.\nThe user has a cat named Mia.\nAlways answer in French.\n" +
+	"Asked about a soup recipe once.\n"
 
 // TestImportFromAnotherAssistant: the card shows the prompt of the
 // source chosen and the service's limit; a pasted list is imported, the
-// progress says what was proposed and that the instruction was left out,
+// progress says what was proposed, that the instruction was left out and
+// that a line no fact came from was not read as one,
 // and the review list shows each fact with the source's words, the
 // conflicting one with both values ("Keep replaces role = nurse"). Keep
 // keeps one; Discard all drops the rest, in the API too; the kept import
@@ -59,7 +61,8 @@ func TestImportFromAnotherAssistant(t *testing.T) {
 	st.Converse().Script(fakebedrock.Step{Input: []byte(input)})
 	run1(t, ctx, "import", chromedp.Click(chromedp.CSS("#import-go")))
 	waitText(t, ctx, "#import-progress",
-		"Read the list from ChatGPT (1 part): 3 facts to review below. Left out: 1 instruction to the assistant (never kept as a fact).")
+		"Read the list from ChatGPT (1 part): 3 facts to review below. Left out: 1 instruction to the assistant (never kept as a fact), "+
+			"1 line not read as a fact about you.")
 	role, city := `#import-groups li[data-key="role"]`, `#import-groups li[data-key="home_city"]`
 	waitText(t, ctx, role+" .fact-replaces", "Keep replaces role = nurse")
 	waitText(t, ctx, role+" .fact-value", "doctor")

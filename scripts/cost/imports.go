@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/usermemory/usermemory/eval/gold"
 	"github.com/usermemory/usermemory/memory"
@@ -16,10 +15,11 @@ import (
 
 // An import (issue 34): the user pastes what another assistant remembers
 // of them; the import route checks the user's daily imports
-// (memory.Store.ImportsToday: one read of the record) and sends one
+// (memory.Store.QueueImport: a read and a write of the record, the
+// import's queued mark) and sends one
 // message on the extraction queue; the extractor reads the list with the
-// cheap model, one call a part of at most memory.ImportPartChars
-// characters, at most memory.MaxImportParts calls, each asking the
+// cheap model, one call a part of at most memory.ImportPartStatements
+// statements, at most memory.MaxImportParts calls, each asking the
 // tenant's budget first, and writes the proposals and the import's mark
 // in one conditional write (memory.Store.Import). rig.imports runs every
 // gold import list (eval/gold/imports) through the real store over
@@ -68,12 +68,12 @@ func (r *rig) imports(ctx context.Context, p profile, in *importInput) error {
 		r.counter.take()
 		r.budgetCounter.take()
 		before := r.stand.snapshot()
-		// The route's check of the user's daily imports, then the
-		// extractor's import.
-		if _, err := r.store.ImportsToday(ctx, sc); err != nil {
+		// The route's queued mark (with its check of the user's daily
+		// imports), then the extractor's import.
+		id := "imp-" + strconv.FormatInt(clockStart.UnixMilli(), 10) + "-cost" + strconv.Itoa(i)
+		if _, err := r.store.QueueImport(ctx, sc, id, c.Source, clockStart); err != nil {
 			return err
 		}
-		id := "imp-" + strconv.FormatInt(clockStart.UnixMilli(), 10) + "-cost" + strconv.Itoa(i)
 		res, err := r.store.Import(ctx, memory.ImportRequest{Scope: sc, ImportID: id, Source: c.Source, Text: c.Text, SentAt: clockStart})
 		if err != nil {
 			return fmt.Errorf("import %s: %w", c.ID, err)
@@ -154,17 +154,18 @@ func writeImport(w io.Writer, p profile, in importInput) {
 	budgetWrites := float64(in.budget["UpdateItem"]+in.budget["PutItem"]) / n
 	typical := priceImport(float64(in.calls)/n, in.inTokens/n, in.outTokens/n, reads, writes, budgetWrites, in.itemBytes, in.msgBytes/in.lists)
 
-	// The largest import: MaxImportParts calls, each on a full part, each
-	// answered with the most tokens a call asks for.
-	partTokens := charTokens(in.systemChars) + charTokens(len([]rune(memory.ImportTranscript(strings.Repeat("x", memory.ImportPartChars))))) + charTokens(in.toolChars)
+	// The largest import: MaxImportParts calls, each with the prompt and
+	// the tool, reading MaxImportChars of text between them, each answered
+	// with the most tokens a call asks for.
+	partTokens := charTokens(in.systemChars) + charTokens(len([]rune(memory.ImportTranscript("")))) + charTokens(in.toolChars)
 	parts := float64(memory.MaxImportParts)
 	largestMsg := in.msgBytes/in.lists - in.textChars/in.lists + memory.MaxImportChars
 	budgetPerCall := float64(in.budget["UpdateItem"]+in.budget["PutItem"]) / float64(in.calls)
-	largest := priceImport(parts, parts*partTokens, parts*float64(in.maxTokens), reads, writes, parts*budgetPerCall, in.itemBytes, largestMsg)
+	largest := priceImport(parts, parts*partTokens+charTokens(memory.MaxImportChars), parts*float64(in.maxTokens), reads, writes, parts*budgetPerCall, in.itemBytes, largestMsg)
 
 	fmt.Fprintf(w, "\n## One import\n\n")
 	fmt.Fprintf(w, "An import of a memory list pasted from another assistant (issue 34), measured on the %d gold import lists of `eval/gold/imports` "+
-		"(%.0f characters on average), each imported by a user with the profile's %d facts: the route's check of the user's daily imports, "+
+		"(%.0f characters on average), each imported by a user with the profile's %d facts: the route's queued mark (a read and a write, with its check of the user's daily imports), "+
 		"the queue message, the extractor's model calls (`MEMORY_IMPORT` prompt, one call a part) and its one write. "+
 		"The answers are the eval stand-in's reading of the lists (`fakebedrock.ImportOperations`), not a model's.\n\n",
 		in.lists, float64(in.textChars)/n, p.facts)
@@ -175,8 +176,8 @@ func writeImport(w io.Writer, p profile, in importInput) {
 	fmt.Fprintf(w, "| DynamoDB requests of an import, route and extractor | %s (for %d lists) |\n", sortedOps(in.dynamo), in.lists)
 	fmt.Fprintf(w, "| the budget counter's requests | %s (for %d lists): every import call counts in the tenant's daily budget |\n", sortedOps(in.budget), in.lists)
 	fmt.Fprintf(w, "| record after an import, the largest of the lists' (the DynamoDB lines below use it for both columns) | %d B |\n", in.itemBytes)
-	fmt.Fprintf(w, "| the largest import | %d calls (`MaxImportParts`) of %d characters (`ImportPartChars`): %.0f input tokens a call, %d output tokens a call at most (the `maxTokens` it asks for); a message of %d characters of text (`MaxImportChars`) |\n",
-		memory.MaxImportParts, memory.ImportPartChars, partTokens, in.maxTokens, memory.MaxImportChars)
+	fmt.Fprintf(w, "| the largest import | %d calls (`MaxImportParts`) of at most %d statements (`ImportPartStatements`): %.0f input tokens a call besides the text, %.0f for the text of %d characters (`MaxImportChars`) between them, %d output tokens a call at most (the `maxTokens` it asks for) |\n",
+		memory.MaxImportParts, memory.ImportPartStatements, partTokens, charTokens(memory.MaxImportChars), memory.MaxImportChars, in.maxTokens)
 	fmt.Fprintf(w, "\n| part | a typical import | the largest import |\n|---|---|---|\n")
 	for i, l := range typical.lines {
 		fmt.Fprintf(w, "| %s | %s: %.7f | %s: %.7f |\n", l.part, l.usage, l.cost, largest.lines[i].usage, largest.lines[i].cost)

@@ -137,6 +137,8 @@ const leftOutWords = {
   ended: (n) => count(n, "plan") + " already over",
   unsupported: (n) => count(n, "fact") + " not found in the text you pasted",
   deletes: (n) => count(n, "request") + " to forget something (an import never forgets)",
+  skipped: (n) => count(n, "line") + " not read as a fact about you",
+  overCap: (n) => count(n, "fact") + " over the most that can wait for review (keep or discard these, then import again)",
   noRoom: (n) => count(n, "fact") + " with no room left in your memory (remove some facts, then import again)",
 };
 

@@ -307,8 +307,9 @@ export interface paths {
          * @description pending are the user's pending facts whose sourceThreadId is the
          *     import's ID; replaces maps each of their keys that holds a stored
          *     fact to its current value, so that a conflict shows both values.
-         *     An import whose message is not read yet is queued (its source is
-         *     then empty) until memory.ImportQueuedWindow after its request.
+         *     POST leaves the import's mark in the user's record, queued, before
+         *     it sends the message; an ID the record holds no mark of (made up,
+         *     another user's or another tenant's) is 404 at once.
          */
         get: operations["getMyImport"];
         put?: never;
@@ -772,8 +773,10 @@ export interface components {
          *     model failed for good: nothing proposed) or refused (the tenant's
          *     daily budget or the user's daily imports ran out); reason says why
          *     an import failed or was refused. parts counts the model calls that
-         *     read the text, proposed the facts that wait for review, leftOut
-         *     what it found and did not propose, by reason.
+         *     read the text, statements the statements they read (lines, a long
+         *     line cut), proposed the facts that wait for review, leftOut what
+         *     it read and did not propose, by reason: every statement is
+         *     proposed or counted there.
          */
         ImportView: {
             importId: components["schemas"]["ID"];
@@ -784,6 +787,7 @@ export interface components {
             requestedAt: components["schemas"]["Time"];
             doneAt?: components["schemas"]["Time"];
             parts: number;
+            statements: number;
             proposed: number;
             leftOut: {
                 /** @description Held a secret; never kept. */
@@ -794,12 +798,16 @@ export interface components {
                 unsupported: number;
                 /** @description A plan whose end date is past. */
                 ended: number;
-                /** @description Already a fact with the same value. */
+                /** @description Already a fact with the same value, or set again by a later statement of the list. */
                 known: number;
-                /** @description The user discarded it from an earlier import. */
+                /** @description The user discarded it from an earlier import, or removed its key since. */
                 declined: number;
                 /** @description A removal, which an import never applies. */
                 deletes: number;
+                /** @description A statement no fact came from: not a fact about the user, or not understood. */
+                skipped: number;
+                /** @description Past the most facts an import may leave waiting for review (memory.Config.MaxImportedPending). */
+                overCap: number;
                 /** @description No room was left for it in the user's record when it was proposed, or later. */
                 noRoom: number;
             };
@@ -997,8 +1005,9 @@ export interface components {
             };
         };
         /**
-         * @description The user's record knows no such import, and it was not requested
-         *     recently enough to be still queued: code 5380000000116
+         * @description The user's record holds no mark of this import, at once: the ID is
+         *     made up, another user's or another tenant's, or the record forgot
+         *     it (it keeps the newest memory.MaxImports): code 5380000000116
          *     (CodeImportNotFound), with a userMessage.
          */
         ImportNotFound: {

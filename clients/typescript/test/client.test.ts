@@ -282,8 +282,8 @@ test("upsertFact refuses a validUntil that is not a date alone before sending an
 test("the four calls of an import use the user's own routes and return what the service answers", async () => {
   seen.length = 0;
   operations.length = 0;
-  const view = { importId: "imp-1765000000000-ab12", source: "ChatGPT", status: "queued", requestedAt: "2026-12-07T01:00:00Z", parts: 0, proposed: 0,
-    leftOut: { secrets: 0, instructions: 0, unsupported: 0, ended: 0, known: 0, declined: 0, deletes: 0, noRoom: 0 } };
+  const view = { importId: "imp-1765000000000-ab12", source: "ChatGPT", status: "queued", requestedAt: "2026-12-07T01:00:00Z", parts: 0, statements: 0, proposed: 0,
+    leftOut: { secrets: 0, instructions: 0, unsupported: 0, ended: 0, known: 0, declined: 0, deletes: 0, skipped: 0, overCap: 0, noRoom: 0 } };
   const imported = { ...fact, key: "role", value: "doctor", origin: "imported", sourceThreadId: view.importId, sourceThreadTitle: "ChatGPT",
     evidence: "The user works as a doctor", pendingUntil: "2026-12-14T01:00:00Z" };
   const review = { import: { ...view, status: "done", parts: 1, proposed: 1, doneAt: "2026-12-07T01:00:05Z" }, pending: [imported], replaces: { role: "nurse" } };
