@@ -12,9 +12,12 @@
 #      start-up alone (target ratio ≤ 1.15): getfacts, deletefact and
 #      clearfacts a token without a tenant claim (401), putfact an empty
 #      value (400), eraseuser a user-scoped token on the admin route (403),
-#      the extractor events/extractor-not-due.json, an SQS batch whose one
-#      record is not due (decoded and checked); the answer is checked, so
-#      that a crash cannot pass for a start. Then, as information, each
+#      the extractor events/extractor-wrong-group.json, an SQS batch whose
+#      one record is decoded and checked, then refused (its body names
+#      another user than its message group) before any AWS call; the answer
+#      is checked, so that a crash cannot pass for a start. The functions'
+#      settings are events/env.json's, which TestEnvJSONStartsEveryFunction
+#      holds to what each function requires to start. Then, as information, each
 #      CRUD function's start to an answer that needed DynamoDB (moto_server
 #      here), which hello does not make. The steadiest ratio on a shared
 #      machine is the median over the rounds of each start's ratio to
@@ -91,17 +94,19 @@ def status(code):
 
 # The start-up alone: an event each function answers before any AWS call
 # (a request refused on its token or its body; for the extractor an SQS
-# batch whose one record is not due, decoded and checked), and what the
-# answer must hold, so that a crash or another path cannot pass for a
-# start: the refusal's status, or the extractor's acknowledgement of its
-# one record.
+# batch whose one record is decoded and checked, then refused: its body
+# names another user than its message group; a record that is not due
+# would note the thread's tail, a DynamoDB write, since the idle read is
+# on), and what the answer must hold, so that a crash or another path
+# cannot pass for a start: the refusal's status, or the extractor's report
+# of its one record as failed.
 START = {
     "getfacts": ("getfacts-no-tenant-claim.json", status(401)),
     "putfact": ("putfact-empty-value.json", status(400)),
     "deletefact": ("deletefact-no-tenant-claim.json", status(401)),
     "clearfacts": ("clearfacts-no-tenant-claim.json", status(401)),
     "eraseuser": ("eraseuser-user-scope.json", status(403)),
-    "extractor": ("extractor-not-due.json", '"batchItemFailures":[]'),
+    "extractor": ("extractor-wrong-group.json", '"itemIdentifier":"0b8f4c1e-2222-4a51-9a3e-000000000009"'),
 }
 # The start-up and the function's first DynamoDB request(s) to
 # moto_server, which hello does not make (information).
