@@ -114,7 +114,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		resp = jsonResponse(status, body)
 	}
 	h.logRequest(ctx, req, r, resp.StatusCode, err, time.Since(start))
-	if rt.admin || rt.action == "export" || rt.pending || (rt.imports && rt.action != "read") {
+	if rt.audited() {
 		h.audit(ctx, rt, r, resp.StatusCode, err, body)
 	}
 	return resp, nil
