@@ -27,8 +27,10 @@ func Files() fs.FS {
 	return sub
 }
 
-// Path is where the deployed stack serves the page: a route of its HTTP
-// API, so that the page and the fact API share one origin.
+// Path is where a stack serves the page through its function: on the
+// deployed stack, a route of PageApi, an HTTP API of its own, from which
+// the page calls the fact API across origins (docs/decisions.md, "The
+// page"); on the local stack, a route of the fact API itself.
 const Path = "/app/"
 
 // ContentSecurityPolicy is the policy every file of the page is served
@@ -55,7 +57,8 @@ func SecurityHeaders() map[string]string {
 // out of it.
 type Config struct {
 	// APIURL is the fact API's base URL; empty means the folder above
-	// the page's (the deployed page under /app/ of the API).
+	// the page's (the page under /app/ of the local stack's fact API).
+	// Deployed, PageApi's stage variable apiUrl gives it.
 	APIURL string `json:"apiUrl,omitempty"`
 	// AuthURL is the base URL of an OAuth 2.0 authorization server with
 	// Amazon Cognito's managed-login endpoints (/oauth2/authorize,
