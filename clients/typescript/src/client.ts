@@ -489,7 +489,7 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     return this.#call<Export>("exportData", "GET", args, "/export");
   }
 
-  /** isExtractDue is memory.IsExtractDue with the configured beat. Pure. */
+  /** isExtractDue is memory.Store.IsExtractDue with the configured beat. Pure. */
   isExtractDue(args: { previousTurnCount: number; turnCount: number }): boolean {
     return isExtractDue(this.#opts, args.previousTurnCount, args.turnCount);
   }
