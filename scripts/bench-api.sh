@@ -12,9 +12,12 @@
 #      start-up alone (target ratio ≤ 1.15): getfacts, deletefact and
 #      clearfacts a token without a tenant claim (401), putfact an empty
 #      value (400), eraseuser a user-scoped token on the admin route (403),
-#      the extractor events/extractor-not-due.json, an SQS batch whose one
-#      record is not due (decoded and checked); the answer is checked, so
-#      that a crash cannot pass for a start. Then, as information, each
+#      the extractor events/extractor-wrong-group.json, an SQS batch whose
+#      one record is decoded and checked, then refused (its body names
+#      another user than its message group) before any AWS call; the answer
+#      is checked, so that a crash cannot pass for a start. The functions'
+#      settings are events/env.json's, which TestEnvJSONStartsEveryFunction
+#      holds to what each function requires to start. Then, as information, each
 #      CRUD function's start to an answer that needed DynamoDB (moto_server
 #      here), which hello does not make. The steadiest ratio on a shared
 #      machine is the median over the rounds of each start's ratio to
@@ -32,8 +35,12 @@
 #      BASELINE_REV=<git revision> the functions built at that revision are
 #      measured in the same run (in 2. too), and the CPU time each adds to
 #      its build at that revision is printed;
+#   2c. package initialisation: each bootstrap of 2b. run with
+#      GODEBUG=inittrace=1, the clock time of all its packages' init
+#      and its four costliest packages, median of 21 runs (information:
+#      what a function initialises at every start that hello does not);
 # It runs under scripts/with-moto.sh when no moto_server is given.
-# COLD_ONLY=1 measures the start-up (2. and 2b.) alone.
+# COLD_ONLY=1 measures the start-up (2., 2b. and 2c.) alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${USERMEMORY_AWS_ENDPOINT:-}" ]; then exec ./scripts/with-moto.sh "$0" "$@"; fi
@@ -91,17 +98,19 @@ def status(code):
 
 # The start-up alone: an event each function answers before any AWS call
 # (a request refused on its token or its body; for the extractor an SQS
-# batch whose one record is not due, decoded and checked), and what the
-# answer must hold, so that a crash or another path cannot pass for a
-# start: the refusal's status, or the extractor's acknowledgement of its
-# one record.
+# batch whose one record is decoded and checked, then refused: its body
+# names another user than its message group; a record that is not due
+# would note the thread's tail, a DynamoDB write, since the idle read is
+# on), and what the answer must hold, so that a crash or another path
+# cannot pass for a start: the refusal's status, or the extractor's report
+# of its one record as failed.
 START = {
     "getfacts": ("getfacts-no-tenant-claim.json", status(401)),
     "putfact": ("putfact-empty-value.json", status(400)),
     "deletefact": ("deletefact-no-tenant-claim.json", status(401)),
     "clearfacts": ("clearfacts-no-tenant-claim.json", status(401)),
     "eraseuser": ("eraseuser-user-scope.json", status(403)),
-    "extractor": ("extractor-not-due.json", '"batchItemFailures":[]'),
+    "extractor": ("extractor-wrong-group.json", '"itemIdentifier":"0b8f4c1e-2222-4a51-9a3e-000000000009"'),
 }
 # The start-up and the function's first DynamoDB request(s) to
 # moto_server, which hello does not make (information).
@@ -227,6 +236,29 @@ for b in bins:
     if base:
         line += f"   {med[b] - med[base[0]]:+.2f} ms against {os.path.basename(base[0])}"
     print(line)
+EOF
+
+echo "== 2c. package initialisation (GODEBUG=inittrace=1), clock time, median of 21"
+python3 - "$table" "${startbins[@]}" <<'EOF'
+import collections, json, os, re, statistics, subprocess, sys
+table, bins = sys.argv[1], sys.argv[2:]
+env = dict(json.load(open("events/env.json"))["Parameters"])
+env.update({"PATH": os.environ.get("PATH", ""), "TABLE_NAME": table, "AWS_REGION": "us-east-1",
+       "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "HOME": "/nonexistent", "GODEBUG": "inittrace=1"})
+line = re.compile(r"^init (\S+) @[\d.]+ ms, ([\d.]+) ms clock", re.M)
+for b in bins:
+    total, pkgs = [], collections.defaultdict(list)
+    for _ in range(21):
+        out = subprocess.run([b], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True).stderr
+        inits = [(m[1], float(m[2])) for m in line.finditer(out)]
+        if not inits:
+            sys.exit(f"error: {b} printed no inittrace line: {out[-400:]}")
+        total.append(sum(ms for _, ms in inits))
+        for p, ms in inits:
+            pkgs[p].append(ms)
+    top = sorted(pkgs, key=lambda p: -statistics.median(pkgs[p]))[:4]
+    print(f"{os.path.basename(b):<24} {statistics.median(total):5.2f} ms   " +
+          ", ".join(f"{p.removeprefix('github.com/aws/aws-sdk-go-v2/')} {statistics.median(pkgs[p]):.2f}" for p in top))
 EOF
 [ -n "${COLD_ONLY:-}" ] && exit 0
 

@@ -27,9 +27,10 @@ func Files() fs.FS {
 	return sub
 }
 
-// Path is where the deployed stack serves the page: under the path /app/
-// of the page's own HTTP API (PageApi, whose one route is $default), an
-// origin apart from the fact API's (docs/decisions.md, "The page").
+// Path is where the stack serves the page: under the path /app/ of the
+// page's own HTTP API (PageApi, whose one route is $default), an origin
+// apart from the fact API's, which the page calls across origins
+// (docs/decisions.md, "The page").
 const Path = "/app/"
 
 // ContentSecurityPolicy is the policy every file of the page is served
@@ -56,7 +57,8 @@ func SecurityHeaders() map[string]string {
 // out of it.
 type Config struct {
 	// APIURL is the fact API's base URL; empty means the folder above
-	// the page's (the deployed page under /app/ of the API).
+	// the page's (the page under /app/ of the local stack's fact API).
+	// Deployed, PageApi's stage variable apiUrl gives it.
 	APIURL string `json:"apiUrl,omitempty"`
 	// AuthURL is the base URL of an OAuth 2.0 authorization server with
 	// Amazon Cognito's managed-login endpoints (/oauth2/authorize,

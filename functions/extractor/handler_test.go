@@ -577,6 +577,42 @@ func TestPanicFailsOnlyItsRecord(t *testing.T) {
 // TestNoContentInLogsOrMetrics runs every sample event with recognisable
 // fact values and turn text and checks that none of them, and no user ID,
 // reaches the logs or the metrics.
+// noCalls is a repository whose every method panics (a nil interface):
+// a record handled before any call never reaches it.
+type noCalls struct{ memory.Repository }
+
+// TestWrongGroupIsRefusedBeforeAnyCall holds events/extractor-wrong-group.json,
+// the event on which scripts/bench-api.sh measures the extractor's
+// start-up, to what that figure needs: the record is decoded and checked,
+// then refused (its body names another user than its message group)
+// before any call to DynamoDB, the model or SQS, with the idle read on as
+// deployed. A call would reach the panicking repository, a model call or a
+// send, and the outcome would not be malformed.
+func TestWrongGroupIsRefusedBeforeAnyCall(t *testing.T) {
+	model, send := memorytest.NewModel(anaOK), &sentCopies{}
+	store, err := memory.New(noCalls{}, memory.Config{}, memory.WithModel(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	h, err := NewHandler(store, WithLogger(slog.New(slog.NewJSONHandler(logs, nil))),
+		WithIdleRead(15*time.Minute, idleURL, idleARN, send))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{h: h, logs: logs, metrics: &syncBuffer{}}
+	const id = "0b8f4c1e-2222-4a51-9a3e-000000000009"
+	if got := failedIDs(f.invoke(t, context.Background(), event(t, "extractor-wrong-group.json"))); !slices.Equal(got, []string{id}) {
+		t.Errorf("failures = %v, want [%s]", got, id)
+	}
+	if got := f.outcomes(t)[id]; got != outcomeMalformed {
+		t.Errorf("outcome = %q, want %q", got, outcomeMalformed)
+	}
+	if n, sent := model.Calls(), len(send.in); n != 0 || sent != 0 {
+		t.Errorf("model calls = %d, idle copies sent = %d; want none", n, sent)
+	}
+}
+
 func TestNoContentInLogsOrMetrics(t *testing.T) {
 	secret := memorytest.Answer{Operations: []memory.Operation{
 		{Op: "SET", Key: "favourite_colour", Value: "zq-vermilion-7731"},

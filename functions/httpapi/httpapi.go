@@ -3,8 +3,8 @@
 // an identity and an input, runs one operation of the memory core, and
 // turns its result or error into a response. Errors are
 // application/problem+json (RFC 9457) with the extension members code and
-// userMessage; a 5xx body says "internal error" and nothing of its cause,
-// which goes to the log.
+// userMessage; a 5xx body says nothing of its cause, which goes to the
+// log: "internal error", or the fixed messages of a 503 (see [ProblemFor]).
 //
 // Identity comes only from the verified claims in
 // requestContext.authorizer.jwt: the user is the sub claim, the tenant the
@@ -114,7 +114,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		resp = jsonResponse(status, body)
 	}
 	h.logRequest(ctx, req, r, resp.StatusCode, err, time.Since(start))
-	if rt.admin || rt.action == "export" || rt.pending || (rt.imports && rt.action != "read") {
+	if rt.audited() {
 		h.audit(ctx, rt, r, resp.StatusCode, err, body)
 	}
 	return resp, nil

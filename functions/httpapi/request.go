@@ -117,6 +117,13 @@ type route struct {
 	action  string // what it does: read, export, put, delete, clear, forget_thread, undo, erase, keep, discard, import, keep_import, discard_import
 }
 
+// audited reports whether a request on r writes an audit line: every
+// admin route, every export, every answer to a pending fact, and every
+// import and answer to one (docs/api.md, "Audit").
+func (r route) audited() bool {
+	return r.admin || r.action == "export" || r.pending || (r.imports && r.action != "read")
+}
+
 func parseRoute(key string) (route, error) {
 	method, path, ok := strings.Cut(key, " ")
 	if !ok || !strings.HasPrefix(path, "/v1/") {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestCheckFindsEachKind: in a small repository, a document that names
-// what exists passes, and one dangling reference of each kind is found.
+// what exists passes, and one dangling reference of each kind is found,
+// a method written as a package-level name among them.
 func TestCheckFindsEachKind(t *testing.T) {
 	root := t.TempDir()
 	write := func(name, text string) {
@@ -30,7 +31,7 @@ func TestCheckFindsEachKind(t *testing.T) {
 	write("cmd/run/main.go", "package main\n\nimport \"flag\"\n\nvar live = flag.Bool(\"live\", false, \"\")\n\nfunc main() {}\n")
 	write("docs/good.md", "See `memory.Store.Extract`, `memory.New`, `memory.Store.Limit`, TestExtract,\n"+
 		"`memory/store.go`, [the store](../memory/store.go), `make lint`, `go run ./cmd/run -live`.\n")
-	write("docs/bad.md", "`memory.Store.Forget` and `memory.Old`\nTestGone\n`memory/gone.go` [x](../nowhere.md)\n"+
+	write("docs/bad.md", "`memory.Store.Forget` and `memory.Old`\n`memory.Extract`, a method written as the package's\nTestGone\n`memory/gone.go` [x](../nowhere.md)\n"+
 		"as the design says (DESIGN.md: a rule)\n"+
 		"```\nmake deploy\ngo run ./cmd/run -dry\n```\n")
 	repo, err := docref.Read(root)
@@ -48,7 +49,7 @@ func TestCheckFindsEachKind(t *testing.T) {
 	for _, d := range got {
 		kinds = append(kinds, d.Kind+" "+d.Ref)
 	}
-	want := []string{"symbol memory.Store.Forget", "symbol memory.Old", "test TestGone", "link ../nowhere.md",
+	want := []string{"symbol memory.Store.Forget", "symbol memory.Old", "symbol memory.Extract", "test TestGone", "link ../nowhere.md",
 		"path memory/gone.go", "path DESIGN.md", "make deploy", "flag go run ./cmd/run -dry"}
 	slices.Sort(kinds)
 	slices.Sort(want)

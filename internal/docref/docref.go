@@ -38,7 +38,8 @@ func (d Dangling) String() string {
 type Repo struct {
 	root string
 	// symbols maps a package name to its declared names: functions,
-	// types, variables, constants, methods, and Type.Method.
+	// types, variables and constants, and Type.Method and Type.Field
+	// (a method alone is not a package-level name).
 	symbols map[string]map[string]bool
 	// tests are the Test, Benchmark, Fuzz and Example functions.
 	tests map[string]bool
@@ -106,9 +107,12 @@ func (r *Repo) addFile(dir string, f *ast.File, test bool) {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			syms[d.Name.Name] = true
+			// A method is its type's (Store.Extract), never the
+			// package's: memory.Extract names nothing.
 			if d.Recv != nil && len(d.Recv.List) == 1 {
 				syms[recvName(d.Recv.List[0].Type)+"."+d.Name.Name] = true
+			} else if d.Recv == nil {
+				syms[d.Name.Name] = true
 			}
 			if test && regexp.MustCompile(`^(Test|Benchmark|Fuzz|Example)`).MatchString(d.Name.Name) {
 				r.tests[d.Name.Name] = true

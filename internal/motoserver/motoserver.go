@@ -25,7 +25,8 @@ import (
 const EndpointEnv = "USERMEMORY_AWS_ENDPOINT"
 
 // BinEnv names the environment variable that gives the path of the
-// moto_server program, when it is neither on PATH nor in [VenvDir].
+// moto_server program; when set, it comes before PATH and [VenvDir]
+// (see [Find]).
 const BinEnv = "USERMEMORY_MOTO_SERVER"
 
 // Version is the moto version the project is tested with.

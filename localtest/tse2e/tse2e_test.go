@@ -57,7 +57,7 @@ func missingNode() string {
 	}
 	var major int
 	if _, err := fmt.Sscanf(string(out), "v%d", &major); err != nil || major < 20 {
-		return fmt.Sprintf("the TypeScript client needs Node.js 20 or later (see its package.json's engines), and node is %s", strings.TrimSpace(string(out)))
+		return fmt.Sprintf("the TypeScript client needs a Node.js its package.json's engines admit, and node is %s", strings.TrimSpace(string(out)))
 	}
 	if _, err := os.Stat(filepath.Join(pkgDir, "node_modules", "typescript")); err != nil {
 		return "the TypeScript client's dependencies are not installed: run make typescript (npm ci in clients/typescript)"

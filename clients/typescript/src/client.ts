@@ -15,7 +15,8 @@ export type { Operation, Scope, Token, TokenProvider } from "./tokens.js";
 
 /**
  * Fact is one stored fact, as the fact API returns it (IUserMemoryFact),
- * with its origin (conversation, manual or remember_tool) and, for a fact
+ * with its origin (how it came to be stored: the values are the OpenAPI
+ * document's, Fact's origin) and, for a fact
  * learned from a thread, sourceThreadId, sourceThreadTitle, evidence
  * (the user's own words it rests on) and saidAt (when the user said
  * them; updatedAt later than it is when the fact was kept or changed);
@@ -500,7 +501,7 @@ export class UserMemoryStoreClient implements IUserMemoryStore {
     return this.#call<Export>("exportData", "GET", args, "/export");
   }
 
-  /** isExtractDue is memory.IsExtractDue with the configured beat. Pure. */
+  /** isExtractDue is memory.Store.IsExtractDue with the configured beat. Pure. */
   isExtractDue(args: { previousTurnCount: number; turnCount: number }): boolean {
     return isExtractDue(this.#opts, args.previousTurnCount, args.turnCount);
   }

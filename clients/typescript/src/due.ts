@@ -1,4 +1,4 @@
-// isExtractDue: the pure rule of memory.IsExtractDue.
+// isExtractDue: the pure rule of memory.Store.IsExtractDue.
 
 /** DEFAULT_EXTRACT_EVERY_TURNS is the beat of extraction after the first answer (memory.DefaultExtractEveryTurns). */
 export const DEFAULT_EXTRACT_EVERY_TURNS = 6;

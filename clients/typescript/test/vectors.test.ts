@@ -66,7 +66,7 @@ for (const v of vectors.messages) {
   });
 }
 
-test("isExtractDue answers as memory.IsExtractDue on every shared case", () => {
+test("isExtractDue answers as memory.Store.IsExtractDue on every shared case", () => {
   const due = readJSON<{ configs: { extractEveryTurns: number; extractionDisabled: boolean; cases: [number, number, number][] }[] }>(
     "producer-vectors/due.json",
   );
