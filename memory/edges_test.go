@@ -200,12 +200,6 @@ func TestAFullRecordTrimsHistory(t *testing.T) {
 	for _, cfg := range edgeCaps(t) {
 		t.Run(fmt.Sprintf("%d/%d", cfg.MaxFacts, cfg.MaxFactChars), func(t *testing.T) {
 			rec := fullRecord(cfg)
-			if memory.RecordBytes(rec) <= memory.ItemBudget {
-				if cfg.MaxFactChars >= memory.DefaultMaxFactChars {
-					t.Fatalf("a record of %d bytes at these caps is within the budget: the test reaches no trimming", memory.RecordBytes(rec))
-				}
-				t.Skipf("a full record at these caps is %d bytes, within the budget of %d: no history is ever trimmed", memory.RecordBytes(rec), memory.ItemBudget)
-			}
 			model := memorytest.NewModel()
 			s, repo := newStore(t, cfg, memory.WithModel(model))
 			repo.Put(memorytest.Ana, rec)
@@ -214,6 +208,19 @@ func TestAFullRecordTrimsHistory(t *testing.T) {
 			model.Push(memorytest.Answer{Operations: []memory.Operation{ev(newest.Key, v, v)}})
 			extractAll(t, s, extractReq(memorytest.Ana, "th-new", 0, 2, "Now "+v))
 			got, _ := repo.Record(memorytest.Ana)
+			if memory.RecordBytes(rec) <= memory.ItemBudget {
+				// No record at these caps reaches the budget: every fact
+				// keeps all its previous values.
+				if cfg.MaxFactChars >= memory.DefaultMaxFactChars {
+					t.Fatalf("a record of %d bytes at these caps is within the budget: the test reaches no trimming", memory.RecordBytes(rec))
+				}
+				for _, f := range got.Facts {
+					if n := len(got.History[f.Key]); n != memory.MaxHistory {
+						t.Errorf("a full record of %d bytes, within the budget, keeps %d previous values of a fact, want %d", memory.RecordBytes(rec), n, memory.MaxHistory)
+					}
+				}
+				return
+			}
 			if n := memory.RecordBytes(got); n > memory.ItemBudget {
 				t.Errorf("the record after the write is %d bytes, over the budget %d", n, memory.ItemBudget)
 			}
