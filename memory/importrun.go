@@ -287,6 +287,7 @@ func (l *ImportLeftOut) add(o ImportLeftOut) {
 	l.Deletes += o.Deletes
 	l.Skipped += o.Skipped
 	l.OverCap += o.OverCap
+	l.NoRoom += o.NoRoom
 }
 
 // plus returns the sum of two usages.

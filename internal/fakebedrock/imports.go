@@ -184,14 +184,15 @@ func ImportOperations(text string) []Operation {
 // subjectName returns the name a list calls the user by when it has no
 // name line, as Claude's prose does ("Ana is a designer… Ana prefers…"):
 // the capitalised first word that starts two statements or more and is
-// neither a verb nor a pronoun; "" when there is none.
+// neither a verb nor a pronoun nor a label's ("Favourite colour: green");
+// "" when there is none.
 func subjectName(stmts []string) string {
 	count := map[string]int{}
 	best := ""
 	for _, s := range stmts {
 		body := strings.TrimLeft(s[len(reLead.FindString(s)):], "* ")
 		words := strings.FieldsFunc(body, func(r rune) bool { return !unicode.IsLetter(r) })
-		if len(words) < 2 || reUserSubject.MatchString(body) || firstWordIsVerb(body) {
+		if len(words) < 2 || reUserSubject.MatchString(body) || firstWordIsVerb(body) || labelled(body) {
 			continue
 		}
 		w := words[0]
@@ -203,6 +204,13 @@ func subjectName(stmts []string) string {
 		}
 	}
 	return best
+}
+
+// labelled says whether a statement is a "Label: value" line, whose first
+// word names a label ("Favourite colour: green"), never the user.
+func labelled(body string) bool {
+	i := strings.Index(body, ":")
+	return i > 0 && len(strings.Fields(body[:i])) <= 4
 }
 
 // slicesDeleteKey returns ops without its operation on key, if any: a key

@@ -140,3 +140,18 @@ func TestFactListReadsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelLinesNameNobody: a list of "Label: value" lines whose labels
+// start with the same word gives no name: the word is a label's, not the
+// user's.
+func TestLabelLinesNameNobody(t *testing.T) {
+	ops := fakebedrock.ImportOperations("- Favourite colour: green\n- Favourite band: Radiohead\n- Favourite film: Amélie")
+	if len(ops) != 3 {
+		t.Fatalf("%d operations %+v, want the three favourites", len(ops), ops)
+	}
+	for _, op := range ops {
+		if op.Key == fakebedrock.KeyName {
+			t.Errorf("name = %q from label lines, want no name", op.Value)
+		}
+	}
+}
