@@ -40,10 +40,17 @@ func TestForgetConversation(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, body.ForgottenAt); err != nil {
 		t.Errorf("forgottenAt %q: %v", body.ForgottenAt, err)
 	}
-	for _, w := range []string{"Ana", "Lisbon"} {
-		if f, ok := mentions(body.Facts, w); !ok || f.SourceThreadID != home {
-			t.Errorf("the forget's answer %v lacks the home thread's fact mentioning %s", factapi.Values(body.Facts), w)
-		}
+	if f, ok := mentions(body.Facts, "Ana"); !ok || f.SourceThreadID != home {
+		t.Errorf("the forget's answer %v lacks the home thread's fact mentioning Ana", factapi.Values(body.Facts))
+	}
+	// The city is Lisbon, or Porto when the late message was read before
+	// the forget arrived: the home thread's either way.
+	city, ok := mentions(body.Facts, "Lisbon")
+	if !ok {
+		city, ok = mentions(body.Facts, "Porto")
+	}
+	if !ok || city.SourceThreadID != home {
+		t.Errorf("the forget's answer %v lacks the home thread's fact mentioning Lisbon or Porto", factapi.Values(body.Facts))
 	}
 	// A later message of the work thread is the sync point: once it is
 	// read, the home thread's late message has been read (or refused) too.
