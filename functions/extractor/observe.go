@@ -74,7 +74,8 @@ func importAttrs(r result) []slog.Attr {
 		attrs = append(attrs, slog.String("importStatus", string(mk.Status)), slog.Int("parts", mk.Parts),
 			slog.Int("proposed", mk.Proposed), slog.Int("leftOutInstructions", lo.Instructions),
 			slog.Int("leftOutKnown", lo.Known), slog.Int("leftOutDeclined", lo.Declined),
-			slog.Int("statements", mk.Statements), slog.Int("leftOutSkipped", lo.Skipped), slog.Int("leftOutOverCap", lo.OverCap))
+			slog.Int("statements", mk.Statements), slog.Int("leftOutSkipped", lo.Skipped), slog.Int("leftOutOverCap", lo.OverCap),
+			slog.Int("leftOutNoRoom", lo.NoRoom))
 	}
 	return attrs
 }
